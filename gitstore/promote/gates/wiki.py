@@ -61,9 +61,10 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
+from typing import TYPE_CHECKING
 
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, committed_paths, files_only, git, in_parallel, not_regular, parser,
+    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, not_regular, parser,
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
@@ -71,6 +72,9 @@ from gitstore.promote.okf import (
     page_cache, page_entry, page_of, read_page, render_index_page, unlisted,
 )
 from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
+
+if TYPE_CHECKING:
+    import pygit2
 
 PROG = "gitstore-okf"
 WIKI = "okf/wiki"
@@ -227,31 +231,43 @@ def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
 
 def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
     """Why each ``path@commit`` citation of ``refs`` names no file at a commit of the repository
-    at ``root`` (one ``git cat-file --batch-check``): its commit is not there, or more than one
-    object begins with it, or the file is not in that commit. Outside a git repository nothing
-    is resolved; in a shallow clone a commit that is not there may be in the history cut off,
-    so only a file missing from a commit that is there is said."""
-    asked = [part for ref in refs for part in (f"{ref.rpartition('@')[2]}^{{commit}}",
-                                               f"{ref.rpartition('@')[2]}:{ref.rpartition('@')[0]}")]
-    done = git("cat-file", "--batch-check", cwd=root, check=False, data="".join(f"{a}\n" for a in asked).encode())
-    answers = done.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if done.returncode != 0 or len(answers) < len(asked):
+    at ``root`` (read in this process, the repository opened once per run): its commit is not
+    there, or more than one object begins with it, or the file is not in that commit. Outside
+    a git repository nothing is resolved; in a shallow clone a commit that is not there may be
+    in the history cut off, so only a file missing from a commit that is there is said."""
+    import pygit2
+
+    repo = _repository(str(root))
+    if repo is None:
         return {}  # not a git repository: nothing to resolve citations in
-    found, shallow = {}, None
-    for index, ref in enumerate(refs):
+    found = {}
+    for ref in refs:
         path, _, commit = ref.rpartition("@")
-        at_commit, at_path = answers[2 * index], answers[2 * index + 1]
-        if at_commit.endswith(" ambiguous"):
-            found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
-        elif at_commit.endswith(" missing"):
-            if shallow is None:
-                shallow = git("rev-parse", "--is-shallow-repository", cwd=root, check=False).stdout.strip() == b"true"
-            if not shallow:
+        try:
+            held = repo.revparse_single(commit).peel(pygit2.Commit)
+        except KeyError:
+            held = None
+        except (ValueError, pygit2.GitError) as exc:
+            if "ambiguous" in str(exc).lower():
+                found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
+                continue
+            held = None
+        if held is None:
+            if not repo.is_shallow:
                 found[ref] = (f"names commit {commit}, which this repository does not hold: a citation names a "
                               "commit of its history")
-        elif at_path.endswith(" missing"):
+        elif path not in held.tree:
             found[ref] = f"names {path}, which commit {commit} does not hold"
     return found
+
+
+@cache
+def _repository(root: str) -> pygit2.Repository | None:
+    """The repository the work tree ``root`` belongs to, opened once (None: not in one)."""
+    import pygit2
+
+    found = pygit2.discover_repository(root)
+    return None if found is None else pygit2.Repository(found)
 
 
 def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
