@@ -11,6 +11,7 @@ refuse (exit 3, one line naming the file and what is wrong) anything else.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -18,7 +19,8 @@ import pytest
 
 from gitstore.capture.reviews import import_reviews
 from gitstore.context import Context
-from gitstore.providers.jsonl import JsonlProvider
+from gitstore.providers.jsonl import JsonlProvider, _dump, _embed
+from gitstore.records.canonical import sha256_digest
 
 from . import cli
 from .conftest import git
@@ -194,3 +196,56 @@ def test_a_payload_read_across_a_removal_the_record_follows_is_not_damage(tmp_pa
     assert fired and kept is not None and b"text of kept" in kept
     assert reader.payload(event("gone", "text of gone")["payloadDigest"]) is None
     assert reader.verify().ok, [str(p) for p in reader.verify().problems]
+
+
+def _digest_of(payloads: Path, text: str) -> str:
+    """The payload digest of the line holding ``text``."""
+    for line in payloads.read_bytes().splitlines():
+        if text in json.dumps(json.loads(line)):
+            return str(json.loads(line)["payload_digest"])
+    raise AssertionError(f"no payload line holds {text!r}")
+
+
+def test_a_redaction_note_appended_past_the_acknowledged_lines_is_refused(ctx: Context) -> None:
+    """A zero-context hunk (or a hand) appends a note line for a stored comment without reading
+    the file: appends keep their notes in records.jsonl, so nothing of this clone writes one
+    there. Reading it would take the comment's text away under a reason nobody gave, and the
+    next append would vouch for it; both refuse, naming the line, until it is taken out."""
+    payloads, _, record = _files(ctx)
+    held, vouched = payloads.read_bytes(), record.read_text()
+    note = {"at": "2026-03-01T10:00:00.000000Z", "by": "github:9", "reason": "slipped in", "sourceId": None}
+    payloads.write_bytes(held + json.dumps({"payload_digest": _digest_of(payloads, REMOVED), "note": note},
+                                           separators=(",", ":")).encode() + b"\n")
+    for command in (("evidence", "ep_"), GRANT,
+                    ("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", "github:9")):
+        failed = _refused(ctx, *command)
+        assert f"{payloads} line 3: a redaction note past the 2 line(s)" in failed, (command, failed)
+        assert "slipped in" not in failed and REMOVED not in failed
+    assert record.read_text() == vouched and "slipped in" in payloads.read_text()
+    assert cli.gitstore("verify", cwd=ctx.workspace.root).returncode == 3
+    # taken out, the store reads and appends again; a payload line a killed append left, and
+    # half a line, past the acknowledged ones, are still taken (and the torn tail dropped)
+    orphan = b"text an append killed before its records line left"
+    line = _dump({"payload_digest": sha256_digest(orphan), **_embed(orphan, "payload")})
+    payloads.write_bytes(held + line + line[:20])
+    assert REMOVED in _texts_read(ctx)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert payloads.read_bytes() == held + line and record.read_text().split()[3] == "3"
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+
+
+def test_a_payload_line_appended_under_another_digest_is_refused(ctx: Context) -> None:
+    """A payload line past the acknowledged ones whose text does not hash to the digest it
+    names would stand in for that payload when an append stores it (a payload already held is
+    never written again): no append writes such a line, so reads and appends refuse it."""
+    payloads, _, record = _files(ctx)
+    held, vouched = payloads.read_bytes(), record.read_text()
+    coming = sha256_digest(b"a comment not imported yet")
+    payloads.write_bytes(held + json.dumps({"payload_digest": coming, "payload": "forged"}).encode() + b"\n")
+    for command in (("evidence", "ep_"), GRANT):
+        failed = _refused(ctx, *command)
+        assert f"{payloads} line 3: a payload that does not match its digest past the 2 line(s)" in failed, failed
+        assert "forged" not in failed
+    assert record.read_text() == vouched
+    payloads.write_bytes(held)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)

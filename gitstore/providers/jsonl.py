@@ -20,7 +20,9 @@ Layout of ``<folder>/`` (format 1):
   (``"payload_base64"`` under the same rule), or, once that payload was removed, one line
   holding its redaction note instead, ``{"payload_digest":"sha256:…","note":{…}}`` (the
   canonical JSON of the event's redaction object: at, by, reason, sourceId; ``"note_base64"``
-  under the same rule; older stores kept notes here, new removals keep them in records.jsonl).
+  under the same rule; older stores kept notes here, new removals keep them in records.jsonl,
+  so a note line past the ones this clone's appends acknowledged is refused, as is a payload
+  line there that does not hash to its digest).
   Once an append's records line names a removal, the payload is never returned; the append
   then rewrites this file without that payload's line, under the lock and in one step
   (temporary file, fsync, ``os.replace``, fsync of the folder). A payload with a note is never
@@ -331,6 +333,8 @@ class _Payloads(_View):
     index: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: dict[str, bytes] = field(default_factory=dict)
     chains: list[str] = field(default_factory=list)  # the running digest of the lines up to each, damaged ones too
+    # lines no append of this clone writes past the acknowledged ones: (index, what is wrong)
+    suspect: list[tuple[int, str]] = field(default_factory=list)
 
     def extend(self, line: bytes) -> None:
         """Take in one complete line's place and its running digest (``_payload_chain``)."""
@@ -539,6 +543,8 @@ class JsonlProvider:
             view = self._payloads = _Payloads(inode=os.fstat(fd).st_ino)
         chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
         lines = complete_lines(chunk)
+        # only lines past those acknowledged are hashed here (a read hashes the one it returns)
+        unproven = min(count for count, _ in states) if states else len(view.chains) + len(lines) + 1
         for index, line in enumerate(lines):
             try:
                 digest, what, data = parse_payload(line)
@@ -547,9 +553,12 @@ class JsonlProvider:
                     break
                 view.extend(line)  # damage: verify reports it; nothing to index, and it is
                 continue           # no acknowledged line (one overwritten reads as lost)
-            if what == "note":
+            if what == "note":  # appends keep notes in records.jsonl: one here is only ever an older store's
+                view.suspect.append((len(view.chains), "a redaction note"))
                 view.notes.setdefault(digest, data)
-            elif digest not in view.index:
+            elif len(view.chains) >= unproven and sha256_digest(data) != digest:  # appends write none such
+                view.suspect.append((len(view.chains), "a payload that does not match its digest"))
+            if what != "note" and digest not in view.index:
                 view.index[digest] = (view.offset, len(line))
             view.extend(line)
             view.line += 1
@@ -570,7 +579,11 @@ class JsonlProvider:
         it, so the one legitimate way a line goes always leaves a state the record names; a
         reader without the lock may still have read the record before such a rewrite and the
         file after it, so it reads again holding the lock (``_Rewritten``) before that counts."""
-        if not states or any(_payload_chain(view.chains, count) == chain for count, chain in states):
+        if not states:
+            return
+        matched = [count for count, chain in states if _payload_chain(view.chains, count) == chain]
+        if matched:
+            self._refuse_unacknowledged(view, min(matched))
             return
         self._payloads = _Payloads()
         count = states[-1][0]
@@ -589,6 +602,26 @@ class JsonlProvider:
         raise fault(f"{self._payloads_path}: {_first_unlike(self._trail(PAYLOADS), view.chains, count)} is not "
                     f"the one this clone's appends wrote (they acknowledged {count} line(s), {self._vouching}; "
                     "changed, or lines swapped or put before it): damage or a patch, see `gitstore verify`")
+
+    def _refuse_unacknowledged(self, view: _Payloads, count: int) -> None:
+        """Refuse a payloads.jsonl holding, past the ``count`` lines this clone's appends
+        acknowledged, a line none of its appends writes there: a redaction note (appends keep
+        theirs in records.jsonl), which would take a payload's text away under a reason nobody
+        gave, or a payload that does not hash to the digest it names, which would stand in for
+        the payload a later append stores. A zero-context hunk or a hand appends such lines
+        without reading the file; reads of payloads and appends refuse them (an append would
+        vouch for them) as records.jsonl's are refused, until the line is taken out. Payload
+        lines past the count that hash to their digest stay: an append killed before its
+        records line leaves them, and their bytes are the payload's own."""
+        found = next(((index, what) for index, what in view.suspect if index >= count), None)
+        if found is None:
+            return
+        self._payloads = _Payloads()  # read afresh next time: the line may be taken out meanwhile
+        fault = _Rewritten if not self._holding else IntegrityError
+        raise fault(f"{self._payloads_path} line {found[0] + 1}: {found[1]} past the {count} line(s) this clone's "
+                    f"appends acknowledged ({self._vouching}), which no append of this clone wrote (a patch or "
+                    "a hand put it there): no payload is read and nothing appended until that line is taken out; "
+                    "see `gitstore verify`")
 
     def _trail(self, name: str) -> Path | None:
         """Beside the git folder's record: the trail of ``name``'s lines (``_keep_trail``)."""
