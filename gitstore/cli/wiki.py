@@ -32,6 +32,9 @@ def _show(change: object, as_json: bool, check: bool = False) -> None:
     for path in change.kept:
         typer.echo(f"left alone: {path} (written by hand: no generated mark; the gitstore-okf gate checks it "
                    "lists its folder)")
+    for path in change.linked:
+        typer.echo(f"skipped: {path} is a symbolic link (never followed nor listed; the gitstore-okf gate "
+                   "refuses it: replace it with the file or folder itself)")
     if not change.written and not change.stale:
         typer.echo(f"{change.wiki}: every generated index is current")
     for step in change.next:

@@ -7,7 +7,9 @@ the OKF version, listing the pages there are), nothing else, and never over a wi
 there. ``index`` regenerates every generated index from the pages' front matter, with the
 generator this project's own wiki uses (``gitstore.promote.okf.stale_indexes``); an index a
 person wrote (no generated mark) is left alone. Both touch only the work tree: the person
-commits what they wrote.
+commits what they wrote. Neither follows a symbolic link: a linked page, file or folder of the
+wiki is left out of the indexes and named (the gitstore-okf gate refuses it), and a command
+that would write an index through one writes nothing at all.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from gitstore._files import first_link, replace_file
 from gitstore.errors import Refused
-from gitstore.promote.okf import INDEX_PAGE, hand_written_indexes, render_index_page, stale_indexes
+from gitstore.promote.okf import INDEX_PAGE, hand_written_indexes, linked_paths, render_index_page, stale_indexes
 from gitstore.promote.routing import WIKI
 
 PAGE_FRONT_MATTER = "type, title, description, tags"
@@ -39,11 +41,12 @@ class WikiChange:
     written: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # indexes a person wrote, left alone
+    linked: list[str] = field(default_factory=list)  # symbolic links, neither followed nor listed
     next: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"wiki": self.wiki, "written": self.written, "stale": self.stale, "handWritten": self.kept,
-                "next": self.next}
+                "linked": self.linked, "next": self.next}
 
 
 def init(root: Path) -> WikiChange:
@@ -58,11 +61,14 @@ def init(root: Path) -> WikiChange:
                       "run `gitstore wiki index` to regenerate its indexes")
     if wiki.exists() and not wiki.is_dir():
         raise Refused(f"{WIKI} is a file, not a folder: move it away, then run gitstore wiki init again")
+    # the root index (missing, so out of date) first, then those of pages there already, in subfolders
+    writes = stale_indexes(wiki, keep_hand_written=True) if wiki.is_dir() else []
+    for path, _ in writes:  # all checked before any is written
+        _no_link(root, _rel(root, path))
     wiki.mkdir(parents=True, exist_ok=True)
-    written = [_write(root, index, render_index_page(wiki))]
-    for stale, text in stale_indexes(wiki, keep_hand_written=True):  # pages there already, in subfolders
-        written.append(_write(root, stale, text))
-    return WikiChange(WIKI, written=written, next=[NEXT_PAGES, NEXT_INDEX, NEXT_PROMOTE])
+    writes = writes or [(index, render_index_page(wiki))]
+    written = [_write(root, path, text) for path, text in writes]
+    return WikiChange(WIKI, written=written, linked=_linked(root, wiki), next=[NEXT_PAGES, NEXT_INDEX, NEXT_PROMOTE])
 
 
 def index(root: Path, *, check: bool = False) -> WikiChange:
@@ -72,12 +78,13 @@ def index(root: Path, *, check: bool = False) -> WikiChange:
     _no_link(root, WIKI)
     if not wiki.is_dir():
         raise Refused(f"there is no {WIKI}/ here: run `gitstore wiki init` to start one")
-    change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)])
-    for page, text in stale_indexes(wiki, keep_hand_written=True):
-        change.stale.append(_rel(root, page))
-        if not check:
-            _no_link(root, _rel(root, page))
-            change.written.append(_write(root, page, text))
+    change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)], linked=_linked(root, wiki))
+    stale = stale_indexes(wiki, keep_hand_written=True)
+    change.stale = [_rel(root, page) for page, _ in stale]
+    if not check:
+        for rel in change.stale:  # all checked before any is written
+            _no_link(root, rel)
+        change.written = [_write(root, page, text) for page, text in stale]
     if change.written:
         change.next = [f"commit {WIKI}/ (its pages and indexes together)"]
     elif check and change.stale:
@@ -90,6 +97,10 @@ def _no_link(root: Path, path: str) -> None:
     if link is not None:
         raise Refused(f"{link.relative_to(root).as_posix()} is a symbolic link: gitstore writes the wiki "
                       "only in the work tree's own folders")
+
+
+def _linked(root: Path, wiki: Path) -> list[str]:
+    return [_rel(root, p) for p in linked_paths(wiki)]
 
 
 def _write(root: Path, path: Path, text: str) -> str:

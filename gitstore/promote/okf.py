@@ -47,7 +47,9 @@ def render_index_page(root: Path = WIKI, folder: Path | None = None) -> str:
     already is kept, since a person wrote it. An entry with no description has none (OKF:
     entries SHOULD have one). The first line says gitstore generated the index, so the
     wiki gate holds it to this text; the folder at the bundle root also declares the OKF
-    version it follows.
+    version it follows. A symbolic link is never followed nor listed (``linked_paths`` names
+    them; the wiki gate refuses them), and a title or description holding link syntax is
+    written escaped (``escape_entry_text``), so each entry links its own page and nothing else.
     """
     folder = folder or root
     kept = _kept_descriptions(folder / INDEX_PAGE)
@@ -86,7 +88,7 @@ def stale_indexes(root: Path = WIKI, *, keep_hand_written: bool = False) -> list
     stale = []
     for folder in index_folders(root):
         index = folder / INDEX_PAGE
-        current = index.read_text(encoding="utf-8", errors="replace") if index.is_file() else None
+        current = index.read_text(encoding="utf-8", errors="replace") if _regular(index) else None
         if keep_hand_written and current is not None and not is_generated_index(current):
             continue
         expected = render_index_page(root, folder)
@@ -101,7 +103,7 @@ def hand_written_indexes(root: Path = WIKI) -> list[Path]:
     found = []
     for folder in index_folders(root):
         index = folder / INDEX_PAGE
-        if index.is_file() and not is_generated_index(index.read_text(encoding="utf-8", errors="replace")):
+        if _regular(index) and not is_generated_index(index.read_text(encoding="utf-8", errors="replace")):
             found.append(index)
     return found
 
@@ -109,6 +111,14 @@ def hand_written_indexes(root: Path = WIKI) -> list[Path]:
 def is_generated_index(text: str) -> bool:
     """Whether an index's text carries the mark gitstore writes in the indexes it generates."""
     return GENERATED_MARK in text
+
+
+def linked_paths(root: Path = WIKI) -> list[Path]:
+    """The symbolic links in the folders of the wiki at ``root`` that its indexes would list
+    (a page, a file, a subfolder), which the generator neither follows nor lists: a link
+    leads out of the work tree, and the wiki gate refuses it."""
+    return sorted(p for folder in _folders(root) for p in folder.iterdir()
+                  if p.is_symlink() and p.name not in LOCAL_DIRS and not p.name.startswith("."))
 
 
 def page_entry(page: Path | str) -> str:
@@ -121,18 +131,38 @@ def page_entry(page: Path | str) -> str:
 
 
 def _entry(title: str, link: str, description: str) -> str:
+    title, description = escape_entry_text(title), escape_entry_text(description)
     return f"* [{title}]({link}) - {description}" if description else f"* [{title}]({link})"
+
+
+_LINK_SYNTAX = re.compile(r"([\\\[\]()])")
+_ESCAPED = re.compile(r"\\([\\\[\]()])")
+
+
+def escape_entry_text(text: str) -> str:
+    """A title or description as an index entry writes it: a text holding ``[``, ``]`` or a
+    backslash gets a backslash before each of those and of ``(`` and ``)``, so no part of it
+    opens, closes or points a link (nor does any ``](`` appear in it, for a reader that knows
+    no escapes); any other text, which cannot form a link, is written as it is."""
+    if "[" not in text and "]" not in text and "\\" not in text:
+        return text
+    return _LINK_SYNTAX.sub(r"\\\1", text)
+
+
+def unescape_entry_text(text: str) -> str:
+    """The text of an entry's title or description, its escapes (``escape_entry_text``) undone."""
+    return _ESCAPED.sub(r"\1", text) if "\\" in text else text
 
 
 def _folder_link(sub: Path) -> str:
     """A subfolder's entry leads to its index, which every folder holding pages has."""
-    return f"{sub.name}/{INDEX_PAGE}" if _pages_in(sub) or (sub / INDEX_PAGE).is_file() else f"{sub.name}/"
+    return f"{sub.name}/{INDEX_PAGE}" if _pages_in(sub) or _regular(sub / INDEX_PAGE) else f"{sub.name}/"
 
 
 def _kept_descriptions(index: Path) -> dict[str, str]:
     """What an index says of each entry, by what it leads to (``name`` for a file, ``name/``
     for a subfolder): descriptions people wrote that no front matter gives."""
-    if not index.is_file():
+    if not _regular(index):
         return {}
     kept: dict[str, str] = {}
     for _, link, description in index_entries(index.read_text(encoding="utf-8", errors="replace")):
@@ -157,18 +187,26 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split()) if value else ""
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file itself, not a symbolic link to one."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
 def _pages_in(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.md") if p.name not in RESERVED and p.is_file())
+    return sorted(p for p in folder.glob("*.md") if p.name not in RESERVED and _regular(p))
 
 
 def _files_in(folder: Path) -> list[Path]:
     """A folder's files that are not pages (code an attester runs, a schema): its content too."""
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".md" and not p.name.startswith("."))
+    return sorted(p for p in folder.iterdir() if _regular(p) and p.suffix != ".md" and not p.name.startswith("."))
 
 
 def _holds_files(folder: Path) -> bool:
     """Whether a folder holds a file at any depth, not counting its indexes (of nothing)."""
-    return any(p.is_file() and p.name != INDEX_PAGE and not p.name.startswith(".") for p in folder.iterdir()) or any(
+    return any(_regular(p) and p.name != INDEX_PAGE and not p.name.startswith(".") for p in folder.iterdir()) or any(
         _holds_files(sub) for sub in _subfolders(folder))
 
 
@@ -180,7 +218,7 @@ def _listed_subfolders(folder: Path) -> list[Path]:
 def _subfolders(folder: Path) -> list[Path]:
     return sorted(
         p for p in folder.iterdir()
-        if p.is_dir() and p.name not in LOCAL_DIRS and not p.name.startswith(".")
+        if p.is_dir() and not p.is_symlink() and p.name not in LOCAL_DIRS and not p.name.startswith(".")
     )
 
 
@@ -200,7 +238,7 @@ _ACTOR = re.compile(r"^(?:(?:human|process):\S+|[^\s/:]+/\S+)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_INDEX_ENTRY = re.compile(r"^[*-] \[([^\]]+)\]\(([^()\s]+)\)(?: - (.*))?$")
+_INDEX_ENTRY = re.compile(r"^[*-] \[((?:[^\]\\]|\\.)+)\]\(([^()\s]+)\)(?: - (.*))?$")  # a title's \] is text
 _LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()<>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _REF_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
@@ -794,17 +832,19 @@ def _kind(file: str) -> str | None:
 def check_wiki(root: Path = WIKI) -> list[str]:
     """Every problem in a wiki bundle, each as ``<path>: <problem>``.
 
-    Checks each page (``check_page``), its links (``check_links``), and that every folder has an
-    ``index.md`` whose entries list each page and each subfolder of that folder.
+    Checks each page (``check_page``), its links (``check_links``), that every folder has an
+    ``index.md`` whose entries list each page and each subfolder of that folder, and that no
+    page, file or folder is a symbolic link (never read through one).
     """
     with page_cache():
         return _check_wiki(root)
 
 
 def _check_wiki(root: Path) -> list[str]:
-    problems = []
+    problems = [f"{link.relative_to(root).as_posix()}: is a symbolic link (the wiki holds its files and folders "
+                "themselves; the generated indexes neither follow nor list a link)" for link in linked_paths(root)]
     for folder in _folders(root):
-        pages = sorted(p for p in folder.glob("*.md") if p.is_file())
+        pages = sorted(p for p in folder.glob("*.md") if _regular(p))
         for page in pages:
             where = page.relative_to(root).as_posix()
             problems += [f"{where}: {p}" for p in check_page(page, root) + check_links(page, root)]
@@ -852,13 +892,15 @@ def headings(body: str) -> list[tuple[int, int, str]]:
 
 
 def index_entries(text: str) -> list[tuple[str, str, str]]:
-    """The ``* [title](link) - description`` entries of an index page, in order."""
+    """The ``* [title](link) - description`` entries of an index page, in order, the title and
+    description with their escapes undone (``escape_entry_text``)."""
     _, body, _ = split_front_matter(text)
     entries = []
     for line in body.split("\n"):
         match = _INDEX_ENTRY.match(line)
         if match:
-            entries.append((match.group(1), match.group(2), match.group(3) or ""))
+            entries.append((unescape_entry_text(match.group(1)), match.group(2),
+                            unescape_entry_text(match.group(3) or "")))
     return entries
 
 

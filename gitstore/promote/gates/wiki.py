@@ -197,7 +197,7 @@ def _entry_stale(root: Path, rel: str, indexes: dict[str, dict[str, tuple[int, s
 
 _STALE_ENTRY = " is not that page's title and description"
 _DIFFERS = "it differs from the inventory of its folder"
-_ENTRY_LINK = re.compile(r"^\* \[.*?\]\(([^()\s]+)\)")
+_ENTRY_LINK = re.compile(r"^\* \[(?:[^\]\\]|\\.)*\]\(([^()\s]+)\)")  # a title's \] is text (escape_entry_text)
 
 
 def _generated_entries(path: str) -> dict[str, tuple[int, str]] | None:
