@@ -550,3 +550,24 @@ def test_a_listed_pull_request_whose_number_is_no_number_is_passed_over(ctx: Con
         report = import_github(ctx, REPO, BY, since="2019-05-01T00:00:00.000000Z", api=github.url, token=None)
     assert [p.pull for p in report.pulls] == [2] and report.complete, report
     assert not any("/pulls/True" in target for target, _ in github.requests)
+
+
+def test_a_saved_snapshot_says_when_it_was_taken_so_its_newest_comment_deleted_shows(
+        ctx: Context, github: FakeGitHub, tmp_path: Path) -> None:
+    """A snapshot is only as old as its newest item, unless it says when it was taken: without
+    ``takenAt`` the newest comment deleted on GitHub could not show deleted (it might have been
+    written after the snapshot was taken)."""
+    from gitstore.records.times import normalize_time
+
+    with serve(github):
+        report = import_github(ctx, REPO, BY, since="2019-05-01T00:00:00.000000Z", api=github.url, token="t0k3n")
+    saved = json.loads(Path(report.pulls[0].file).read_text())
+    comments = [c for r in saved["responses"] if r["collection"] == "pull-comments" for c in r["body"]]
+    newest = max(comments, key=lambda c: normalize_time(c["updated_at"]))
+    assert normalize_time(saved["takenAt"]) > normalize_time(newest["updated_at"])
+    for response in saved["responses"]:  # GitHub deleted the newest comment since
+        response["body"] = [c for c in response["body"] if c is not newest and c.get("id") != newest["id"]]
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps(saved))
+    again = import_reviews(ctx, later, BY, remove_deleted=True)
+    assert again.removed == [f"github:comment:{newest['id']}"], again.to_json()

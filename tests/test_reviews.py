@@ -769,3 +769,69 @@ def test_a_comment_withheld_is_counted_skipped_and_shown(ctx: Context, tmp_path:
     again = ok("import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
     assert "1 item(s) already in the store" in again and "1 item(s) withheld" in again, again
     assert "withheld before storing: 2 review items" in ok("dream", "--dry-run", cwd=ctx.workspace.root)
+
+
+def _older_and_newer() -> tuple[dict, dict]:
+    """Two complete snapshots of pull request 2: the older one taken before comment 1002 was
+    written, the newer one listing it."""
+    return _snapshot([(1, "", [_comment(1)])]), _snapshot([(1, "", [_comment(1), _comment(2)])])
+
+
+def _texts(ctx: Context) -> dict[str, str]:
+    return {e["payload"]["sourceId"]: e["payload"]["text"] for e in events(ctx) if "payload" in e}
+
+
+@pytest.mark.parametrize("form", ["array", "folder"])
+def test_snapshots_of_one_pull_request_import_oldest_first_whatever_their_order(tmp_path: Path, form: str) -> None:
+    """An array (or folder, by file name) giving the newer snapshot first: the older one, read
+    second, showed comment 1002 deleted and --remove-deleted removed its text for good."""
+    from .cli import ok
+
+    ctx = ready_repo(tmp_path / "hello", origin="https://github.com/Codertocat/Hello-World.git")
+    older, newer = _older_and_newer()
+    if form == "array":
+        path = tmp_path / "snaps.json"
+        path.write_text(json.dumps([newer, older]))
+    else:
+        path = tmp_path / "snaps"
+        path.mkdir()
+        (path / "a-newer.json").write_text(json.dumps(newer))
+        (path / "b-older.json").write_text(json.dumps(older))
+    out = json.loads(ok("import", "reviews", str(path), "--remove-deleted", "--by", "github:9", "--json",
+                        cwd=ctx.workspace.root))
+    assert [r["removedText"] for r in out["imports"]] == [[], []], out
+    assert [r["counts"]["deletions"] for r in out["imports"]] == [0, 0], out
+    assert [r["counts"]["comments"] for r in out["imports"]] == [1, 1], "the older one is read first"
+    assert _texts(ctx) == {"github:comment:1001": "Point 1.", "github:comment:1002": "Point 2."}
+    assert not [e for e in events(ctx) if e["type"] == "retraction"]
+
+
+def test_an_older_snapshot_imported_later_shows_no_newer_comment_deleted(ctx: Context, tmp_path: Path) -> None:
+    """Across runs: a snapshot older than the comment stored cannot say it was deleted."""
+    older, newer = _older_and_newer()
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(newer))
+    import_reviews(ctx, path, "github:9")
+    path.write_text(json.dumps(older))
+    report = import_reviews(ctx, path, "github:9", remove_deleted=True)
+    assert report.removed == [] and report.record["counts"]["deletions"] == 0
+    assert _texts(ctx)["github:comment:1002"] == "Point 2."
+    # taken after comment 1002 was written (``import github`` says when), its absence is a deletion
+    older["takenAt"] = "2019-05-15T16:00:00Z"
+    path.write_text(json.dumps(older))
+    report = import_reviews(ctx, path, "github:9", remove_deleted=True)
+    assert report.removed == ["github:comment:1002"] and report.record["counts"]["deletions"] == 1
+    assert "github:comment:1002" not in _texts(ctx)
+
+
+def test_a_snapshot_whose_taken_at_is_no_time_is_one_line(ctx: Context, tmp_path: Path) -> None:
+    from .cli import fails
+
+    snapshot = _snapshot([(1, "", [_comment(1)])])
+    snapshot["takenAt"] = "yesterday"
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot))
+    err = fails(1, "import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert err == f"gitstore: error: {path}: takenAt is not a time (an RFC 3339 timestamp)\n", err
+    assert list(ctx.store.items()) == []
+

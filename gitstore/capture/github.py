@@ -18,7 +18,8 @@ judges for completeness. Nothing here decides completeness itself:
 
 Each snapshot is saved (``okf/.memory/inbox/github/`` by default; another folder ``out`` names
 is remembered, so ``redact`` scrubs the snapshots there too) and imported; one the store already
-holds (same digest, as served or as saved) is not imported again. The comments whose text
+holds (same digest, as served or as saved, whenever it was fetched: ``takenAt`` is not part of
+it) is not imported again. The comments whose text
 ``redact`` removed are saved and imported without it (``scrub``), so a later import does not
 bring it back. The HTTP client is a ``Http`` (replaceable); the default one sends the token
 only over HTTPS (or to this machine), never follows a redirect to another host, and gives up on
@@ -41,6 +42,7 @@ from typing import Any, NamedTuple, Protocol
 from gitstore import _jsontext
 from gitstore.capture.saved import FORMAT, exclusive, file_name, inbox, remember, save, scrub
 from gitstore.errors import InvalidInput, Refused, UsageError, in_one_line
+from gitstore.records.times import now
 
 DEFAULT_API = "https://api.github.com"
 PER_PAGE = 100
@@ -264,7 +266,8 @@ def snapshot(client: _Client, repo: str, pull: dict[str, Any]) -> Fetched:
     number = pull["number"]
     head: dict[str, Any] = pull["head"] if isinstance(pull.get("head"), dict) else {}
     data: dict[str, Any] = {"format": FORMAT, "repository": repo, "pullRequest": number,
-                            "head": {"ref": head.get("ref"), "sha": head.get("sha")}, "responses": []}
+                            "head": {"ref": head.get("ref"), "sha": head.get("sha")},
+                            "takenAt": now(), "responses": []}  # before its first page: a comment older is listed unless deleted
     fetched = Fetched(number, data)
     for name, path in COLLECTIONS.items():
         responses, problems = _collection(client, name, client.url(path.format(n=number), page=1))
@@ -441,19 +444,19 @@ def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], fol
                      report: GithubReport) -> None:
     """Save each snapshot without the text memory removed, and import those not stored yet."""
     from gitstore.capture.inbox import stored_snapshots
-    from gitstore.capture.reviews import KnownReviews, import_loaded
-    from gitstore.records.canonical import canonicalize, sha256_digest
+    from gitstore.capture.reviews import KnownReviews, import_loaded, snapshot_digest
+    from gitstore.records.canonical import canonicalize
 
     stored = stored_snapshots(ctx)
     known = KnownReviews.load(ctx)  # read once, then kept up to date by each import
     for item in snapshots:
-        as_served = sha256_digest(canonicalize(item.snapshot))
+        as_served = snapshot_digest("github-rest", item.snapshot, canonicalize(item.snapshot))
         scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
         path = folder / file_name(repo, item.pull)
         save(path, canonical)
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
-        if not {as_served, sha256_digest(canonical)} & stored:
+        if not {as_served, snapshot_digest("github-rest", item.snapshot, canonical)} & stored:
             try:
                 done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()

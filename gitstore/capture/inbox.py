@@ -27,12 +27,12 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import first_link, replace_file
-from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, store_import
+from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, snapshot_digest, store_import
 from gitstore.capture.saved import exclusive
 from gitstore.config import STATE_DIR, tracked_under
 from gitstore.errors import InvalidInput, Refused, in_one_line
 from gitstore.context import Context
-from gitstore.records.canonical import canonicalize, sha256_digest
+from gitstore.records.canonical import canonicalize
 
 
 @dataclass
@@ -94,7 +94,7 @@ def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_del
         except Exception as exc:  # one file that cannot be read stops no other
             report.problems.append(f"{name}: {in_one_line(exc)}")
             continue
-        digest = sha256_digest(canonical)
+        digest = snapshot_digest(source, data, canonical)
         present[digest] = name
         if digest in known or (source == "github-rest" and digest in stored):
             report.already += 1

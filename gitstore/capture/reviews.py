@@ -6,12 +6,13 @@ them, or a folder of such ``*.json`` files. Each snapshot is an import of its ow
 record of its pages; the deliveries are one more. A REST snapshot::
 
     {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 42,
-     "head": {"ref": "feature/retry", "sha": "<40 hex>"},
+     "head": {"ref": "feature/retry", "sha": "<40 hex>"}, "takenAt": "2026-03-02T10:00:00Z",
      "responses": [{"collection": "pull-comments", "page": 1,
                     "link": "<...&page=2>; rel=\\"next\\", <...&page=3>; rel=\\"last\\"",
                     "body": [<comment>, ...]}, ...]}
 
-``responses`` holds each list response of ``pulls/N/comments`` (``pull-comments``),
+``takenAt`` (optional: ``import github`` writes it) is when its pages were first requested; a
+snapshot without one is as old as the latest time among its items. ``responses`` holds each list response of ``pulls/N/comments`` (``pull-comments``),
 ``pulls/N/reviews`` (``reviews``) and ``issues/N/comments`` (``issue-comments``) with its
 ``Link`` header (``""`` on a single page). Every page must carry its link header; contradictory
 pagination (a page claiming a different last page, a next link that skips, the same page twice
@@ -129,11 +130,44 @@ def load_material(path: Path) -> list[tuple[str, Any, bytes]]:
                                    + (_REST_LIST if _rest_comments(items) else ""))
             else:
                 raise InvalidInput(f"{_where(file, data, n)} is neither a gitstore GitHub snapshot ({FORMAT}) nor a webhook delivery")
-    loaded: list[tuple[str, Any, bytes]] = [("github-rest", s, canonicalize(s)) for s in snapshots]
+    loaded: list[tuple[str, Any, bytes]] = [("github-rest", s, canonicalize(s)) for s in in_taken_order(snapshots)]
     if payloads:
         payloads = in_time_order(payloads)
         loaded.append(("github-webhook", payloads, canonicalize(payloads)))
     return loaded
+
+
+def snapshot_time(snapshot: dict[str, Any]) -> str | None:
+    """When a REST snapshot was taken, at the latest: its ``takenAt``, else the latest time among
+    the items it lists (a comment's ``updated_at`` or ``created_at``, a review's
+    ``submitted_at``), since it was taken after each of them; None when it gives no time."""
+    taken = _time_or_none(snapshot.get("takenAt"))
+    if taken is not None:
+        return taken
+    times = [_time_or_none(item.get(key)) for response in snapshot.get("responses", [])
+             for item in response.get("body", []) if isinstance(item, dict)
+             for key in ("updated_at", "created_at", "submitted_at")]
+    return max((t for t in times if t is not None), default=None)
+
+
+def snapshot_digest(source: str, data: Any, canonical: bytes) -> str:
+    """What an import's record names its material by: the digest of its canonical bytes, a REST
+    snapshot's without its ``takenAt``, so the same pages fetched again are the same snapshot
+    (stored already, not imported again) whenever they were fetched."""
+    if source == "github-rest" and isinstance(data, dict) and "takenAt" in data:
+        canonical = canonicalize({k: v for k, v in data.items() if k != "takenAt"})
+    return sha256_digest(canonical)
+
+
+def in_taken_order(snapshots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """REST snapshots with those of one pull request in the order they were taken (oldest first,
+    one giving no time before the others), whatever order files or arrays gave them in: an
+    older one read after a newer one would show the comments written between them deleted.
+    Pull requests keep the order of their first snapshot."""
+    first: dict[Any, int] = {}
+    for n, snapshot in enumerate(snapshots):
+        first.setdefault(snapshot.get("pullRequest"), n)
+    return sorted(snapshots, key=lambda s: (first[s.get("pullRequest")], snapshot_time(s) or ""))
 
 
 def _where(file: Path, data: Any, n: int) -> str:
@@ -160,6 +194,8 @@ def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
     pr = data.get("pullRequest")
     if not _number(pr) or pr < 1:
         raise InvalidInput(f"{path}: pullRequest is not a pull request number (a {type(pr).__name__})")
+    if "takenAt" in data and _time_or_none(data["takenAt"]) is None:
+        raise InvalidInput(f"{path}: takenAt is not a time (an RFC 3339 timestamp)")
     responses = data.get("responses", [])
     if not isinstance(responses, list):
         raise InvalidInput(f"{path}: responses is not a list of list responses (a {type(responses).__name__})")
@@ -631,11 +667,14 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
                     _from_webhook(builder, {"action": "submitted", "review": item,
                                             "pull_request": {"number": pr, "head": head}})
     present = _listed(responses) if remove_deleted and complete else None
+    taken = snapshot_time(snapshot)
     if present is not None:
         for source_id, version in list(builder.versions.items()):
             episode = builder.known.episodes.get(version["episode"]) or builder.records.get(version["episode"])
+            # a comment whose newest version (stored, or of this run) is not older than the
+            # snapshot may have been written after it was taken: its absence says nothing
             if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
-                    and episode and episode["pin"]["pullRequest"] == pr:
+                    and episode and episode["pin"]["pullRequest"] == pr and (taken is None or version["at"] < taken):
                 builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}}, delivered=False)
 
 
@@ -726,7 +765,7 @@ def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str
         pr = _only_pull_request(data)
     record = seal({
         "schema": "gitstore.import/v1", "scope": ctx.scope, "source": source, "repository": repository,
-        "pullRequest": pr, "snapshot": sha256_digest(canonical), "pages": pages[:10000],
+        "pullRequest": pr, "snapshot": snapshot_digest(source, data, canonical), "pages": pages[:10000],
         "complete": not missing, "missing": missing, "counts": builder.counts,
         "removeDeleted": remove_deleted, "by": by, "at": now(),
     })
