@@ -835,3 +835,29 @@ def test_a_snapshot_whose_taken_at_is_no_time_is_one_line(ctx: Context, tmp_path
     assert err == f"gitstore: error: {path}: takenAt is not a time (an RFC 3339 timestamp)\n", err
     assert list(ctx.store.items()) == []
 
+
+def test_more_snapshots_than_one_append_holds_are_refused_in_one_line(ctx: Context, tmp_path: Path) -> None:
+    """1001 snapshots failed with the audit contract's maxItems, a message naming no way out."""
+    from .cli import fails
+
+    snapshots = [_snapshot([(1, "", [{**_comment(1), "id": 5000 + n}])], pr=10 + n) for n in range(1001)]
+    path = tmp_path / "snaps.json"
+    path.write_text(json.dumps(snapshots))
+    err = fails(1, "import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert err.count("\n") == 1 and "holds 1001 imports" in err and "at most 1000" in err, err
+    assert "maxItems" not in err
+    assert list(ctx.store.items()) == []
+
+
+def test_imports_writing_more_records_than_one_append_holds_store_nothing(
+        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit entry of an append names at most MAX_RECORDS records (10,000): a run writing
+    more failed on the audit contract; it is refused in one line, naming the bound."""
+    from gitstore.capture import reviews
+
+    monkeypatch.setattr(reviews, "MAX_RECORDS", 8)  # the two snapshots write 5 episodes, 5 comments, 2 imports
+    path = tmp_path / "snaps.json"
+    path.write_text(json.dumps(_two_snapshots()))
+    with pytest.raises(InvalidInput, match=r"2 import\(s\) would write 12 records, and one append stores at most 8"):
+        reviews.import_all(ctx, path, "github:9")
+    assert list(ctx.store.items()) == []

@@ -55,6 +55,9 @@ from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
 TEXT_CHARS = 20000  # of a comment's text, the most an event holds (its contract's bound)
+# what the audit entry of one append names at most (its contract): the imports stored
+# together (``subjects``) and the records written with them (``records``)
+MAX_IMPORTS, MAX_RECORDS = 1000, 10000
 THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
@@ -134,6 +137,10 @@ def load_material(path: Path) -> list[tuple[str, Any, bytes]]:
     if payloads:
         payloads = in_time_order(payloads)
         loaded.append(("github-webhook", payloads, canonicalize(payloads)))
+    if len(loaded) > MAX_IMPORTS:
+        raise InvalidInput(f"{path}: holds {len(loaded)} imports (each REST snapshot one, the deliveries one more); "
+                           f"one run stores at most {MAX_IMPORTS} in its one append: import them in folders or "
+                           f"arrays of at most {MAX_IMPORTS} snapshots")
     return loaded
 
 
@@ -783,6 +790,9 @@ def store_imports(built: list[BuiltImport]) -> list[ImportReport]:
     append, then remove the text of the comments they found deleted when asked to."""
     ctx, by = built[0].ctx, built[0].record["by"]
     records = {rid: r for one in built for rid, r in one.builder.records.items()}
+    if len(records) + len(built) > MAX_RECORDS:
+        raise InvalidInput(f"{len(built)} import(s) would write {len(records) + len(built)} records, and one append "
+                           f"stores at most {MAX_RECORDS}; nothing imported: import fewer snapshots at a time")
     ctx.write([*records.values(), *(one.record for one in built)], "import", by, [one.record["digest"] for one in built])
     reports = []
     for one in built:
