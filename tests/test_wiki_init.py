@@ -5,6 +5,7 @@ wiki up when there is none."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from gitstore.context import Context
@@ -214,3 +215,79 @@ def test_a_title_with_link_syntax_cannot_make_its_entry_link_elsewhere(tmp_path:
     repo = pygit2.Repository(str(root))
     snapshot = Snapshot(repo, repo.revparse_single("HEAD").peel(pygit2.Commit))
     assert _listed_pages(snapshot, "okf/wiki") == ["okf/wiki/evil.md", "okf/wiki/plain.md"]
+
+
+MARKUP_PAGES = {  # page: (title, description), each shaped to hide or replace its entry's link
+    "hidden": ("Notes <!--", "-->"),
+    "tag": ('Tag <span title="', '">shown'),
+    "guide": ('Guide <a href="https://evil.example/">(official)</a>', "How to start"),
+    "auto": ("<https://evil.example/>", "see <https://evil.example/login> &amp; more"),
+    "code": ("Code `", "` tail"),
+}
+
+
+def _markup_wiki(root: Path) -> Path:
+    ready_repo(root)
+    assert gitstore("wiki", "init", cwd=root).returncode == 0
+    wiki = root / "okf/wiki"
+    for name, (title, description) in MARKUP_PAGES.items():
+        (wiki / f"{name}.md").write_text(f"---\ntype: Guide\ntitle: {json.dumps(title)}\n"
+                                         f"description: {json.dumps(description)}\n---\n# P\n")
+    (wiki / "plain.md").write_text("---\ntype: Guide\ntitle: Record contracts (v1)\ndescription: How (x) works.\n"
+                                   "---\n# P\n")
+    return wiki
+
+
+def test_a_title_with_html_or_a_code_span_cannot_hide_or_replace_its_entry_link(tmp_path: Path) -> None:
+    """Raw HTML, an HTML comment, an autolink, an entity or a backtick in a page's title or
+    description is written escaped: each entry renders as one link to its own page, and the
+    generator, `wiki index --check`, the wiki gate and routing read the same entries."""
+    from gitstore.promote.routing import _listed_pages
+    from gitstore.promote.snapshot import Snapshot
+
+    import pygit2
+
+    root = tmp_path / "widgets"
+    wiki = _markup_wiki(root)
+    assert gitstore("wiki", "index", cwd=root).returncode == 0
+    text = (wiki / "index.md").read_text(encoding="utf-8")
+    assert "* [Record contracts (v1)](plain.md) - How (x) works." in text  # an ordinary title as it was
+    assert "* [Notes \\<!--](hidden.md) - --\\>" in text
+    for line in text.split("\n")[5:]:  # past the front matter and the generated mark
+        assert not re.search(r"(?<!\\)[<>&`]", line), line  # nothing opens HTML, an autolink or a code span
+    entries = {link: (title, description) for title, link, description in okf.index_entries(text)}
+    assert entries == {f"{name}.md": words for name, words in MARKUP_PAGES.items()} | {
+        "plain.md": ("Record contracts (v1)", "How (x) works.")}  # the words as written, round trip
+    assert okf.check_wiki(wiki) == []  # the gate reads the code span's entry as the generator wrote it
+    assert gitstore("wiki", "index", "--check", cwd=root).returncode == 0  # stable when run again
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        pass
+    else:  # as CommonMark renders it, raw HTML on: one link per entry, to its own page
+        html = MarkdownIt("commonmark").render(text)
+        assert re.findall(r'href="([^"]*)"', html) == sorted(entries)
+    git(root, "add", "okf/wiki")
+    assert wiki_gate.check([f"okf/wiki/{name}" for name in sorted(entries) + ["index.md"]], root, "okf/wiki",
+                           "HEAD") == []
+    git(root, "commit", "-q", "-m", "wiki")
+    repo = pygit2.Repository(str(root))
+    snapshot = Snapshot(repo, repo.revparse_single("HEAD").peel(pygit2.Commit))
+    assert _listed_pages(snapshot, "okf/wiki") == [f"okf/wiki/{name}" for name in sorted(entries)]
+
+
+def test_the_wiki_gate_refuses_a_generated_entry_that_is_not_the_generators_line(tmp_path: Path) -> None:
+    """A generated index whose entry for a page is not the line the generator writes for it
+    (here the unescaped comment that hides the link when rendered) fails the wiki gate, as it
+    fails `wiki index --check`."""
+    root = tmp_path / "widgets"
+    wiki = _markup_wiki(root)
+    assert gitstore("wiki", "index", cwd=root).returncode == 0
+    index = wiki / "index.md"
+    text = index.read_text(encoding="utf-8")
+    index.write_text(text.replace("* [Notes \\<!--](hidden.md) - --\\>", "* [Notes <!--](hidden.md) - -->"))
+    assert index.read_text(encoding="utf-8") != text
+    assert okf.check_wiki(wiki) == ["index.md: its entry for hidden.md is not what gitstore writes for that page "
+                                    "(regenerate it: `gitstore wiki index`)"]
+    checked = gitstore("wiki", "index", "--check", cwd=root)
+    assert checked.returncode != 0 and "Traceback" not in checked.stderr

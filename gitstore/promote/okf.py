@@ -135,16 +135,19 @@ def _entry(title: str, link: str, description: str) -> str:
     return f"* [{title}]({link}) - {description}" if description else f"* [{title}]({link})"
 
 
-_LINK_SYNTAX = re.compile(r"([\\\[\]()])")
-_ESCAPED = re.compile(r"\\([\\\[\]()])")
+_LINK_SYNTAX = re.compile(r"([\\\[\]()<>&`])")
+_ESCAPED = re.compile(r"\\([\\\[\]()<>&`])")
+_MARKUP = frozenset("[]\\<>&`")
 
 
 def escape_entry_text(text: str) -> str:
-    """A title or description as an index entry writes it: a text holding ``[``, ``]`` or a
-    backslash gets a backslash before each of those and of ``(`` and ``)``, so no part of it
-    opens, closes or points a link (nor does any ``](`` appear in it, for a reader that knows
-    no escapes); any other text, which cannot form a link, is written as it is."""
-    if "[" not in text and "]" not in text and "\\" not in text:
+    """A title or description as an index entry writes it: a text holding ``[``, ``]``, a
+    backslash, ``<``, ``>``, ``&`` or a backtick gets a backslash (an escape CommonMark honours)
+    before each of those and of ``(`` and ``)``, so no part of it opens, closes or points a link
+    (nor does any ``](`` appear in it, for a reader that knows no escapes), nor opens raw HTML,
+    an HTML comment, an autolink, an entity or a code span that could hide or replace the
+    entry's link; any other text, which cannot form any of those, is written as it is."""
+    if _MARKUP.isdisjoint(text):
         return text
     return _LINK_SYNTAX.sub(r"\\\1", text)
 
@@ -854,10 +857,20 @@ def _check_wiki(root: Path) -> list[str]:
             if _pages_in(folder):
                 problems.append(f"{where}: missing")
             continue
-        listed = {(folder / t.partition("#")[0]).resolve() for t in links_of(index) if not _SCHEME.match(t)}
+        read = read_page(index)
+        generated = read.text is not None and is_generated_index(read.text)
+        # A generated index is read as the generator writes it, entry line by entry line (not
+        # as whatever markdown its lines form together), so this gate and `wiki index --check`
+        # agree, and each page's entry must be exactly the line the generator writes for it.
+        targets = [link for _, link, _ in index_entries(read.text or "")] if generated else links_of(index)
+        listed = {(folder / t.partition("#")[0]).resolve() for t in targets if not _SCHEME.match(t)}
+        lines = set(read.body.split("\n")) if generated else set()
         for page in _pages_in(folder):
             if page.resolve() not in listed:
                 problems.append(f"{where}: does not list {page.name}")
+            elif generated and page_entry(page) not in lines:
+                problems.append(f"{where}: its entry for {page.name} is not what gitstore writes for that page "
+                                "(regenerate it: `gitstore wiki index`)")
         for sub in _subfolders(folder):
             if _pages_in(sub) and not {sub.resolve(), (sub / INDEX_PAGE).resolve()} & listed:
                 problems.append(f"{where}: does not list {sub.name}/")
