@@ -861,3 +861,36 @@ def test_imports_writing_more_records_than_one_append_holds_store_nothing(
     with pytest.raises(InvalidInput, match=r"2 import\(s\) would write 12 records, and one append stores at most 8"):
         reviews.import_all(ctx, path, "github:9")
     assert list(ctx.store.items()) == []
+
+
+@pytest.mark.parametrize("where", ["takenAt", "item"])
+def test_a_snapshot_from_the_future_is_refused_in_one_line(ctx: Context, tmp_path: Path, where: str) -> None:
+    """A snapshot taken (or listing an item written) in 2099 showed every comment stored and left
+    out of it deleted, and --remove-deleted removed the text of a comment still there."""
+    from .cli import fails
+
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(1), _comment(2)])])))
+    import_reviews(ctx, path, "github:9")
+    sent = _snapshot([(1, "", [_comment(2)])])  # comment 1001 left out
+    if where == "takenAt":
+        sent["takenAt"] = "2099-01-01T00:00:00Z"
+        field = "takenAt"
+    else:
+        sent["responses"][0]["body"][0]["updated_at"] = "2099-01-01T00:00:00Z"
+        field = "responses[0].body[0].updated_at"
+    path.write_text(json.dumps(sent))
+    err = fails(1, "import", "reviews", str(path), "--remove-deleted", "--by", "github:9", cwd=ctx.workspace.root)
+    assert err.count("\n") == 1 and f"{path}: {field} is 2099-01-01T00:00:00" in err and "in the future" in err, err
+    assert _texts(ctx) == {"github:comment:1001": "Point 1.", "github:comment:1002": "Point 2."}
+
+
+def test_a_snapshot_a_little_ahead_of_this_clock_is_imported(ctx: Context, tmp_path: Path) -> None:
+    """Clocks disagree: a snapshot taken by a machine whose clock runs an hour ahead is no error."""
+    from datetime import datetime, timedelta, timezone
+
+    snapshot = _snapshot([(1, "", [_comment(1)])])
+    snapshot["takenAt"] = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot))
+    assert import_reviews(ctx, path, "github:9").record["counts"]["comments"] == 1

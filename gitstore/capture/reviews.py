@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from datetime import datetime, timedelta, timezone
 from collections import ChainMap, Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from gitstore.errors import InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.inputs import read_file
 from gitstore.context import Context
-from gitstore.records.times import now
+from gitstore.records.times import format_time, now
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
@@ -59,6 +60,7 @@ TEXT_CHARS = 20000  # of a comment's text, the most an event holds (its contract
 # together (``subjects``) and the records written with them (``records``)
 MAX_IMPORTS, MAX_RECORDS = 1000, 10000
 THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
+CLOCK_SKEW = timedelta(days=1)  # how far a snapshot's times may run ahead of this clock
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
 
@@ -203,6 +205,10 @@ def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
         raise InvalidInput(f"{path}: pullRequest is not a pull request number (a {type(pr).__name__})")
     if "takenAt" in data and _time_or_none(data["takenAt"]) is None:
         raise InvalidInput(f"{path}: takenAt is not a time (an RFC 3339 timestamp)")
+    # a snapshot's time says which comments missing from it were deleted: one from the future
+    # would show every comment written until then deleted, and have its text removed
+    latest = format_time(datetime.now(timezone.utc) + CLOCK_SKEW)
+    _not_later(path, "takenAt", data.get("takenAt"), latest)
     responses = data.get("responses", [])
     if not isinstance(responses, list):
         raise InvalidInput(f"{path}: responses is not a list of list responses (a {type(responses).__name__})")
@@ -211,6 +217,17 @@ def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
             raise InvalidInput(f"{path}: responses[{n}] is not a list response (an object naming its collection)")
         if not _number(response.get("page")) or not isinstance(response.get("body"), list):
             raise InvalidInput(f"{path}: responses[{n}] needs a page number and a list body")
+        for m, item in enumerate(response["body"]):
+            for key in ("updated_at", "created_at", "submitted_at") if isinstance(item, dict) else ():
+                _not_later(path, f"responses[{n}].body[{m}].{key}", item.get(key), latest)
+
+
+def _not_later(path: Path, name: str, value: Any, latest: str) -> None:
+    """Refuse a snapshot's time later than ``latest`` (now and the clock skew allowed)."""
+    at = _time_or_none(value)
+    if at is not None and at > latest:
+        raise InvalidInput(f"{path}: {name} is {at}, in the future (later than now by more than "
+                           f"{CLOCK_SKEW.days} day): a snapshot from the future would show comments deleted")
 
 
 def _number(value: Any) -> TypeGuard[int]:
