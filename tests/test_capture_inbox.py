@@ -208,3 +208,38 @@ def test_a_deletion_received_a_pass_before_its_comment_keeps_the_comment_out(ctx
     second = import_folder(ctx, inbox, BY, ledger)
     assert [i["files"] for i in second.imports] == [["c1.json"]] and second.imports[0]["counts"]["skipped"] == 1
     assert [e.record["type"] for e in ctx.store.items(["event"])] == ["retraction"]
+
+
+def _rest(comments: list[tuple[int, str, str]], taken: str) -> dict:
+    """A complete REST snapshot of pull request 2 listing COMMENTS (id, text, time), taken at TAKEN."""
+    body = [{"id": cid, "user": {"id": 21031067}, "body": text, "created_at": at, "updated_at": at,
+             "path": "README.md", "line": 1, "commit_id": "e" * 40} for cid, text, at in comments]
+    return {"format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": 2,
+            "head": {"ref": "changes", "sha": "e" * 40}, "takenAt": taken,
+            "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": body},
+                          {"collection": "reviews", "page": 1, "link": "", "body": []},
+                          {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+
+
+def test_the_same_pages_fetched_again_show_a_comment_written_between_deleted(ctx: Context, tmp_path: Path) -> None:
+    """A snapshot refetched after a comment written since the first fetch was deleted holds the
+    same pages as the first, so the same digest (takenAt is left out of it): it was skipped as
+    imported already, and the deleted comment's text stayed though deleted text was to be removed."""
+    inbox, ledger = tmp_path / "inbox", tmp_path / "ledger.json"
+    inbox.mkdir()
+    first = (1001, "Point 1.", "2026-03-01T10:00:00Z")
+    fetches = [_rest([first], "2026-03-01T11:00:00Z"),
+               _rest([first, (1002, "Point 2.", "2026-03-01T12:00:00Z")], "2026-03-01T13:00:00Z"),
+               _rest([first], "2026-03-01T15:00:00Z")]  # 1002 deleted at its source meanwhile
+    reports = []
+    for snapshot in fetches:
+        (inbox / "pr-2.json").write_text(json.dumps(snapshot))  # the same file, fetched again
+        reports.append(import_folder(ctx, inbox, BY, ledger, remove_deleted=True))
+    assert [r.problems for r in reports] == [[], [], []]
+    assert reports[2].already == 0 and reports[2].imports[0]["removedText"] == ["github:comment:1002"]
+    texts = {e.record["payload"]["sourceId"]: e.record["payload"]["text"]
+             for e in ctx.store.items(["event"], payloads=True) if "payload" in e.record}
+    assert texts == {"github:comment:1001": "Point 1."}
+    # nothing left to remove: the next pass imports nothing again
+    again = import_folder(ctx, inbox, BY, ledger, remove_deleted=True)
+    assert again.imports == [] and again.already == 1 and again.problems == []

@@ -6,7 +6,9 @@ canonical digests it imported, kept to the files still present), so the folder i
 changed and nothing is imported twice. Files whose name starts with a dot are left alone (a
 receiver writes there first, then renames).
 
-- Each REST snapshot is one import; one whose digest the store already holds is skipped.
+- Each REST snapshot is one import; one whose digest the store already holds is skipped, unless
+  deleted text is to be removed and the snapshot shows a comment stored with its text deleted (the
+  same pages fetched again, after a comment written between the fetches was deleted at its source).
 - New webhook deliveries are imported together, one import per repository they name; when
   they cannot be, the files whose deliveries fail on their own are reported, the rest imported.
 - A file that cannot be read, parsed or imported is reported and retried next time; the others go on.
@@ -27,7 +29,7 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import first_link, replace_file
-from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, snapshot_digest, store_import
+from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, removes_deleted, snapshot_digest, store_import
 from gitstore.capture.saved import exclusive
 from gitstore.config import STATE_DIR, tracked_under
 from gitstore.errors import InvalidInput, Refused, in_one_line
@@ -96,7 +98,8 @@ def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_del
             continue
         digest = snapshot_digest(source, data, canonical)
         present[digest] = name
-        if digest in known or (source == "github-rest" and digest in stored):
+        if (digest in known or (source == "github-rest" and digest in stored)) \
+                and not (remove_deleted and isinstance(data, dict) and _removes(reviews, data)):
             report.already += 1
             known[digest] = name
             continue
@@ -129,6 +132,16 @@ class _Reviews:
         if self.known is None:
             self.known = KnownReviews.load(self.ctx)
         return self.known
+
+
+def _removes(reviews: _Reviews, snapshot: dict[str, Any]) -> bool:
+    """Whether a REST snapshot imported already would now remove deleted text (the same pages
+    fetched again after a comment written between the fetches was deleted). One that cannot be
+    judged is imported again, which reports why."""
+    try:
+        return removes_deleted(reviews.load(), snapshot)
+    except Exception:
+        return True
 
 
 def _import(reviews: _Reviews, report: FolderReport, names: list[str], source: str, data: Any, canonical: bytes,

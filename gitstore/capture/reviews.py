@@ -702,6 +702,27 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
                 builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}}, delivered=False)
 
 
+def removes_deleted(known: KnownReviews, snapshot: dict[str, Any]) -> bool:
+    """Whether importing a REST snapshot with ``remove_deleted`` would remove text: a comment of
+    its pull request stored with its text, older than the snapshot and not listed in it (the
+    deletion pass of ``_from_rest``). A snapshot already stored is imported again when it would:
+    the same pages fetched later show a comment written and deleted between the fetches deleted."""
+    responses = snapshot.get("responses", [])
+    if check_pages(responses)[1]:
+        return False  # an incomplete snapshot shows nothing deleted
+    present = _listed(responses)
+    if present is None:
+        return False
+    pr, taken = snapshot.get("pullRequest"), snapshot_time(snapshot)
+    for source_id, version in known.versions.items():
+        if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
+                and source_id not in known.redacted and (taken is None or version["at"] < taken):
+            episode = known.episodes.get(version["episode"])
+            if episode and episode["pin"]["pullRequest"] == pr:
+                return True
+    return False
+
+
 def _listed(responses: list[dict[str, Any]]) -> set[str] | None:
     """The source ids of the comments a snapshot lists: review comments and the conversation's
     (issue) comments alike, which share ``github:comment:<id>`` and the pull request's pin, so
