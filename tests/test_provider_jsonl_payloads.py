@@ -249,3 +249,53 @@ def test_a_payload_line_appended_under_another_digest_is_refused(ctx: Context) -
     assert record.read_text() == vouched
     payloads.write_bytes(held)
     cli.ok(*GRANT, cwd=ctx.workspace.root)
+
+
+NOTE = {"at": "2026-03-01T10:00:00.000000Z", "by": "github:9", "reason": "slipped in", "sourceId": None}
+
+
+def _legacy_record_with_a_note(ctx: Context) -> tuple[Path, Path, Path]:
+    """The git folder's record as a version before it vouched for payloads.jsonl wrote it (the
+    records log's count, last line's digest and running digest alone), and a note line for a
+    stored comment appended to payloads.jsonl, as a zero-context hunk or a hand does."""
+    payloads, log, record = _files(ctx)
+    record.write_text(" ".join(record.read_text().split()[:3]) + "\n")
+    assert REMOVED in _texts_read(ctx)  # such a record is still taken
+    payloads.write_bytes(payloads.read_bytes() + json.dumps(
+        {"payload_digest": _digest_of(payloads, REMOVED), "note": NOTE}, separators=(",", ":")).encode() + b"\n")
+    return payloads, log, record
+
+
+def test_a_note_past_the_logged_lines_is_refused_under_a_record_from_before_payload_vouching(ctx: Context) -> None:
+    """With no payload state in the git folder's record, the log beside the files still counts
+    the payload lines acknowledged: a note line past them is refused as it is under a current
+    record, so reads never hide the comment under the forged reason and no append vouches for it."""
+    payloads, log, record = _legacy_record_with_a_note(ctx)
+    legacy = record.read_text()
+    for command in (("evidence", "ep_"), GRANT, ("gc",)):
+        failed = _refused(ctx, *command)
+        assert f"{payloads} line 3: a redaction note past the 2 line(s) the log beside the files counts" in failed, \
+            (command, failed)
+        assert str(log) in failed and "slipped in" not in failed and REMOVED not in failed
+    assert record.read_text() == legacy and REMOVED in payloads.read_text()
+    payloads.write_bytes(b"".join(payloads.read_bytes().splitlines(keepends=True)[:2]))  # taken out
+    assert REMOVED in _texts_read(ctx) and "slipped in" not in _texts_read(ctx)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+
+
+def test_gc_never_erases_a_payload_on_the_word_of_a_note_nobody_vouches_for(ctx: Context) -> None:
+    """Should the log beside the files count the note line too (it is in the work tree, where a
+    copy reaches it), no records line's removal and no audit entry of one vouches for the note:
+    verify names the note as the damage and never advises `gitstore gc`, and gc refuses rather
+    than erase the comment's text for good."""
+    payloads, log, _ = _legacy_record_with_a_note(ctx)
+    *before, last = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(before) + last.replace(b" 2 ", b" 3 ", 1))  # "2 appends, 3 payload lines"
+    verified = cli.gitstore("verify", cwd=ctx.workspace.root)
+    said = verified.stdout + verified.stderr
+    assert verified.returncode == 3 and "no removal vouches for it" in said, said
+    assert "gitstore gc" not in said and "take that note line out by hand" in said, said
+    failed = _refused(ctx, "gc")
+    assert "no removal vouches for" in failed and "gc erases no payload" in failed, failed
+    assert REMOVED in payloads.read_text() and payloads.read_text().count("\n") == 3

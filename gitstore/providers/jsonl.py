@@ -580,6 +580,11 @@ class JsonlProvider:
         reader without the lock may still have read the record before such a rewrite and the
         file after it, so it reads again holding the lock (``_Rewritten``) before that counts."""
         if not states:
+            # a record written before it vouched for payloads.jsonl (or none): the log beside the
+            # files still counts the payload lines acknowledged, so a note line past them is refused
+            acked = _acks.acked(self._records_path)
+            if acked.appends:
+                self._refuse_unacknowledged(view, acked.payloads, "the log beside the files counts")
             return
         matched = [count for count, chain in states if _payload_chain(view.chains, count) == chain]
         if matched:
@@ -603,7 +608,7 @@ class JsonlProvider:
                     f"the one this clone's appends wrote (they acknowledged {count} line(s), {self._vouching}; "
                     "changed, or lines swapped or put before it): damage or a patch, see `gitstore verify`")
 
-    def _refuse_unacknowledged(self, view: _Payloads, count: int) -> None:
+    def _refuse_unacknowledged(self, view: _Payloads, count: int, whose: str = "") -> None:
         """Refuse a payloads.jsonl holding, past the ``count`` lines this clone's appends
         acknowledged, a line none of its appends writes there: a redaction note (appends keep
         theirs in records.jsonl), which would take a payload's text away under a reason nobody
@@ -618,8 +623,10 @@ class JsonlProvider:
             return
         self._payloads = _Payloads()  # read afresh next time: the line may be taken out meanwhile
         fault = _Rewritten if not self._holding else IntegrityError
-        raise fault(f"{self._payloads_path} line {found[0] + 1}: {found[1]} past the {count} line(s) this clone's "
-                    f"appends acknowledged ({self._vouching}), which no append of this clone wrote (a patch or "
+        counted = (f"{whose} ({_acks.log_path(self._records_path)})" if whose else
+                   f"this clone's appends acknowledged ({self._vouching})")
+        raise fault(f"{self._payloads_path} line {found[0] + 1}: {found[1]} past the {count} line(s) {counted}, "
+                    "which no append of this clone wrote (a patch or "
                     "a hand put it there): no payload is read and nothing appended until that line is taken out; "
                     "see `gitstore verify`")
 
@@ -740,7 +747,8 @@ class JsonlProvider:
 
     def gc(self) -> GcReport:
         """Rewrite payloads.jsonl keeping only payloads a stored event names and that have no
-        note: removed payloads and the lines of killed appends go (nothing else changes)."""
+        note: removed payloads and the lines of killed appends go (nothing else changes). A note
+        line in payloads.jsonl that nothing vouches for is refused, never acted on."""
         with self._exclusive(), self._open_records() as fd:
             view = self._intact(self._scan_records(fd))
             named = set()
@@ -751,6 +759,7 @@ class JsonlProvider:
                         named.add(found.group(1).decode())
             with self._open(self._payloads_path) as pfd:
                 old_notes = set() if pfd is None else set(self._scan_payloads(pfd).notes)
+            self._refuse_unvouched_notes(old_notes - set(view.notes), view)
             noted = set(view.notes) | old_notes
             erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted, fd, view)
             leftovers = self._payloads_path.with_name(self._payloads_path.name + ".tmp")
@@ -759,6 +768,26 @@ class JsonlProvider:
                 leftovers.unlink()
                 files = 1
         return GcReport(payloads=erased, objects=files)
+
+    def _refuse_unvouched_notes(self, old_notes: set[str], view: _Records) -> None:
+        """Refuse to erase any payload on the word of a note line in payloads.jsonl that no
+        records line's removal and no audit entry of a removal vouches for (``_vouched``): a
+        patch or a hand may have put it there, and ``gc`` would then lose the text for good."""
+        cited: dict[str, str] = {}
+        twins: dict[str, str] = {}
+        redacted: set[str] = set()
+        for stored, _ in view.stored:
+            found = _PAYLOAD_DIGEST.search(stored.data) if stored.kind == "event" else None
+            if found and cited.setdefault(found.group(1).decode(), stored.digest) != stored.digest:
+                twins[stored.digest] = found.group(1).decode()
+            elif stored.kind == "audit":
+                redacted.update(_redact_subjects(stored.data))
+        unvouched = sorted(old_notes - _vouched(cited, twins, redacted))
+        if unvouched:
+            raise IntegrityError(f"{self._payloads_path}: a redaction note for payload {unvouched[0]} that no "
+                                 "removal vouches for (a patch or a hand put it there): gc erases no payload on "
+                                 "its word; take that note line out by hand, or run `gitstore purge` to start "
+                                 "afresh; see `gitstore verify`")
 
     # -- whose store it is ----------------------------------------------------------------------
 
@@ -1173,8 +1202,13 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set
                 report.problems.append(Problem(f"payload {digest}", f"kept twice (again on line {number})"))
             payloads.add(digest)
     for digest in sorted(payloads & (notes | removed)):
-        report.problems.append(Problem(f"payload {digest}",
-                                       "is still stored beside its redaction note (run `gitstore gc`)"))
+        if digest in removed or digest in vouched:
+            report.problems.append(Problem(f"payload {digest}",
+                                           "is still stored beside its redaction note (run `gitstore gc`)"))
+        else:  # gc would erase the text on the word of a note nobody vouches for: never advised
+            report.problems.append(Problem(f"payload {digest}", (
+                f"is stored beside a redaction note in {path} that no removal vouches for: the note is the damage, "
+                "not the payload; take that note line out by hand, or run `gitstore purge` to start afresh")))
     for digest, event in cited.items():
         if digest not in payloads and digest not in notes and digest not in removed:
             report.problems.append(payload_missing(event, digest))
