@@ -280,6 +280,35 @@ def test_the_index_follows_the_store(world: World, capsys: pytest.CaptureFixture
     assert [i["id"] for i in run_json(capsys, "recall", "sqlite vacuum")["items"]] == [new["id"]]  # type: ignore[index]
 
 
+def test_recall_scores_a_learning_by_the_title_it_is_named_by(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """Accepting may change the text alone, so a title stays as proposed and can state what a
+    person's edit corrected. Recall weighs the title a learning is named by: an edited one's is
+    the headline of its accepted text, so the words only its old title holds recall nothing,
+    while an unedited learning is still found by its own title's words."""
+    ctx = world.ctx
+    at = "2026-03-02T10:00:00.000000Z"
+    thread = Thread(ctx, 73, "c73", at)
+    event = thread.comment("c73", "Clients hammering the server in lockstep here.", at)
+    thread.save()
+    draft = ops.Draft(title="Sleep a fixed second between retries", text="Sleep a fixed second between retries.",
+                      category="convention", evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"))
+    proposal = ops.propose(ctx, draft, "github:9")
+    edited = ops.accept(ctx, proposal["id"], proposal["reviewDigest"], "github:9",
+                        edit="Use exponential backoff with jitter between retries.")
+    assert edited["decision"]["edited"] and edited["content"]["title"] == "Sleep a fixed second between retries"
+    thread = Thread(ctx, 74, "c74", at)
+    event = thread.comment("c74", "Please keep the database small.", at)
+    thread.save()
+    kept = accepted(ctx, propose(ctx, [ref(event)], title="Nightly vacuum", text="Compact the SQLite file every week."))
+
+    def recalled(query: str) -> list[str]:
+        return [i["id"] for i in run_json(capsys, "recall", query)["items"]]  # type: ignore[index]
+
+    assert edited["id"] not in recalled("fixed second")
+    assert edited["id"] in recalled("exponential backoff")
+    assert recalled("nightly vacuum") == [kept["id"]]
+
+
 def test_recall_refuses_an_empty_query_and_an_uninitialised_repository(
         world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recall", "   "]) == 2

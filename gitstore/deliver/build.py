@@ -41,6 +41,7 @@ from gitstore.deliver.place import Place
 from gitstore.deliver.recall import LOOKALIKE
 from gitstore.deliver.terms import target_terms, terms
 from gitstore.errors import GitstoreError
+from gitstore.records.headline import headline, title_for
 
 if TYPE_CHECKING:
     from gitstore.context import Context
@@ -205,7 +206,8 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     line = scanned_line(scanner, texts["text"], texts["title"])
     if isinstance(line, str):
         return line
-    found = row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
+    found = row(record["id"], record["contentDigest"], trust, named(view, record, texts), texts["text"],
+                texts["targets"],
                 [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
                 record["validFrom"], record["validUntil"], record["category"], record["audience"])
     if line[0] != found["text"]:  # redacted on the line agents get: none of what went stays a search term
@@ -215,6 +217,21 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
         found["text"] = line[0]
     found["text"] = marked(found["text"])
     return found
+
+
+def named(view: Any, record: dict[str, Any], texts: dict[str, str]) -> str:
+    """The title recall scores a learning by, as the scanner leaves it: the one it is named by
+    (``gitstore.records.headline.title_for``): its own, or, once a person edited its text at
+    accept, the headline of the text they accepted. A title stays as proposed when the text is
+    edited, so its words can state what the edit corrected: weighed as the title, they would
+    recall the learning on a claim a person took out of it, and the accepted text's first words
+    would get no title weight."""
+    content = record["content"]
+    history = view.histories().get(record["id"])
+    proposed = history.chain[0].record["content"]["text"] if history is not None and history.chain else content["text"]
+    if title_for(content, proposed) == content["title"]:
+        return texts["title"]
+    return headline(texts["text"])  # the scanned text's, so nothing the scanner redacted becomes a term
 
 
 def marked(line: str) -> str:
