@@ -894,3 +894,31 @@ def test_a_snapshot_a_little_ahead_of_this_clock_is_imported(ctx: Context, tmp_p
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(snapshot))
     assert import_reviews(ctx, path, "github:9").record["counts"]["comments"] == 1
+
+
+@pytest.mark.parametrize(("name", "field"), [
+    ("pull_request_review_comment/created.payload.json", "comment.created_at"),
+    ("pull_request_review_comment/edited.payload.json", "comment.updated_at"),
+    ("pull_request_review/submitted.payload.json", "review.submitted_at"),
+    ("pull_request_review_comment/created.payload.json", "pull_request.updated_at"),
+    ("pull_request_review_thread/resolved.payload.json", "thread.comments[0].created_at"),
+])
+def test_a_delivery_from_the_future_is_refused_in_one_line(ctx: Context, tmp_path: Path, name: str, field: str) -> None:
+    """A comment delivered as written in 2099 was stored, and no snapshot taken since, however
+    complete, was newer than it: --remove-deleted never removed its text once deleted on GitHub."""
+    from .cli import fails
+
+    delivery = load(name)
+    where: dict = delivery
+    *parts, key = field.replace("[0]", ".0").split(".")
+    for part in parts:
+        where = where[int(part)] if part.isdigit() else where[part]  # type: ignore[index]
+    where[key] = "2099-01-01T00:00:00Z"
+    good = tmp_path / "a-good.json"
+    good.write_text(json.dumps(load("pull_request_review_comment/created.payload.json")))  # an ordinary one with it
+    path = tmp_path / "b-future.json"
+    path.write_text(json.dumps(delivery))
+    err = fails(1, "import", "reviews", str(tmp_path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert err.count("\n") == 1 and f"{path}: {field} is 2099-01-01T00:00:00" in err and "in the future" in err, err
+    assert list(ctx.store.items()) == [], "nothing of the folder is stored"
+

@@ -126,9 +126,10 @@ def load_material(path: Path) -> list[tuple[str, Any, bytes]]:
             raise InvalidInput(f"{file}: an empty array, neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries")
         for n, item in enumerate(items):
             if isinstance(item, dict) and item.get("format") == FORMAT:
-                _check_snapshot(Path(_where(file, data, n)), item)
+                check_snapshot(Path(_where(file, data, n)), item)
                 snapshots.append(item)
             elif isinstance(item, dict) and "action" in item and "repository" in item:
+                _check_delivery(Path(_where(file, data, n)), item)
                 payloads.append(item)
             elif not isinstance(data, list) or _rest_comments(items):
                 raise InvalidInput(f"{file}: neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries"
@@ -197,7 +198,7 @@ def _rest_comments(payloads: list[Any]) -> bool:
                                   for p in payloads)
 
 
-def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
+def check_snapshot(path: Path, data: dict[str, Any]) -> None:
     """Refuse, in one line, a snapshot whose parts are not of the JSON types its format gives
     them (a file written by hand, or damaged): the importer reads the rest trusting them."""
     pr = data.get("pullRequest")
@@ -222,12 +223,33 @@ def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
                 _not_later(path, f"responses[{n}].body[{m}].{key}", item.get(key), latest)
 
 
-def _not_later(path: Path, name: str, value: Any, latest: str) -> None:
-    """Refuse a snapshot's time later than ``latest`` (now and the clock skew allowed)."""
+# the times a delivery's import reads, by where they are (a thread's comments: each of them)
+_DELIVERY_TIMES = (("comment", ("created_at", "updated_at")), ("review", ("submitted_at",)),
+                   ("pull_request", ("updated_at",)))
+
+
+def _check_delivery(path: Path, payload: dict[str, Any]) -> None:
+    """Refuse, in one line, a webhook delivery giving a time the importer reads later than now
+    by more than ``CLOCK_SKEW``: a comment stored as written in 2099 is never older than a
+    snapshot that leaves it out, so no snapshot would ever show it deleted and remove its text."""
+    latest = format_time(datetime.now(timezone.utc) + CLOCK_SKEW)
+    why = "a delivery from the future would keep its comments from ever being found deleted"
+    for part, keys in _DELIVERY_TIMES:
+        for key in keys:
+            _not_later(path, f"{part}.{key}", _object(payload.get(part)).get(key), latest, why)
+    listed = _object(payload.get("thread")).get("comments")
+    for n, comment in enumerate(listed if isinstance(listed, list) else []):
+        for key in ("created_at", "updated_at"):
+            _not_later(path, f"thread.comments[{n}].{key}", _object(comment).get(key), latest, why)
+
+
+def _not_later(path: Path, name: str, value: Any, latest: str,
+               why: str = "a snapshot from the future would show comments deleted") -> None:
+    """Refuse a snapshot's (or delivery's) time later than ``latest`` (now and the clock skew allowed)."""
     at = _time_or_none(value)
     if at is not None and at > latest:
         raise InvalidInput(f"{path}: {name} is {at}, in the future (later than now by more than "
-                           f"{CLOCK_SKEW.days} day): a snapshot from the future would show comments deleted")
+                           f"{CLOCK_SKEW.days} day): {why}")
 
 
 def _number(value: Any) -> TypeGuard[int]:
