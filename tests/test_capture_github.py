@@ -571,3 +571,15 @@ def test_a_saved_snapshot_says_when_it_was_taken_so_its_newest_comment_deleted_s
     later.write_text(json.dumps(saved))
     again = import_reviews(ctx, later, BY, remove_deleted=True)
     assert again.removed == [f"github:comment:{newest['id']}"], again.to_json()
+
+
+def test_a_comment_served_with_a_time_in_the_future_fails_its_pull_request(ctx: Context, github: FakeGitHub) -> None:
+    """GitHub never serves a time ahead of this clock: a comment served as written in 2099 (a
+    server answering for GitHub) was stored, and no later snapshot could show it deleted."""
+    github.lists["pulls/2/comments"][1] = {**github.lists["pulls/2/comments"][1], "updated_at": "2099-01-01T00:00:00Z"}
+    with serve(github):
+        report = import_github(ctx, REPO, BY, pulls=[2], api=github.url, token=None)
+    [pull] = report.pulls
+    assert pull.outcome == "failed" and pull.imported is None, pull
+    assert any("updated_at is 2099-01-01T00:00:00" in p and "in the future" in p for p in pull.problems), pull.problems
+    assert list(ctx.store.items()) == []

@@ -444,7 +444,7 @@ def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], fol
                      report: GithubReport) -> None:
     """Save each snapshot without the text memory removed, and import those not stored yet."""
     from gitstore.capture.inbox import stored_snapshots
-    from gitstore.capture.reviews import KnownReviews, import_loaded, snapshot_digest
+    from gitstore.capture.reviews import KnownReviews, check_snapshot, import_loaded, snapshot_digest
     from gitstore.records.canonical import canonicalize
 
     stored = stored_snapshots(ctx)
@@ -458,6 +458,9 @@ def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], fol
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
         if not {as_served, snapshot_digest("github-rest", item.snapshot, canonical)} & stored:
             try:
+                # times GitHub gives are never ahead of this clock: one that is (a server answering
+                # for GitHub, or a clock far behind) is refused as a snapshot file saying it would be
+                check_snapshot(path, item.snapshot)
                 done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()
             except Exception as exc:  # one pull request failing stops no other
