@@ -19,6 +19,7 @@ def _root() -> Path:
 
 def _show(change: object, as_json: bool, check: bool = False) -> None:
     from gitstore.ops.wiki import WikiChange
+    from gitstore.promote.okf import OLDER_RULE
 
     assert isinstance(change, WikiChange)
     if as_json:
@@ -28,7 +29,8 @@ def _show(change: object, as_json: bool, check: bool = False) -> None:
         typer.echo(f"wrote {path}")
     if check:
         for path in change.stale:
-            typer.echo(f"out of date: {path}")
+            why = f" (its entries say each page's title and description: {OLDER_RULE})" if path in change.older else ""
+            typer.echo(f"out of date: {path}{why}")
     for path in change.kept:
         typer.echo(f"left alone: {path} (written by hand: no generated mark; the gitstore-okf gate checks it "
                    "lists its folder)")

@@ -20,7 +20,9 @@ from typing import Any
 
 from gitstore._files import first_link, replace_file
 from gitstore.errors import Refused
-from gitstore.promote.okf import INDEX_PAGE, hand_written_indexes, linked_paths, render_index_page, stale_indexes
+from gitstore.promote.okf import (
+    INDEX_PAGE, hand_written_indexes, linked_paths, only_escaping_differs, render_index_page, stale_indexes,
+)
 from gitstore.promote.routing import WIKI
 
 PAGE_FRONT_MATTER = "type, title, description, tags"
@@ -40,12 +42,13 @@ class WikiChange:
     wiki: str
     written: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    older: list[str] = field(default_factory=list)  # stale only in how an older gitstore escaped its entries
     kept: list[str] = field(default_factory=list)  # indexes a person wrote, left alone
     linked: list[str] = field(default_factory=list)  # symbolic links, neither followed nor listed
     next: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"wiki": self.wiki, "written": self.written, "stale": self.stale, "handWritten": self.kept,
+        return {"wiki": self.wiki, "written": self.written, "stale": self.stale, "olderEscaping": self.older, "handWritten": self.kept,
                 "linked": self.linked, "next": self.next}
 
 
@@ -81,6 +84,8 @@ def index(root: Path, *, check: bool = False) -> WikiChange:
     change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)], linked=_linked(root, wiki))
     stale = stale_indexes(wiki, keep_hand_written=True)
     change.stale = [_rel(root, page) for page, _ in stale]
+    change.older = [_rel(root, page) for page, text in stale if page.is_file() and not page.is_symlink()
+                    and only_escaping_differs(page.read_text(encoding="utf-8", errors="replace"), text)]
     if not check:
         for rel in change.stale:  # all checked before any is written
             _no_link(root, rel)

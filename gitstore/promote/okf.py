@@ -157,6 +157,57 @@ def unescape_entry_text(text: str) -> str:
     return _ESCAPED.sub(r"\1", text) if "\\" in text else text
 
 
+def entry_parts(line: str) -> tuple[str, str, str] | None:
+    """An index entry line's title, link and description, their escapes undone
+    (``escape_entry_text``); None for a line that is no entry."""
+    match = _INDEX_ENTRY.match(line)
+    if match is None:
+        return None
+    return unescape_entry_text(match.group(1)), match.group(2), unescape_entry_text(match.group(3) or "")
+
+
+def escaped_otherwise(line: str, expected: str) -> bool:
+    """Whether the entry ``line`` says what ``expected`` (the line the generator writes) says,
+    only escaped another way: as an older gitstore wrote it, whose rule left ``&``, ``<``,
+    ``>`` or backticks of a title as they are. Still not the generated line (one run of
+    ``gitstore wiki index`` rewrites it), but no hand edit of what the entry says."""
+    if line == expected:
+        return False
+    parts = entry_parts(line)
+    return parts is not None and parts == entry_parts(expected)
+
+
+def only_escaping_differs(current: str, expected: str) -> bool:
+    """Whether the index text ``current`` is ``expected`` (what the generator writes) but for
+    entries escaped otherwise (``escaped_otherwise``)."""
+    now, then = current.split("\n"), expected.split("\n")
+    return (current != expected and len(now) == len(then)
+            and all(a == b or escaped_otherwise(a, b) for a, b in zip(now, then)))
+
+
+OLDER_RULE = ("only how it escapes markup such as `&`, `<`, `>` or backticks differs from the line gitstore "
+              "writes now: run `gitstore wiki index` once and commit the index")
+
+# A page or folder name a generated entry could not link as it is: CommonMark reads an entity
+# (``&amp;``) or a backslash escape in a link destination (so ``run&amp;stop.md`` renders as
+# ``run&stop.md``, another page), and whitespace, ``<``, ``>``, parentheses and control
+# characters end or break it; a ``%`` is decoded by whatever follows the link, ``#`` and ``?``
+# start its fragment or query. OKF page names are slugs; this refuses the few characters that
+# would make an entry lead elsewhere.
+_UNLINKABLE = re.compile(r"[\s&\\<>()%#?\x00-\x1f\x7f]")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a wiki page, file or folder named ``name`` cannot be listed in a generated index as
+    a link to itself; None when it can."""
+    found = _UNLINKABLE.search(name)
+    if found is None:
+        return None
+    return (f"its name holds {found.group()!r}, which an index entry's link cannot carry as it is (an entity, an "
+            "escape, a space, a parenthesis, a fragment or a percent sign would make the link lead elsewhere "
+            "or nowhere); rename it without it, as a slug (letters, digits, '-', '_', '.')")
+
+
 def _folder_link(sub: Path) -> str:
     """A subfolder's entry leads to its index, which every folder holding pages has."""
     return f"{sub.name}/{INDEX_PAGE}" if _pages_in(sub) or _regular(sub / INDEX_PAGE) else f"{sub.name}/"
@@ -847,6 +898,9 @@ def _check_wiki(root: Path) -> list[str]:
     problems = [f"{link.relative_to(root).as_posix()}: is a symbolic link (the wiki holds its files and folders "
                 "themselves; the generated indexes neither follow nor list a link)" for link in linked_paths(root)]
     for folder in _folders(root):
+        for item in _pages_in(folder) + _files_in(folder) + _subfolders(folder):
+            if (why := name_problem(item.name)) is not None:
+                problems.append(f"{item.relative_to(root).as_posix()}: {why}")
         pages = sorted(p for p in folder.glob("*.md") if _regular(p))
         for page in pages:
             where = page.relative_to(root).as_posix()
@@ -868,7 +922,11 @@ def _check_wiki(root: Path) -> list[str]:
         for page in _pages_in(folder):
             if page.resolve() not in listed:
                 problems.append(f"{where}: does not list {page.name}")
-            elif generated and page_entry(page) not in lines:
+            elif generated and (entry := page_entry(page)) not in lines:
+                if any(escaped_otherwise(line, entry) for line in lines):
+                    problems.append(f"{where}: its entry for {page.name} says that page's title and description, "
+                                    f"escaped otherwise, as an older gitstore wrote it ({OLDER_RULE})")
+                    continue
                 problems.append(f"{where}: its entry for {page.name} is not what gitstore writes for that page "
                                 "(regenerate it: `gitstore wiki index`)")
         for sub in _subfolders(folder):
