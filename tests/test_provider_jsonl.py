@@ -279,6 +279,10 @@ def test_verify_names_a_note_line_no_removal_vouches_for(folder: Path) -> None:
     assert reader.payload(forged["payloadDigest"]) is None
     problems = [str(p) for p in reader.verify().problems]
     assert len(problems) == 1 and problems[0].startswith(f"redaction note {forged['payloadDigest']}: no "), problems
+    held = (folder / "payloads.jsonl").read_bytes()
+    with pytest.raises(IntegrityError, match="gc erases no payload on its word"):
+        reader.gc()  # a folder no clone vouches for: gc itself refuses to act on the note
+    assert (folder / "payloads.jsonl").read_bytes() == held
 
 
 def test_verify_names_tampered_records_and_payloads(folder: Path) -> None:

@@ -296,6 +296,56 @@ def test_gc_never_erases_a_payload_on_the_word_of_a_note_nobody_vouches_for(ctx:
     said = verified.stdout + verified.stderr
     assert verified.returncode == 3 and "no removal vouches for it" in said, said
     assert "gitstore gc" not in said and "take that note line out by hand" in said, said
-    failed = _refused(ctx, "gc")
-    assert "no removal vouches for" in failed and "gc erases no payload" in failed, failed
+    failed = _refused(ctx, "gc")  # the note line itself is refused before gc reads a payload
+    assert f"{payloads} line 3: a redaction note that no removal vouches for" in failed, failed
     assert REMOVED in payloads.read_text() and payloads.read_text().count("\n") == 3
+
+
+def test_a_note_put_before_the_logged_lines_is_refused_under_a_record_from_before_payload_vouching(
+        ctx: Context) -> None:
+    """The log beside the files counts payload lines, not which they are: a note line put first
+    (before the counted lines) moves nothing it checks. No records line's removal and no audit
+    entry of one vouches for that note, so wherever it sits reads, appends and gc refuse it,
+    naming the line without its text, and no append writes the record whole over it (which
+    would vouch for it for good)."""
+    payloads, _, record = _files(ctx)
+    record.write_text(" ".join(record.read_text().split()[:3]) + "\n")
+    held, legacy = payloads.read_bytes(), record.read_text()
+    note = json.dumps({"payload_digest": _digest_of(payloads, REMOVED), "note": NOTE},
+                      separators=(",", ":")).encode() + b"\n"
+    payloads.write_bytes(note + held)
+    for command in (("evidence", "ep_"), GRANT, ("gc",)):
+        failed = _refused(ctx, *command)
+        assert f"{payloads} line 1: a redaction note that no removal vouches for" in failed, (command, failed)
+        assert "slipped in" not in failed and REMOVED not in failed
+    assert record.read_text() == legacy and payloads.read_bytes() == note + held
+    payloads.write_bytes(held)  # taken out
+    assert REMOVED in _texts_read(ctx)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert len(record.read_text().split()) == 5
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+
+
+def test_an_older_stores_note_its_audit_entry_vouches_for_is_taken_under_a_record_from_before_payload_vouching(
+        ctx: Context) -> None:
+    """Older versions kept a redaction's note in payloads.jsonl, in place of the payload line,
+    and its audit entry (naming the event and its digest) in an append of its own: such a note
+    is vouched for, so the comment reads as removed and the next append writes the record whole."""
+    payloads, _, record = _files(ctx)
+    removed = _digest_of(payloads, REMOVED)
+    [(event_id, event)] = [(i, e) for i, e in ctx.view().events.items() if e.get("payloadDigest") == removed]
+    ctx.write([], "redact", "github:9", [event_id, event["digest"]], "asked the old way")
+    record.write_text(" ".join(record.read_text().split()[:3]) + "\n")
+    note = json.dumps({"payload_digest": removed, "note": {**NOTE, "reason": "asked the old way"}},
+                      separators=(",", ":")).encode()
+    payloads.write_bytes(b"".join((note if _payload_digest(line) == removed else line) + b"\n"
+                                  for line in payloads.read_bytes().splitlines()))
+    assert REMOVED not in _texts_read(ctx)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert len(record.read_text().split()) == 5 and note in payloads.read_bytes()
+    assert REMOVED not in _texts_read(ctx)
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+
+
+def _payload_digest(line: bytes) -> str:
+    return str(json.loads(line)["payload_digest"])

@@ -335,6 +335,8 @@ class _Payloads(_View):
     chains: list[str] = field(default_factory=list)  # the running digest of the lines up to each, damaged ones too
     # lines no append of this clone writes past the acknowledged ones: (index, what is wrong)
     suspect: list[tuple[int, str]] = field(default_factory=list)
+    note_lines: list[tuple[int, str]] = field(default_factory=list)  # (index, payload digest) of each note line
+    vouched_notes: int = 0  # how many of them a removal was found to vouch for (``_refuse_unvouched_note_lines``)
 
     def extend(self, line: bytes) -> None:
         """Take in one complete line's place and its running digest (``_payload_chain``)."""
@@ -555,6 +557,7 @@ class JsonlProvider:
                 continue           # no acknowledged line (one overwritten reads as lost)
             if what == "note":  # appends keep notes in records.jsonl: one here is only ever an older store's
                 view.suspect.append((len(view.chains), "a redaction note"))
+                view.note_lines.append((len(view.chains), digest))
                 view.notes.setdefault(digest, data)
             elif len(view.chains) >= unproven and sha256_digest(data) != digest:  # appends write none such
                 view.suspect.append((len(view.chains), "a payload that does not match its digest"))
@@ -585,6 +588,11 @@ class JsonlProvider:
             acked = _acks.acked(self._records_path)
             if acked.appends:
                 self._refuse_unacknowledged(view, acked.payloads, "the log beside the files counts")
+            # and in a clone, wherever it sits (a line put before the counted ones moves nothing
+            # the log checks), a note line no removal vouches for is refused: the next append
+            # would write the record whole, vouching for it for good
+            if self._vouching is not None:
+                self._refuse_unvouched_note_lines(view)
             return
         matched = [count for count, chain in states if _payload_chain(view.chains, count) == chain]
         if matched:
@@ -629,6 +637,28 @@ class JsonlProvider:
                     "which no append of this clone wrote (a patch or "
                     "a hand put it there): no payload is read and nothing appended until that line is taken out; "
                     "see `gitstore verify`")
+
+    def _refuse_unvouched_note_lines(self, view: _Payloads) -> None:
+        """Refuse a payloads.jsonl holding a redaction note line that no records line's removal
+        and no audit entry of a removal vouches for (``_vouched_notes``, as ``gc`` and ``verify``
+        take it): older versions kept a note there with its audit entry in an append of its own,
+        so every note they wrote is vouched for; one nothing vouches for a patch or a hand put
+        there, to take a payload's text away under a reason nobody gave. Only the note lines not
+        yet found vouched for are checked (records only grow), so a store holding none costs
+        nothing; the records read are brought up to date first."""
+        if view.vouched_notes >= len(view.note_lines):
+            return
+        with self._lock, self._open(self._records_path) as rfd:
+            vouched = _vouched_notes(self._scan_records(rfd) if rfd is not None else self._records)
+        for index, digest in view.note_lines[view.vouched_notes:]:
+            if digest not in vouched:
+                self._payloads = _Payloads()  # read afresh next time: the line may be taken out meanwhile
+                fault = _Rewritten if not self._holding else IntegrityError
+                raise fault(f"{self._payloads_path} line {index + 1}: a redaction note that no removal vouches "
+                            "for (no records line's removal, no audit entry of one; a patch or a hand put it there): "
+                            "no payload is read and nothing appended until that line is taken out; "
+                            "see `gitstore verify`")
+            view.vouched_notes += 1
 
     def _trail(self, name: str) -> Path | None:
         """Beside the git folder's record: the trail of ``name``'s lines (``_keep_trail``)."""
@@ -773,16 +803,7 @@ class JsonlProvider:
         """Refuse to erase any payload on the word of a note line in payloads.jsonl that no
         records line's removal and no audit entry of a removal vouches for (``_vouched``): a
         patch or a hand may have put it there, and ``gc`` would then lose the text for good."""
-        cited: dict[str, str] = {}
-        twins: dict[str, str] = {}
-        redacted: set[str] = set()
-        for stored, _ in view.stored:
-            found = _PAYLOAD_DIGEST.search(stored.data) if stored.kind == "event" else None
-            if found and cited.setdefault(found.group(1).decode(), stored.digest) != stored.digest:
-                twins[stored.digest] = found.group(1).decode()
-            elif stored.kind == "audit":
-                redacted.update(_redact_subjects(stored.data))
-        unvouched = sorted(old_notes - _vouched(cited, twins, redacted))
+        unvouched = sorted(old_notes - _vouched_notes(view))
         if unvouched:
             raise IntegrityError(f"{self._payloads_path}: a redaction note for payload {unvouched[0]} that no "
                                  "removal vouches for (a patch or a hand put it there): gc erases no payload on "
@@ -1149,6 +1170,21 @@ def _redact_subjects(data: bytes) -> list[str]:
         return []  # its contract check names it
     subjects = record.get("subjects") if isinstance(record, dict) and record.get("action") == "redact" else None
     return [s for s in subjects if isinstance(s, str)] if isinstance(subjects, list) else []
+
+
+def _vouched_notes(view: _Records) -> set[str]:
+    """The payload digests whose note the records read vouch for: a records line's removal, or
+    an audit entry of a removal naming the event (``_vouched``), as ``verify`` takes them."""
+    cited: dict[str, str] = {}
+    twins: dict[str, str] = {}
+    redacted: set[str] = set()
+    for stored, _ in view.stored:
+        found = _PAYLOAD_DIGEST.search(stored.data) if stored.kind == "event" else None
+        if found and cited.setdefault(found.group(1).decode(), stored.digest) != stored.digest:
+            twins[stored.digest] = found.group(1).decode()
+        elif stored.kind == "audit":
+            redacted.update(_redact_subjects(stored.data))
+    return set(view.notes) | _vouched(cited, twins, redacted)
 
 
 def _vouched(cited: dict[str, str], twins: dict[str, str], redacted: set[str]) -> set[str]:
