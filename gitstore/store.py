@@ -459,31 +459,15 @@ class Store:
         """Redaction notes stored without authority: their payloads are not treated as removed.
         Each is named once (a note kept in this writer's tip and in the copy of it sync fetched
         is one removal), and not at all once another note honoured here removes its payload."""
-        if "attest" not in self.manifest.capabilities:
-            return []
-        from gitstore.records.canonical import parse_json
-        from gitstore.rules.trust import NO_AUTHORITY, note_problem
+        from gitstore.rules.trust import NO_AUTHORITY
 
-        provider = cast(AttestingProvider, self.provider)
         found, seen = [], set()
-        honoured: set[str] | None = None
-        for payload_digest, note, append in provider.notes():
-            if (payload_digest, note, append) in seen or self._note_counts(payload_digest, note, append):
+        for payload_digest, note, append, _, why in self._unhonoured_notes():
+            if (payload_digest, note, append) in seen:
                 continue
             seen.add((payload_digest, note, append))
-            if honoured is None:
-                honoured = provider.noted()
-            if payload_digest in honoured:
-                continue
-            why = "is not a redaction object"
-            try:
-                parsed = parse_json(note, allow_floats=False)
-                why = note_problem(self.trust_mode(), None if append is None else self.attestation(append),
-                                   parsed) or why
-            except GitstoreError:
-                pass
-            found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}{why}; "
-                                 "the payload is not treated as removed"))
+            found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}"
+                                 f"{why or 'is not a redaction object'}; the payload is not treated as removed"))
         return found
 
     def held_notes(self) -> dict[str, tuple[dict[str, Any], str]]:
@@ -492,16 +476,25 @@ class Store:
         removed, yet it may be gone from this clone (its writer's snapshot dropped it), and the
         note still names the comment it held (``sourceId``), so the removal can be made again,
         with authority (``redact``), and a reader told why the text is gone."""
+        found: dict[str, tuple[dict[str, Any], str]] = {}
+        for payload_digest, _, _, parsed, why in self._unhonoured_notes():
+            if payload_digest not in found and isinstance(parsed, dict):
+                found[payload_digest] = (parsed, why or "it is not honoured here")
+        return found
+
+    def _unhonoured_notes(self) -> Iterator[tuple[str, bytes, str | None, Any, str | None]]:
+        """Each redaction note stored that carries no authority here, for a payload no note
+        honoured here removes: (payload digest, note, the append that stored it, the note parsed
+        (None: unreadable), why it carries none (None: the rules name nothing))."""
         if "attest" not in self.manifest.capabilities:
-            return {}
+            return
         from gitstore.records.canonical import parse_json
         from gitstore.rules.trust import note_problem
 
         provider = cast(AttestingProvider, self.provider)
-        found: dict[str, tuple[dict[str, Any], str]] = {}
         honoured: set[str] | None = None
         for payload_digest, note, append in provider.notes():
-            if payload_digest in found or self._note_counts(payload_digest, note, append):
+            if self._note_counts(payload_digest, note, append):
                 continue
             if honoured is None:
                 honoured = provider.noted()
@@ -510,11 +503,10 @@ class Store:
             try:
                 parsed = parse_json(note, allow_floats=False)
             except GitstoreError:
+                yield payload_digest, note, append, None, None
                 continue
-            if isinstance(parsed, dict):
-                why = note_problem(self.trust_mode(), None if append is None else self.attestation(append), parsed)
-                found[payload_digest] = (parsed, why or "it is not honoured here")
-        return found
+            yield (payload_digest, note, append, parsed,
+                   note_problem(self.trust_mode(), None if append is None else self.attestation(append), parsed))
 
     def _authorize(self, namespace: Namespace, authorities: list[dict[str, Any]],
                    removals: tuple[Removal, ...]) -> bool:
