@@ -243,3 +243,27 @@ def test_the_same_pages_fetched_again_show_a_comment_written_between_deleted(ctx
     # nothing left to remove: the next pass imports nothing again
     again = import_folder(ctx, inbox, BY, ledger, remove_deleted=True)
     assert again.imports == [] and again.already == 1 and again.problems == []
+
+
+def test_a_removal_imported_is_known_to_the_rest_of_the_pass(ctx: Context, tmp_path: Path) -> None:
+    """The same pages saved twice (a refetch kept under two names): once the first file's import
+    removed the deleted comment's text, the second is stored already and removes nothing. The
+    pass's view of the store missed the removal, imported the second file again (a needless
+    import record, the text removed twice); a pass after it writes nothing at all."""
+    inbox, ledger = tmp_path / "inbox", tmp_path / "ledger.json"
+    inbox.mkdir()
+    first = (1001, "Point 1.", "2026-03-01T10:00:00Z")
+    (inbox / "pr-2.json").write_text(json.dumps(_rest([first, (1002, "Point 2.", "2026-03-01T12:00:00Z")],
+                                                      "2026-03-01T13:00:00Z")))
+    import_folder(ctx, inbox, BY, ledger, remove_deleted=True)
+    later = _rest([first], "2026-03-01T15:00:00Z")  # 1002 deleted at its source meanwhile
+    (inbox / "pr-2.json").write_text(json.dumps(later))
+    (inbox / "pr-2-again.json").write_text(json.dumps({**later, "takenAt": "2026-03-01T16:00:00Z"}))
+    second = import_folder(ctx, inbox, BY, ledger, remove_deleted=True)
+    assert [i["removedText"] for i in second.imports] == [["github:comment:1002"]] and second.already == 1, \
+        second.to_json()
+    assert len(list(ctx.store.items(["import"]))) == 2
+    tips = git(ctx.workspace.root, "for-each-ref", "refs/memory")
+    third = import_folder(ctx, inbox, BY, ledger, remove_deleted=True)
+    assert third.imports == [] and third.problems == [] and third.already == 2
+    assert git(ctx.workspace.root, "for-each-ref", "refs/memory") == tips, "a pass with nothing new writes nothing"

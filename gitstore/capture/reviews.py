@@ -864,6 +864,7 @@ def store_imports(built: list[BuiltImport]) -> list[ImportReport]:
             from gitstore.ops.redact import redact_each
 
             redact_each(ctx, builder.deleted, by, "deleted at its source")
+            one.known.redacted.update(builder.deleted)  # the run's next imports find the text gone
             report.removed.extend(builder.deleted)
         reports.append(report)
     return reports
