@@ -583,3 +583,40 @@ def test_a_comment_served_with_a_time_in_the_future_fails_its_pull_request(ctx: 
     assert pull.outcome == "failed" and pull.imported is None, pull
     assert any("updated_at is 2099-01-01T00:00:00" in p and "in the future" in p for p in pull.problems), pull.problems
     assert list(ctx.store.items()) == []
+    assert not Path(pull.file).exists(), "a refused snapshot is not saved: every later pass would refuse it again"
+
+
+def test_a_refused_snapshot_saved_by_an_earlier_import_is_named_once_with_how_to_clear_it(
+        ctx: Context, github: FakeGitHub) -> None:
+    """An import that saved before it checked left a refused snapshot in the inbox. Fetching the
+    pull request again, refused again, leaves that file as it is and says to delete it; the
+    inbox's pass names it once, saying the same, and is quiet about it after."""
+    from gitstore.capture.inbox import import_folder
+
+    github.lists["pulls/2/comments"][1] = {**github.lists["pulls/2/comments"][1], "updated_at": "2099-01-01T00:00:00Z"}
+    with serve(github):
+        fetched = fetch(REPO, api=github.url, pulls=[2])
+    saved = ctx.workspace.state / "inbox" / "github" / "Codertocat--Hello-World--pr-2.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(json.dumps(fetched.snapshots[0].snapshot))
+    before = saved.read_bytes()
+    with serve(github):
+        report = import_github(ctx, REPO, BY, pulls=[2], api=github.url, token=None)
+    [pull] = report.pulls
+    assert pull.outcome == "failed" and any(p.endswith(f"{saved}, saved by an earlier import, is refused too: delete it")
+                                            for p in pull.problems), pull.problems
+    assert saved.read_bytes() == before and list(ctx.store.items()) == []
+    ledger = ctx.workspace.state / "loop" / "reviews-imported.json"
+    first = import_folder(ctx, saved.parent, BY, ledger)
+    [problem] = first.problems
+    assert problem.startswith(f"{saved.name}: ") and "in the future" in problem and problem.endswith(
+        f"delete {saved.name} to clear it (named once)"), problem
+    tips = git_refs(ctx)
+    again = import_folder(ctx, saved.parent, BY, ledger)
+    assert again.problems == [] and again.imports == [] and again.refused == [saved.name]
+    assert git_refs(ctx) == tips and saved.read_bytes() == before
+
+
+def git_refs(ctx: Context) -> str:
+    return subprocess.run(["git", "for-each-ref", "refs/memory"], cwd=ctx.workspace.root, capture_output=True,
+                          text=True, check=True).stdout

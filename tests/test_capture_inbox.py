@@ -68,7 +68,7 @@ def test_a_missing_folder_in_the_state_folder_is_made_and_holds_nothing(ctx: Con
     state = ctx.workspace.state
     inbox, ledger = state / "inbox" / "reviews", state / "loop" / "reviews-imported.json"
     report = import_folder(ctx, inbox, BY, ledger)
-    assert report.to_json() == {"imports": [], "problems": [], "alreadyImported": 0}
+    assert report.to_json() == {"imports": [], "problems": [], "alreadyImported": 0, "refusedBefore": []}
     assert inbox.is_dir() and not list(inbox.iterdir())
     assert import_folder(ctx, inbox, BY, ledger).imports == []
     with pytest.raises(InvalidInput, match="no such folder"):

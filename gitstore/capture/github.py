@@ -454,16 +454,36 @@ def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], fol
         scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
         path = folder / file_name(repo, item.pull)
-        save(path, canonical)
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
+        report.pulls.append(result)
+        try:
+            # times GitHub gives are never ahead of this clock: one that is (a server answering
+            # for GitHub, or a clock far behind) is refused as a snapshot file saying it would be,
+            # before it is saved: every later pass over the folder would refuse it again
+            check_snapshot(Path(f"the snapshot of #{item.pull}"), item.snapshot)
+        except Exception as exc:  # one pull request failing stops no other
+            result.outcome = "failed"
+            result.problems.append(f"{in_one_line(exc)}; not saved{_refused_already(path)}")
+            continue
+        save(path, canonical)
         if not {as_served, snapshot_digest("github-rest", item.snapshot, canonical)} & stored:
             try:
-                # times GitHub gives are never ahead of this clock: one that is (a server answering
-                # for GitHub, or a clock far behind) is refused as a snapshot file saying it would be
-                check_snapshot(path, item.snapshot)
                 done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()
             except Exception as exc:  # one pull request failing stops no other
                 result.outcome = "failed"
                 result.problems.append(in_one_line(exc))
-        report.pulls.append(result)
+
+
+def _refused_already(path: Path) -> str:
+    """What to do about the snapshot an earlier import saved at ``path`` when it is refused too
+    (saved before snapshots were checked first): it is left as it is, and named."""
+    from gitstore.capture.reviews import load_snapshot
+
+    if not path.is_file():
+        return ""
+    try:
+        load_snapshot(path)
+    except InvalidInput:
+        return f"; {path}, saved by an earlier import, is refused too: delete it"
+    return ""

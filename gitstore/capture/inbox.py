@@ -12,6 +12,9 @@ receiver writes there first, then renames).
 - New webhook deliveries are imported together, one import per repository they name; when
   they cannot be, the files whose deliveries fail on their own are reported, the rest imported.
 - A file that cannot be read, parsed or imported is reported and retried next time; the others go on.
+  One refused for giving a time in the future (``FromTheFuture``) is refused alike on every pass
+  until the clock passes it: it is named once, with how to clear it (delete it), and then counted
+  quietly (``refused``) while its bytes stay the same; the ledger remembers it by their digest.
 - A folder inside ``okf/.memory/`` (this clone's, ignored by git) that does not exist yet is
   made, and holds nothing yet; a missing folder anywhere else is an error (a wrong path).
 - In a folder inside ``okf/.memory/``, a file git tracks came
@@ -21,6 +24,7 @@ receiver writes there first, then renames).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -29,7 +33,7 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import first_link, replace_file
-from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, removes_deleted, snapshot_digest, store_import
+from gitstore.capture.reviews import BuiltImport, FromTheFuture, KnownReviews, build_import, load_snapshot, removes_deleted, snapshot_digest, store_import
 from gitstore.capture.saved import exclusive
 from gitstore.config import STATE_DIR, tracked_under
 from gitstore.errors import InvalidInput, Refused, in_one_line
@@ -44,13 +48,15 @@ class FolderReport:
     imports: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     already: int = 0
+    refused: list[str] = field(default_factory=list)  # named by an earlier pass as from the future
 
     @property
     def incomplete(self) -> list[dict[str, Any]]:
         return [i for i in self.imports if i["source"] == "github-rest" and not i["complete"]]
 
     def to_json(self) -> dict[str, Any]:
-        return {"imports": self.imports, "problems": self.problems, "alreadyImported": self.already}
+        return {"imports": self.imports, "problems": self.problems, "alreadyImported": self.already,
+                "refusedBefore": self.refused}
 
 
 def stored_snapshots(ctx: Context) -> set[str]:
@@ -78,7 +84,8 @@ def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_del
         return FolderReport()
     if not folder.is_dir():
         raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
-    known = _read_ledger(ledger)
+    known, named = _read_ledger(ledger)
+    refused: dict[str, str] = {}  # the files from the future still here, by the digest of their bytes
     report = FolderReport()
     present: dict[str, str] = {}
     deliveries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
@@ -93,6 +100,18 @@ def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_del
             continue
         try:
             source, data, canonical = load_snapshot(path)
+        except FromTheFuture as exc:
+            try:
+                raw = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                raw = None
+            if raw is not None and raw in named:
+                report.refused.append(name)
+            else:
+                report.problems.append(f"{name}: {in_one_line(exc)}; delete {name} to clear it (named once)")
+            if raw is not None:
+                refused[raw] = name
+            continue
         except Exception as exc:  # one file that cannot be read stops no other
             report.problems.append(f"{name}: {in_one_line(exc)}")
             continue
@@ -117,7 +136,7 @@ def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_del
         failed |= _import_deliveries(reviews, report, items, present, by, remove_deleted)
     # a file counts as imported once every delivery in it was (a file may name two repositories)
     known.update({d: present[d] for items in deliveries.values() for d, _ in items if d not in failed})
-    _write_ledger(ledger, {d: n for d, n in known.items() if d in present})
+    _write_ledger(ledger, {d: n for d, n in known.items() if d in present}, refused)
     return report
 
 
@@ -233,17 +252,24 @@ def _files(folder: Path) -> list[Path]:
     return found
 
 
-def _read_ledger(path: Path) -> dict[str, str]:
+def _read_ledger(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The files imported (by canonical digest) and those named as from the future (by the
+    digest of their bytes); a damaged ledger only means re-reading (imports skip what is
+    stored) and naming a refused file once more."""
     try:
         data = _jsontext.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
     except (OSError, ValueError):
-        return {}  # a damaged ledger only means re-reading: imports skip what is stored
-    files = data.get("files") if isinstance(data, dict) else None
-    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {}
+        return {}, {}
+    found = []
+    for key in ("files", "refused"):
+        part = data.get(key) if isinstance(data, dict) else None
+        found.append({k: v for k, v in part.items() if isinstance(v, str)} if isinstance(part, dict) else {})
+    return found[0], found[1]
 
 
-def _write_ledger(path: Path, files: dict[str, str]) -> None:
+def _write_ledger(path: Path, files: dict[str, str], refused: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, json.dumps({"files": dict(sorted(files.items()))}, indent=1) + "\n")
+    data: dict[str, Any] = {"files": dict(sorted(files.items()))}
+    if refused:
+        data["refused"] = dict(sorted(refused.items()))
+    replace_file(path, json.dumps(data, indent=1) + "\n")

@@ -243,12 +243,17 @@ def _check_delivery(path: Path, payload: dict[str, Any]) -> None:
             _not_later(path, f"thread.comments[{n}].{key}", _object(comment).get(key), latest, why)
 
 
+class FromTheFuture(InvalidInput):
+    """A snapshot or delivery giving a time later than now by more than ``CLOCK_SKEW``: refused
+    the same way on every pass until the clock passes it, so a folder's pass names it once."""
+
+
 def _not_later(path: Path, name: str, value: Any, latest: str,
                why: str = "a snapshot from the future would show comments deleted") -> None:
     """Refuse a snapshot's (or delivery's) time later than ``latest`` (now and the clock skew allowed)."""
     at = _time_or_none(value)
     if at is not None and at > latest:
-        raise InvalidInput(f"{path}: {name} is {at}, in the future (later than now by more than "
+        raise FromTheFuture(f"{path}: {name} is {at}, in the future (later than now by more than "
                            f"{CLOCK_SKEW.days} day): {why}")
 
 

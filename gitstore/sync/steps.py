@@ -114,6 +114,8 @@ def reviews(call: Call) -> Outcome:
                            remove_deleted=call.options.get("removeDeleted", False))
     events = sum(i["events"] for i in report.imports)
     line = f"{len(report.imports)} import(s), {events} new event(s), {report.already} file(s) already imported"
+    if report.refused:  # named, with how to clear them, by the pass that first found them
+        line += f", {len(report.refused)} file(s) from the future refused before ({', '.join(report.refused[:3])})"
     if report.problems or report.incomplete:
         missing = [f"{', '.join(i['files'])} missing pages" for i in report.incomplete]
         return Outcome(DEGRADED, f"{line}; " + "; ".join([*report.problems, *missing])[:400], report.to_json())
