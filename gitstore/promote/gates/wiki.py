@@ -64,20 +64,17 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
-from typing import TYPE_CHECKING
 
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, not_regular, parser,
+    Finding, base_revision, blob_id, blobs, committed_paths, files_only, git, in_parallel, not_regular, parser,
     relative, report, run, top_level, tree_entries,
 )
+from gitstore.promote._git import git_env
 from gitstore.promote.okf import (
     GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, is_url,
     link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_page, render_index_page, unlisted,
 )
 from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
-
-if TYPE_CHECKING:
-    import pygit2
 
 PROG = "gitstore-okf"
 WIKI = "okf/wiki"
@@ -252,43 +249,93 @@ def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
 
 def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
     """Why each ``path@commit`` citation of ``refs`` names no file at a commit of the repository
-    at ``root`` (read in this process, the repository opened once per run): its commit is not
-    there, or more than one object begins with it, or the file is not in that commit. Outside
-    a git repository nothing is resolved; in a shallow clone a commit that is not there may be
-    in the history cut off, so only a file missing from a commit that is there is said."""
-    import pygit2
-
-    repo = _repository(str(root))
-    if repo is None:
+    at ``root``: its commit is not there, or more than one object begins with it, or the file is
+    not in that commit. Outside a git repository nothing is resolved; in a shallow clone a commit
+    that is not there may be in the history cut off, so only a file missing from a commit that
+    is there is said. Asked of one ``git cat-file --batch-check`` per process, started at the
+    first citation and kept (``_Objects``): the gate imports no pygit2, whose import would cost
+    it more than the rest of its start-up."""
+    objects = _objects(str(root), os.getpid())  # a forked worker starts its own
+    if objects is None:
         return {}  # not a git repository: nothing to resolve citations in
+    unique = list(dict.fromkeys(refs))
+    commits = list(dict.fromkeys(ref.rpartition("@")[2] for ref in unique))
+    held = dict(zip(commits, objects.ask([f"{commit}^{{commit}}" for commit in commits])))
+    paths = [(ref, *ref.rpartition("@")[::2]) for ref in unique]
+    asked = [(ref, path, commit) for ref, path, commit in paths if _tree_path(path) and held[commit][1] == "commit"]
+    present = dict(zip([ref for ref, _, _ in asked],
+                       objects.ask([f"{held[commit][0]}:{path}" for _, path, commit in asked])))
     found = {}
-    for ref in refs:
-        path, _, commit = ref.rpartition("@")
-        try:
-            held = repo.revparse_single(commit).peel(pygit2.Commit)
-        except KeyError:
-            held = None
-        except (ValueError, pygit2.GitError) as exc:
-            if "ambiguous" in str(exc).lower():
-                found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
-                continue
-            held = None
-        if held is None:
-            if not repo.is_shallow:
+    for ref, path, commit in paths:
+        oid, kind = held[commit]
+        if kind == "ambiguous":
+            found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
+        elif kind != "commit":
+            if not objects.shallow():
                 found[ref] = (f"names commit {commit}, which this repository does not hold: a citation names a "
                               "commit of its history")
-        elif path not in held.tree:
+        elif present.get(ref, ("", "missing"))[1] in ("missing", "ambiguous"):
             found[ref] = f"names {path}, which commit {commit} does not hold"
     return found
 
 
-@cache
-def _repository(root: str) -> pygit2.Repository | None:
-    """The repository the work tree ``root`` belongs to, opened once (None: not in one)."""
-    import pygit2
+def _tree_path(path: str) -> bool:
+    """Whether ``path`` names an entry of a tree the way a citation must: git would read
+    ``./x``, ``../x`` and empty parts relative to the current folder or as nothing."""
+    return "\n" not in path and all(part not in ("", ".", "..") for part in path.split("/"))
 
-    found = pygit2.discover_repository(root)
-    return None if found is None else pygit2.Repository(found)
+
+class _Objects:
+    """A ``git cat-file --batch-check`` kept running for a gate's process: each name asked is
+    answered ``(object id, type)``, the type ``missing`` or ``ambiguous`` when none or several
+    objects answer to it (replace refs off, as every read of the repository here)."""
+
+    def __init__(self, root: str) -> None:
+        import subprocess
+
+        env = git_env()
+        env["GIT_NO_REPLACE_OBJECTS"] = "1"
+        self.root = root
+        self._process = subprocess.Popen(["git", "cat-file", "--batch-check"], cwd=root, env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._shallow: bool | None = None
+
+    def ask(self, names: list[str]) -> list[tuple[str, str]]:
+        answers: list[tuple[str, str]] = []
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None and stdout is not None
+        for start in range(0, len(names), _ASKED_AT_ONCE):  # answers never fill the pipe unread
+            batch = names[start:start + _ASKED_AT_ONCE]
+            stdin.write("".join(f"{name}\n" for name in batch).encode("utf-8", "surrogateescape"))
+            stdin.flush()
+            for name in batch:
+                line = stdout.readline().decode("utf-8", "surrogateescape").rstrip("\n")
+                if not line:
+                    raise OSError(f"git cat-file ended in {self.root}")
+                if line.endswith(" missing") or line.endswith(" ambiguous"):
+                    answers.append(("", line.rpartition(" ")[2]))
+                else:
+                    oid, kind, _ = line.split(" ", 2)
+                    answers.append((oid, kind))
+        return answers
+
+    def shallow(self) -> bool:
+        if self._shallow is None:
+            done = git("rev-parse", "--is-shallow-repository", cwd=Path(self.root), check=False)
+            self._shallow = done.stdout.strip() == b"true"
+        return self._shallow
+
+
+_ASKED_AT_ONCE = 256
+
+
+@cache
+def _objects(root: str, pid: int) -> _Objects | None:
+    """The object reader of the repository the work tree ``root`` belongs to, for process
+    ``pid`` (None: not in a repository)."""
+    if git("rev-parse", "--git-dir", cwd=Path(root), check=False).returncode != 0:
+        return None
+    return _Objects(root)
 
 
 def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
