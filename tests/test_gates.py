@@ -568,13 +568,16 @@ def test_a_shallow_clone_judges_no_cited_commit_its_history_cut_off(bundle: Path
 def test_citations_resolve_in_batches_without_loading_pygit2(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every citation of a page is judged, past the number asked of git at once, and the gate
     stays clear of pygit2 (its import would cost more than the rest of the gate's start-up):
-    a file a commit holds passes, one it does not hold or named ./, ../ or with an empty part
-    is refused, and a commit no object answers to is named."""
+    a file or folder a commit holds passes; one it does not hold, or a path named ./, ../ or
+    with an empty part, is refused; so is a commit no object answers to, or one outside HEAD's
+    history."""
     head = git(bundle, "rev-parse", "HEAD").strip()
     gone = [f"src/gone-{n}.py" for n in range(300)]
     odd = ["./okf/wiki/log.md", "okf/wiki/../wiki/log.md", "okf//wiki/log.md"]
+    tree = git(bundle, "rev-parse", "HEAD^{tree}").strip()
+    loose = git(bundle, "commit-tree", tree, "-p", head, "-m", "reached by no branch").strip()
     cited = [f"okf/wiki/log.md@{head}", f"okf/wiki/log.md@{head[:7]}", f"okf/wiki@{head}",
-             *(f"{path}@{head}" for path in gone + odd), f"okf/wiki/log.md@{'c' * 40}"]
+             *(f"{path}@{head}" for path in gone + odd), f"okf/wiki/log.md@{'c' * 40}", f"okf/wiki/log.md@{loose}"]
     _edit(bundle, REVENUE, lambda t: t + PROMOTED + "Cited: " + "; ".join(f"`{c}`" for c in cited) + ".\n")
     page = f"okf/wiki/{REVENUE}"
     code, lines = run(okf.main, [page], capsys)
@@ -582,6 +585,8 @@ def test_citations_resolve_in_batches_without_loading_pygit2(bundle: Path, capsy
                 for path in gone + odd]
     expected.append(f"{page}:39: citation `okf/wiki/log.md@{'c' * 40}` of lrn_{'a' * 32} names commit {'c' * 40}, "
                     "which this repository does not hold: a citation names a commit of its history")
+    expected.append(f"{page}:39: citation `okf/wiki/log.md@{loose}` of lrn_{'a' * 32} names commit {loose}, which "
+                    "is not in the history of HEAD: a citation names a commit of its history")
     assert code == 1 and sorted(lines) == sorted(expected), lines[:3]
     probe = ("import sys\nfrom gitstore.promote.gates import wiki\n"
              f"code = wiki.main([{page!r}])\nprint(code, 'pygit2' in sys.modules, file=sys.stderr)\n")

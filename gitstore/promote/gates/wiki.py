@@ -274,6 +274,9 @@ def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
             if not objects.shallow():
                 found[ref] = (f"names commit {commit}, which this repository does not hold: a citation names a "
                               "commit of its history")
+        elif objects.outside_history(oid):
+            found[ref] = (f"names commit {commit}, which is not in the history of HEAD: a citation names a commit "
+                          "of its history")
         elif present.get(ref, ("", "missing"))[1] in ("missing", "ambiguous"):
             found[ref] = f"names {path}, which commit {commit} does not hold"
     return found
@@ -299,6 +302,7 @@ class _Objects:
         self._process = subprocess.Popen(["git", "cat-file", "--batch-check"], cwd=root, env=env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._shallow: bool | None = None
+        self._outside: dict[str, bool] = {}
 
     def ask(self, names: list[str]) -> list[tuple[str, str]]:
         answers: list[tuple[str, str]] = []
@@ -318,6 +322,16 @@ class _Objects:
                     oid, kind, _ = line.split(" ", 2)
                     answers.append((oid, kind))
         return answers
+
+    def outside_history(self, commit: str) -> bool:
+        """Whether the commit ``commit`` (a whole id) is not reachable from HEAD: an object the
+        repository holds that no history leads to (made by ``git commit-tree``, or left by a
+        rewritten branch) is no commit of the history a citation names. Unjudged (False) when
+        git cannot say, as with no HEAD yet."""
+        if commit not in self._outside:
+            done = git("merge-base", "--is-ancestor", commit, "HEAD", cwd=Path(self.root), check=False)
+            self._outside[commit] = done.returncode == 1
+        return self._outside[commit]
 
     def shallow(self) -> bool:
         if self._shallow is None:
