@@ -64,17 +64,23 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
+from typing import TYPE_CHECKING
 
 from gitstore.promote.gates._common import (
     Finding, base_revision, blob_id, blobs, committed_paths, files_only, git, in_parallel, not_regular, parser,
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote._git import git_env
+from gitstore.promote.blocks import MARKER_START
+from gitstore.promote.blocks import find as find_blocks
 from gitstore.promote.okf import (
     GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, is_url,
     link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_page, render_index_page, unlisted,
 )
 from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
+
+if TYPE_CHECKING:
+    import subprocess
 
 PROG = "gitstore-okf"
 WIKI = "okf/wiki"
@@ -181,9 +187,10 @@ def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: 
            files: Committed | None = None) -> list[Finding]:
     findings: list[Finding] = []
     indexes: dict[str, dict[str, tuple[int, str]] | None] = {}
-    with page_cache():
+    with page_cache(), Citations(root) as citations:
+        citations.judge(_cited_sources(root, pages))  # at once: each page's findings then find theirs judged
         for rel in pages:
-            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel), files)
+            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel), files, citations)
             findings += _entry_stale(root, rel, indexes)
     return findings
 
@@ -236,50 +243,42 @@ def _generated_entries(path: str) -> dict[str, tuple[int, str]] | None:
 
 
 def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
-          files: Committed | None = None) -> list[Finding]:
+          files: Committed | None = None, citations: Citations | None = None) -> list[Finding]:
     """The rules the page ``rel`` breaks; ``logged``: a log's text at the base, whose entries'
-    links are history (``_recent``); ``files``: what the change commits, where links must lead."""
+    links are history (``_recent``); ``files``: what the change commits, where links must lead;
+    ``citations``: where its ``path@commit`` citations are judged (else in a reader of its own)."""
     path = os.path.join(root, rel)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
     return page_findings(read_page(path), rel, wiki_rel,
                          lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk),
-                         lambda refs: unresolved_sources(root, refs))
+                         citations.unresolved if citations is not None else lambda refs: unresolved_sources(root, refs))
 
 
 def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
-    """Why each ``path@commit`` citation of ``refs`` names no file at a commit of the repository
-    at ``root``: its commit is not there, or more than one object begins with it, or the file is
-    not in that commit. Outside a git repository nothing is resolved; in a shallow clone a commit
+    """Why each ``path@commit`` citation of ``refs`` names no file or folder at a commit of the
+    history of the repository at ``root``: its commit is not there, or more than one object
+    begins with it, or HEAD does not reach it, or the path is not in that commit. Outside a git repository nothing is resolved; in a shallow clone a commit
     that is not there may be in the history cut off, so only a file missing from a commit that
-    is there is said. Asked of one ``git cat-file --batch-check`` per process, started at the
-    first citation and kept (``_Objects``): the gate imports no pygit2, whose import would cost
-    it more than the rest of its start-up."""
-    objects = _objects(str(root), os.getpid())  # a forked worker starts its own
-    if objects is None:
-        return {}  # not a git repository: nothing to resolve citations in
-    unique = list(dict.fromkeys(refs))
-    commits = list(dict.fromkeys(ref.rpartition("@")[2] for ref in unique))
-    held = dict(zip(commits, objects.ask([f"{commit}^{{commit}}" for commit in commits])))
-    paths = [(ref, *ref.rpartition("@")[::2]) for ref in unique]
-    asked = [(ref, path, commit) for ref, path, commit in paths if _tree_path(path) and held[commit][1] == "commit"]
-    present = dict(zip([ref for ref, _, _ in asked],
-                       objects.ask([f"{held[commit][0]}:{path}" for _, path, commit in asked])))
-    found = {}
-    for ref, path, commit in paths:
-        oid, kind = held[commit]
-        if kind == "ambiguous":
-            found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
-        elif kind != "commit":
-            if not objects.shallow():
-                found[ref] = (f"names commit {commit}, which this repository does not hold: a citation names a "
-                              "commit of its history")
-        elif objects.outside_history(oid):
-            found[ref] = (f"names commit {commit}, which is not in the history of HEAD: a citation names a commit "
-                          "of its history")
-        elif present.get(ref, ("", "missing"))[1] in ("missing", "ambiguous"):
-            found[ref] = f"names {path}, which commit {commit} does not hold"
-    return found
+    is there is said. Asked of ``git cat-file --batch-check`` (``Citations``): the gate imports
+    no pygit2, whose import would cost it more than the rest of its start-up."""
+    with Citations(root) as citations:
+        return citations.unresolved(refs)
+
+
+def _cited_sources(root: Path, pages: Sequence[str]) -> list[str]:
+    """The ``path@commit`` citations of the promoted claims of ``pages`` (read through the page
+    cache), to be judged at once: git answers a batch as fast as one name, and each question
+    waited for costs two switches between processes."""
+    cited = []
+    for rel in pages:
+        path = os.path.join(root, rel)
+        if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
+            continue  # as ``_page`` reads them
+        text = read_page(path).text
+        if text and MARKER_START in text:
+            cited += [c.ref for block in find_blocks(text) for c in block.citations if c.kind == "source"]
+    return cited
 
 
 def _tree_path(path: str) -> bool:
@@ -288,23 +287,49 @@ def _tree_path(path: str) -> bool:
     return "\n" not in path and all(part not in ("", ".", "..") for part in path.split("/"))
 
 
-class _Objects:
-    """A ``git cat-file --batch-check`` kept running for a gate's process: each name asked is
-    answered ``(object id, type)``, the type ``missing`` or ``ambiguous`` when none or several
-    objects answer to it (replace refs off, as every read of the repository here)."""
+class Citations:
+    """Judges ``path@commit`` citations in the repository of the work tree ``root`` for one run
+    of pages (a gate's worker: the repository does not change meanwhile), asking a ``git
+    cat-file --batch-check`` started at the first citation and ended with the block: each name
+    asked is answered ``(object id, type)``, the type ``missing`` or ``ambiguous`` when none or
+    several objects answer to it (replace refs off, as every read of the repository here).
+    Outside a repository nothing is judged."""
 
-    def __init__(self, root: str) -> None:
-        import subprocess
-
-        env = git_env()
-        env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self._process = subprocess.Popen(["git", "cat-file", "--batch-check"], cwd=root, env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._process: subprocess.Popen[bytes] | None = None
+        self._in_repository: bool | None = None
         self._shallow: bool | None = None
         self._outside: dict[str, bool] = {}
+        self._held: dict[str, tuple[str, str]] = {}  # a commit as cited -> (id, type)
+        self.verdicts: dict[str, str | None] = {}  # path@commit -> why it resolves to nothing
+
+    def __enter__(self) -> Citations:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.close()
+            process.stdout.close()
+            process.wait()
+
+    def unresolved(self, refs: list[str]) -> dict[str, str]:
+        """Why each of ``refs`` names nothing (see ``unresolved_sources``); the others pass."""
+        self.judge(refs)
+        return {ref: why for ref in refs if (why := self.verdicts.get(ref)) is not None}
 
     def ask(self, names: list[str]) -> list[tuple[str, str]]:
+        if not names:
+            return []
+        if self._process is None:
+            import subprocess
+
+            env = git_env()
+            env["GIT_NO_REPLACE_OBJECTS"] = "1"
+            self._process = subprocess.Popen(["git", "cat-file", "--batch-check"], cwd=self.root, env=env,
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         answers: list[tuple[str, str]] = []
         stdin, stdout = self._process.stdin, self._process.stdout
         assert stdin is not None and stdout is not None
@@ -323,33 +348,58 @@ class _Objects:
                     answers.append((oid, kind))
         return answers
 
+    def judge(self, refs: Sequence[str]) -> None:
+        """Find why each ``path@commit`` of ``refs`` not judged yet names no file or folder at a
+        commit of the history (``verdicts``; None: it does), in two batches of questions."""
+        unique = [ref for ref in dict.fromkeys(refs) if ref not in self.verdicts]
+        if not unique or not self.in_repository():
+            return
+        paths = [(ref, *ref.rpartition("@")[::2]) for ref in unique]
+        commits = [c for c in dict.fromkeys(commit for _, _, commit in paths) if c not in self._held]
+        self._held.update(zip(commits, self.ask([f"{commit}^{{commit}}" for commit in commits])))
+        held = self._held
+        asked = [(ref, path, commit) for ref, path, commit in paths if _tree_path(path) and held[commit][1] == "commit"]
+        present = dict(zip([ref for ref, _, _ in asked],
+                           self.ask([f"{held[commit][0]}:{path}" for _, path, commit in asked])))
+        for ref, path, commit in paths:
+            oid, kind = held[commit]
+            why = None
+            if kind == "ambiguous":
+                why = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
+            elif kind != "commit":
+                if not self.shallow():
+                    why = (f"names commit {commit}, which this repository does not hold: a citation names a commit "
+                           "of its history")
+            elif self.outside_history(oid):
+                why = (f"names commit {commit}, which is not in the history of HEAD: a citation names a commit of "
+                       "its history")
+            elif present.get(ref, ("", "missing"))[1] in ("missing", "ambiguous"):
+                why = f"names {path}, which commit {commit} does not hold"
+            self.verdicts[ref] = why
+
+    def in_repository(self) -> bool:
+        if self._in_repository is None:
+            self._in_repository = git("rev-parse", "--git-dir", cwd=self.root, check=False).returncode == 0
+        return self._in_repository
+
     def outside_history(self, commit: str) -> bool:
         """Whether the commit ``commit`` (a whole id) is not reachable from HEAD: an object the
         repository holds that no history leads to (made by ``git commit-tree``, or left by a
         rewritten branch) is no commit of the history a citation names. Unjudged (False) when
         git cannot say, as with no HEAD yet."""
         if commit not in self._outside:
-            done = git("merge-base", "--is-ancestor", commit, "HEAD", cwd=Path(self.root), check=False)
+            done = git("merge-base", "--is-ancestor", commit, "HEAD", cwd=self.root, check=False)
             self._outside[commit] = done.returncode == 1
         return self._outside[commit]
 
     def shallow(self) -> bool:
         if self._shallow is None:
-            done = git("rev-parse", "--is-shallow-repository", cwd=Path(self.root), check=False)
+            done = git("rev-parse", "--is-shallow-repository", cwd=self.root, check=False)
             self._shallow = done.stdout.strip() == b"true"
         return self._shallow
 
 
 _ASKED_AT_ONCE = 256
-
-
-@cache
-def _objects(root: str, pid: int) -> _Objects | None:
-    """The object reader of the repository the work tree ``root`` belongs to, for process
-    ``pid`` (None: not in a repository)."""
-    if git("rev-parse", "--git-dir", cwd=Path(root), check=False).returncode != 0:
-        return None
-    return _Objects(root)
 
 
 def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
