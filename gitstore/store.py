@@ -470,16 +470,24 @@ class Store:
                                  f"{why or 'is not a redaction object'}; the payload is not treated as removed"))
         return found
 
-    def held_notes(self) -> dict[str, tuple[dict[str, Any], str]]:
+    def held_notes(self, own: bool = False) -> dict[str, tuple[dict[str, Any], str]]:
         """Payload digest -> (the redaction note stored for it without authority here, why it
         has none), where no note honoured here removes it: the payload is not treated as
         removed, yet it may be gone from this clone (its writer's snapshot dropped it), and the
         note still names the comment it held (``sourceId``), so the removal can be made again,
-        with authority (``redact``), and a reader told why the text is gone."""
+        with authority (``redact``), and a reader told why the text is gone.
+
+        ``own``: only the notes this clone's own history stored (its removals made before the
+        team's policy, say). Anyone who can push may store a note naming any comment in their
+        own writer's history, so what a fetched one's ``sourceId`` says is only a claim: it
+        may tell a reader why an event's text is gone, never mark a comment removed."""
         found: dict[str, tuple[dict[str, Any], str]] = {}
-        for payload_digest, _, _, parsed, why in self._unhonoured_notes():
-            if payload_digest not in found and isinstance(parsed, dict):
-                found[payload_digest] = (parsed, why or "it is not honoured here")
+        for payload_digest, _, append, parsed, why in self._unhonoured_notes():
+            if payload_digest in found or not isinstance(parsed, dict):
+                continue
+            if own and append is not None and not self.attestation(append).own:
+                continue  # None: a note an older version kept in this clone's own snapshot
+            found[payload_digest] = (parsed, why or "it is not honoured here")
         return found
 
     def _unhonoured_notes(self) -> Iterator[tuple[str, bytes, str | None, Any, str | None]]:
