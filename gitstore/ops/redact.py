@@ -83,23 +83,36 @@ def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]
 
 def _sources(ctx: Context, view: View) -> dict[str, list[dict[str, Any]]]:
     """``_by_source`` of the view, built once, with the notes stored here without authority."""
-    return view.memo("redact.by-source", lambda: _by_source(view, ctx.store.held_notes()))
+    store = ctx.store
+    return view.memo("redact.by-source", lambda: _by_source(view, store.held_notes(own=True), store.held_notes()))
 
 
-def _by_source(view: View, held: dict[str, tuple[dict[str, Any], str]]) -> dict[str, list[dict[str, Any]]]:
+def _by_source(view: View, own: dict[str, tuple[dict[str, Any], str]],
+               held: dict[str, tuple[dict[str, Any], str]]) -> dict[str, list[dict[str, Any]]]:
     """The events of a view by the source comment id their payload or redaction note names,
     found in one pass (a run of removals looks up each comment in it). A version whose text a
     removal without authority here took (made before the team's policy, or unsigned) has
-    neither: the note it kept, ``held``, still names the comment, so the removal can be made
-    again, with authority."""
+    neither: the note it kept still names the comment, so the removal can be made again, with
+    authority. A note this clone's own history stored (``own``) names it as a payload does.
+    What another writer's note (``held``) names is only a claim anyone who can push may make,
+    for any comment: it finds the versions of a comment nothing else here names (a teammate's
+    removal without a policy, made again here), never one more version of a comment stored
+    here, so no such note keeps a comment's text from being removed."""
     found: dict[str, list[dict[str, Any]]] = {}
+    claimed: dict[str, list[dict[str, Any]]] = {}
     for event in view.events.values():
         named = [event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId")]
         if "payload" not in event and "redaction" not in event:
-            named.append(held.get(event.get("payloadDigest", ""), ({}, ""))[0].get("sourceId"))
+            digest = event.get("payloadDigest", "")
+            if digest in own:
+                named.append(own[digest][0].get("sourceId"))
+            elif type(source_id := held.get(digest, ({}, ""))[0].get("sourceId")) is str:
+                claimed.setdefault(source_id, []).append(event)
         for source_id in dict.fromkeys(named):
             if type(source_id) is str:
                 found.setdefault(source_id, []).append(event)
+    for source_id, events in claimed.items():
+        found.setdefault(source_id, events)
     return found
 
 
