@@ -36,10 +36,13 @@ def pending(ctx: Context) -> set[str]:
 
 
 def redacted_comments(ctx: Context) -> set[str]:
-    """The source ids of the comments whose text memory removed, as ``import github`` reads them."""
+    """The source ids of the comments whose text memory removed, as ``import github`` reads
+    them, by the redaction notes honoured here only: a note without authority removes nothing,
+    so it scrubs no saved snapshot (the one of a removal this clone made before the team's
+    policy was scrubbed where it ran)."""
     from gitstore.capture.reviews import KnownReviews
 
-    return KnownReviews.load(ctx).redacted
+    return KnownReviews.load(ctx, held=False).redacted
 
 
 def apply_redactions(ctx: Context) -> Applied:
