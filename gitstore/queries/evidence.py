@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,13 +173,18 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
     firsts: dict[str, dict[str, Any]] = {}
     chosen: dict[str, Item] = {}
     hits: dict[str, list[EventShown]] = {}
-    # one pass, keeping per episode what the answer shows: memory holds the episodes, not every event
+    # one pass, keeping per episode what the answer shows: memory holds the episodes and the event
+    # ids, not every event
     summaries: list[dict[str, Any]] = []
+    seen: set[str] = set()  # event ids: the first record of an id stands for the event (``_first_of_each``)
     for item in ctx.store.items(["episode", "event"], payloads=found is not None):
         if item.kind == "episode":
             _note_head(chosen, item)
             continue
         event = item.record
+        if event["id"] in seen:
+            continue
+        seen.add(event["id"])
         if is_summary(event):  # counted once the one that stands is known
             summaries.append(event)
             continue
@@ -209,6 +214,17 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
     return shown
 
 
+def _first_of_each(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per event id, the first in store order, as the rules read events: two clones
+    that stored one comment from different deliveries may have written it with different places
+    (``seq``, before a review event's place came from its time), so two records, and it is one
+    event all the same, listed and counted once, the same one on every clone."""
+    first: dict[str, dict[str, Any]] = {}
+    for event in events:
+        first.setdefault(event["id"], event)
+    return list(first.values())
+
+
 def _note_first(firsts: dict[str, dict[str, Any]], event: dict[str, Any]) -> None:
     """Keep ``event`` as its episode's first event with text when it is (lowest seq, the one
     seen first of equals; labels and statuses say nothing of it)."""
@@ -232,7 +248,7 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     found = pattern(grep)
     wanted = _episode_named(ctx, episode_id)
     items = list(ctx.store.stream(wanted))
-    events = [i.record for i in items if i.kind == "event"]
+    events = _first_of_each(i.record for i in items if i.kind == "event")
     stands = standing(events)
     events = [e for e in events if not superseded(e, stands)]  # a later capture's summary replaced it
     ctx.store.attach_payloads(events)
