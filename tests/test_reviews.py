@@ -240,9 +240,12 @@ def test_review_states_become_status_events(ctx: Context) -> None:
     assert "resolved" in states and any(s in states for s in ("approved", "commented", "changes-requested"))
 
 
-def test_events_are_numbered_within_their_thread_in_the_order_they_are_built(ctx: Context, tmp_path: Path) -> None:
-    """Replies land in their root's thread; each thread's events count 0, 1, 2, ... as the
-    import builds them, however the threads interleave."""
+def test_events_are_placed_within_their_thread_by_their_time(ctx: Context, tmp_path: Path) -> None:
+    """Replies land in their root's thread; each event's place in it (``seq``) is its time in
+    microseconds, however the threads interleave and whatever else the import saw, so another
+    clone importing the same comment writes the same record."""
+    from gitstore.capture.reviews import place
+
     comments = []
     for n in range(12):
         comment = _comment(n)
@@ -256,8 +259,10 @@ def test_events_are_numbered_within_their_thread_in_the_order_they_are_built(ctx
     threads: dict[str, list[tuple[int, str]]] = {}
     for event in events(ctx):
         threads.setdefault(event["episode"], []).append((event["seq"], event["payload"]["text"]))
-    assert sorted(sorted(t) for t in threads.values()) == [
-        [(k, f"Point {root + 3 * k}.") for k in range(4)] for root in range(3)]
+    assert sorted([text for _, text in sorted(t)] for t in threads.values()) == [
+        [f"Point {root + 3 * k}." for k in range(4)] for root in range(3)]
+    assert all(event["seq"] == place(event["at"]) for event in events(ctx))
+    assert place("2019-05-15T15:20:38.000001Z") == 1557933638000001
 
 
 def test_comments_gone_from_a_complete_snapshot_are_all_removed_in_one_pass(ctx: Context, tmp_path: Path) -> None:

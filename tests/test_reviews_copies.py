@@ -1,4 +1,4 @@
-"""Two teammates importing the same GitHub comments (from different sets of deliveries) see one
+"""Two teammates importing the same GitHub comments (from different sets of deliveries) hold one
 event per comment version once their clones meet: real git, a bare remote, two clones."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from gitstore.capture.reviews import import_reviews
+from gitstore.capture.reviews import import_reviews, place
 from gitstore.context import Context
 from gitstore.queries import evidence
 from gitstore.records.contracts import seal
@@ -41,6 +41,25 @@ def _shown(ctx: Context) -> dict[str, tuple[int, list[str]]]:
         assert one.count == listed.count
         shown[listed.episode["id"]] = (listed.count, [e.event["id"] for e in one.events])
     return shown
+
+
+def test_two_clones_importing_one_comment_from_different_deliveries_write_one_record(tmp_path: Path) -> None:
+    """A comment's events were numbered in the order each import met them: alice, importing
+    every delivery, wrote the comment's deletion third in its thread, bob, importing the review
+    comments alone, first; after a sync the thread listed the deletion twice and counted five
+    events for four. An event's place comes from its own time now, so both write one record."""
+    alice, bob = _team(tmp_path)
+    import_reviews(alice, shared(*HOOKS), "github:9")
+    import_reviews(bob, shared(*HOOKS, "pull_request_review_comment"), "github:10")
+    alice, bob = sync(alice, bob)
+    for ctx in (alice, bob):
+        twice = {eid: digests for eid, digests in _digests_by_id(ctx).items() if len(digests) > 1}
+        assert twice == {}, "two records of one event"
+        for count, ids in _shown(ctx).values():
+            assert count == len(ids) == len(set(ids))
+    assert _shown(alice) == _shown(bob)
+    for item in alice.store.items(["event"]):
+        assert item.record["seq"] == place(item.record["at"])
 
 
 def test_an_event_stored_twice_with_different_places_is_listed_and_counted_once(tmp_path: Path) -> None:

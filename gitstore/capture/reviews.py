@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import shlex
 from datetime import datetime, timedelta, timezone
-from collections import ChainMap, Counter
+from collections import ChainMap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +51,7 @@ from gitstore.errors import InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.inputs import read_file
 from gitstore.context import Context
-from gitstore.records.times import format_time, now
+from gitstore.records.times import format_time, now, parse_time
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
@@ -60,6 +60,8 @@ TEXT_CHARS = 20000  # of a comment's text, the most an event holds (its contract
 # together (``subjects``) and the records written with them (``records``)
 MAX_IMPORTS, MAX_RECORDS = 1000, 10000
 THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
+SEQ_MAX = 2**53 - 1  # the contracts' bound on an event's ``seq``
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(days=1)  # how far a snapshot's times may run ahead of this clock
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
@@ -429,6 +431,15 @@ class KnownReviews:
                     self.versions[source] = event
 
 
+def place(at: str) -> int:
+    """A review event's place in its thread (``seq``): the microseconds from 1970 to its time.
+    It comes from the event alone, never from what else an import saw: two clones importing
+    the same comment (one a whole folder of deliveries, one a single file) write the same
+    record, which the store keeps once. Events of one time share a place."""
+    moment = parse_time(at) - _EPOCH
+    return min(max((moment.days * 86400 + moment.seconds) * 1_000_000 + moment.microseconds, 0), SEQ_MAX)
+
+
 class _Builder:
     """Turns GitHub objects into episodes and events, skipping what is stored already (what
     it learns while building stays its own until the import is stored)."""
@@ -436,7 +447,6 @@ class _Builder:
     def __init__(self, ctx: Context, known: KnownReviews, repository: str) -> None:
         self.ctx, self.known, self.repository = ctx, known, repository
         self.records: dict[str, dict[str, Any]] = {}
-        self.built: Counter[str] = Counter()  # events built so far, by episode (the next one's seq)
         self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
         # ``counts["skipped"]``: items withheld (no GitHub id, no text, quarantined, deleted or
         # removed at their source); ``already``: items the store holds already, which are no loss
@@ -473,11 +483,10 @@ class _Builder:
             return self.records[eid]
         record = seal({
             "schema": "gitstore.event/v1", "scope": self.ctx.scope, "id": eid, "episode": episode,
-            "type": type_, "seq": self.built[episode],
+            "type": type_, "seq": place(at),
             "at": at, "author": author, "parentEventId": parent, "payload": payload,
         })
         self.records[eid] = record
-        self.built[episode] += 1
         self.counts["events"] += 1
         return record
 
