@@ -10,7 +10,7 @@ from gitstore.cli._complete import words
 from gitstore.records.vocabulary import SOURCES
 from gitstore._shown import one_line
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
-from gitstore.cli._evidence import print_event
+from gitstore.cli._evidence import degraded_note, print_event
 from gitstore.cli._values import checked, one_of
 from gitstore.context import Context
 from gitstore.queries.evidence import episodes as query
@@ -34,7 +34,8 @@ def episodes(
     for shown in found:
         episode = shown.episode
         title = one_line(shown.title or "(no text)")
-        degraded = " [degraded capture: parts were not kept; `gitstore evidence` shows what was]" if episode["capture"] == "degraded" else ""
+        note = degraded_note(shown)
+        degraded = f" [{note}]" if note else ""
         echo(f"{episode['id']} {episode['source']['kind']:<13} {shown.count:>4} event(s) {shown.where}  {title}{degraded}")
         for event in shown.events:
             print_event(event, "    ")

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._evidence import print_event
+from gitstore.cli._evidence import degraded_note, print_event
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.context import Context
 from gitstore.queries.evidence import evidence as query
@@ -28,6 +28,9 @@ def evidence(
     echo(f"  {shown.title or '(no text)'}")
     echo(f"  {shown.where}, started {head['startedAt']}, {head['capture']} capture ({head['mode']}), "
          f"{shown.namespace}, {shown.count} event(s)")
+    note = degraded_note(shown)
+    if note:
+        echo(f"  {note}")
     for event in shown.events:
         print_event(event, "  ")
     if shown.events:

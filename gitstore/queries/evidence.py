@@ -7,12 +7,12 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
-from gitstore.records.vocabulary import SOURCES, unknown
+from gitstore.records.vocabulary import KEEPS_ALL, RECEIPT_REASONS, SOURCES, unknown
 from gitstore.queries._text import event_text, first_line, matches
 from gitstore.queries.learnings import Withheld, pin_where, removal_shown, screened, screened_name, screened_pin
 from gitstore.rules.summaries import is_summary, standing, superseded
@@ -99,6 +99,14 @@ class EpisodeShown:
     count: int
     events: tuple[EventShown, ...] = ()
     first: dict[str, Any] | None = None  # its first event, with its payload when it still has one
+    # why its capture is degraded: the reasons of this clone's receipts naming it, in the
+    # contracts' order (none for a complete one, or a teammate's whose receipts stay local to them)
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def parts_lost(self) -> bool:
+        """Whether a reason stored says the capture left part of the session out."""
+        return any(reason not in KEEPS_ALL for reason in self.reasons)
 
     @property
     def title(self) -> str | None:
@@ -159,6 +167,7 @@ class EpisodeShown:
         return {"id": episode["id"], "source": self.source, "title": self.title,
                 "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
                 "pin": self.pin, "where": self.where, "namespace": self.namespace, "events": self.count,
+                "captureReasons": list(self.reasons),
                 "matches": [e.to_json() for e in self.events],
                 "withheld": [w.to_json() for w in self.withheld]}
 
@@ -211,7 +220,22 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
             continue
         shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], matched,
                                   firsts.get(episode["id"])))
+    if any(e.episode["capture"] == "degraded" for e in shown):
+        reasons = _degraded_because(ctx)
+        shown = [replace(e, reasons=reasons.get(e.episode["id"], ())) if e.episode["capture"] == "degraded" else e
+                 for e in shown]
     return shown
+
+
+def _degraded_because(ctx: Context) -> dict[str, tuple[str, ...]]:
+    """Episode id -> the reasons the receipts naming it give, in the contracts' order. Receipts
+    are few (one a capture) and read only when an episode shown is degraded."""
+    found: dict[str, set[str]] = {}
+    for item in ctx.store.items(["receipt"], streams={"captures"}):
+        receipt = item.record
+        if receipt["episode"] is not None and receipt["status"] == "degraded":
+            found.setdefault(receipt["episode"], set()).update(receipt["reasons"])
+    return {episode: tuple(r for r in RECEIPT_REASONS if r in reasons) for episode, reasons in found.items()}
 
 
 def _first_of_each(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -266,7 +290,9 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     firsts: dict[str, dict[str, Any]] = {}
     for event in events:
         _note_first(firsts, event)
-    return EpisodeShown(head.record, head.stored.namespace, len(events), shown, firsts.get(head.record["id"]))
+    reasons = _degraded_because(ctx).get(head.record["id"], ()) if head.record["capture"] == "degraded" else ()
+    return EpisodeShown(head.record, head.stored.namespace, len(events), shown, firsts.get(head.record["id"]),
+                        reasons)
 
 
 _EPISODE_PREFIX = re.compile(r"ep_[0-9a-f]{0,32}")  # an episode id, or a prefix of one

@@ -40,6 +40,23 @@ RECEIPT_REASONS = (
 )
 """Why a capture is degraded (``receipt.reasons``)."""
 
+REASON_WORDS = {
+    "hooks-disabled": "the harness's hooks were switched off",
+    "capture-timeout": "the capture ran out of time before it read the transcript",
+    "transcript-missing": "no transcript was found where the harness said",
+    "transcript-unreadable": "the transcript could not be read",
+    "unknown-schema-version": "the transcript's format is unknown to this gitstore",
+    "lines-skipped": "lines of kinds gitstore does not read were skipped",
+    "truncated": "the session was longer than a capture keeps",
+    "quarantined": "the safety scanner withheld some text",
+    "revision-unknown": "no commit was found for the session's time",
+}
+"""Each reason a capture is degraded, in plain words (what ``episodes`` and ``evidence`` show)."""
+
+KEEPS_ALL = frozenset({"revision-unknown"})
+"""Reasons that leave nothing of the session out: the episode is degraded (its pin names no
+commit) yet holds all the capture read."""
+
 EVENT_TYPES = (
     "comment", "edit", "label", "status", "retraction", "observation",
     "tool-call", "voice-turn", "ui-state", "agent-message",
@@ -86,6 +103,6 @@ def unknown(what: str, value: str, names: tuple[str, ...]) -> str | None:
 
 __all__ = [
     "AUDIENCES", "AUDIT_ACTIONS", "CAPTURE_MODES", "CAPTURE_STATES", "CATEGORIES", "CONFIDENCES",
-    "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "LABEL_POLARITIES", "LEARNING_STATES", "MEMORY_KINDS",
-    "PROPOSER_KINDS", "PURPOSES", "RECEIPT_REASONS", "ROLES", "SOURCES", "unknown",
+    "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "KEEPS_ALL", "LABEL_POLARITIES", "LEARNING_STATES",
+    "MEMORY_KINDS", "PROPOSER_KINDS", "PURPOSES", "REASON_WORDS", "RECEIPT_REASONS", "ROLES", "SOURCES", "unknown",
 ]
