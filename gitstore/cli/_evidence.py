@@ -7,17 +7,18 @@ from gitstore.queries.evidence import EpisodeShown, EventShown
 from gitstore.records.vocabulary import REASON_WORDS
 
 
-def degraded_note(shown: EpisodeShown) -> str | None:
+def degraded_note(shown: EpisodeShown, *, listing: bool = True) -> str | None:
     """Why an episode's capture is degraded, in plain words, and whether parts of the session
     were not kept (only when a reason says so: a capture that found no commit for the
-    session's time kept all it read); None for a complete capture."""
+    session's time kept all it read); None for a complete capture. A ``listing`` points to
+    ``gitstore evidence`` for what was kept."""
     if shown.episode["capture"] != "degraded":
         return None
     if not shown.reasons:  # a teammate's capture: its receipt stays in their clone
         return "degraded capture: why is not stored in this clone"
     why = "; ".join(REASON_WORDS.get(reason, reason) for reason in shown.reasons)
-    kept = ("parts were not kept, `gitstore evidence` shows what was" if shown.parts_lost
-            else "nothing was left out")
+    lost = "parts were not kept" + (", `gitstore evidence` shows what was" if listing else "")
+    kept = lost if shown.parts_lost else "nothing was left out"
     return f"degraded capture: {why} ({kept})"
 
 

@@ -28,7 +28,7 @@ def evidence(
     echo(f"  {shown.title or '(no text)'}")
     echo(f"  {shown.where}, started {head['startedAt']}, {head['capture']} capture ({head['mode']}), "
          f"{shown.namespace}, {shown.count} event(s)")
-    note = degraded_note(shown)
+    note = degraded_note(shown, listing=False)
     if note:
         echo(f"  {note}")
     for event in shown.events:
