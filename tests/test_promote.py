@@ -820,7 +820,8 @@ def _forged_promotion(ctx: Context, learning: dict[str, Any], packet: dict[str, 
     ctx.write([forged], "promote", PERSON, [learning["id"], forged["digest"]])
     root = ctx.workspace.root
     repo = pygit2.Repository(str(root))
-    text = render_target(Snapshot(repo, repo.revparse_single("main").peel(pygit2.Commit)), forged, learning)
+    text = render_target(Snapshot(repo, repo.revparse_single("main").peel(pygit2.Commit)), forged, learning,
+                         learning["content"]["title"])
     git(root, "checkout", "-q", "-B", branch, "main")
     path = root / forged["target"]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -1262,3 +1263,28 @@ def test_a_learning_edited_at_accept_is_promoted_under_the_headline_of_its_text(
     assert f"--title Promote: {name} --body-file" in calls[1], calls[1]
     body = (tmp_path / "gh.body").read_text()
     assert f"**{name}** ({learning['id']})" in body and "sleep a fixed second" not in body
+
+
+def test_a_learning_edited_at_accept_becomes_a_skill_named_by_the_headline_of_its_text(tmp_path: Path) -> None:
+    """The skill's folder, name and heading name the learning as lists do: by the headline of
+    the text a person accepted, never by the proposed title the edit left behind. The gate
+    checks the skill against what promote writes, so it passes, and doctor finds nothing changed."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    proposal = accepted_learning(ctx, memory="procedural", title="Skip the flaky retry tests",
+                                 text="Skip the retry tests when they are flaky.", accept=False)
+    learning = ops.accept(ctx, proposal["id"], proposal["reviewDigest"], PERSON, edit=SKILL_TEXT)
+    root = ctx.workspace.root
+    result = promote(ctx, learning["id"], PERSON)
+    name = "before-changing-src-retry-py-run-the-retry-tests-then-check-the"  # 64 characters at most
+    path = f".agents/skills/{name}/SKILL.md"
+    assert result.packet["route"] == "skill" and result.packet["target"] == path, result.packet["target"]
+    skill = git(root, "show", f"{result.branch}:{path}")
+    assert skill.startswith(f"---\nname: {name}\n"), skill
+    assert "\n# Before changing src/retry.py, run the retry tests, then check the backoff bounds\n" in skill, skill
+    assert "flaky" not in skill.lower() and "skip" not in skill.lower()
+    git(root, "checkout", "-q", result.branch)
+    assert skills_gate.check([str(root / path)]) == ([], [])
+    assert promotion_gate.check([], root, "main", result.branch) == []
+    from gitstore.promote.standing import Learnings, unlike_promoted_skill
+
+    assert unlike_promoted_skill(skill, learning["id"], Learnings.read(ctx.store)) is None

@@ -15,7 +15,7 @@ from posixpath import basename, dirname
 from typing import Any
 
 from gitstore.errors import Refused
-from gitstore.records.headline import title_for
+from gitstore.records.headline import name_of
 from gitstore.promote import blocks, rubric, verify
 from gitstore.promote.okf import link_problems, page_of, split_front_matter
 from gitstore.promote.pages import page_findings
@@ -97,7 +97,7 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     chosen = rubric.apply_request(verdict, requested)
     checks.append("route")
     result = Plan({}, learning, routing=routing,
-                  name=title_for(learning["content"], history.chain[0].record["content"]["text"]))
+                  name=name_of(history))
     target, texts = _render(result, snapshot, chosen, citations, at)
     checks.append({"direct-edit": "okf", "skill": "skill-spec", "overlay": "overlay-links",
                    "staged-update": "no-canon-edit"}[chosen])
@@ -131,12 +131,12 @@ def _render(result: Plan, snapshot: Snapshot, chosen: str, citations: list[block
         return _overlay(result, snapshot, at)
     owner = result.routing.owner if result.routing else None
     target = owner.page if owner else WIKI
-    return target, [learning["content"]["title"], learning["content"]["text"]]
+    return target, [result.name, learning["content"]["text"]]
 
 
-def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str, Any]) -> str | None:
+def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str, Any], name: str) -> str | None:
     """The text promote writes at the packet's target on top of ``snapshot``, rebuilt from the
-    packet (statement, citations) and the learning: what a promotion commit whose parent is
+    packet (statement, citations) and the learning, named ``name`` (``gitstore.records.headline.name_of``): what a promotion commit whose parent is
     ``snapshot`` must hold, byte for byte. None for a route that commits nothing; raises
     ``Refused`` when the route would not land on that target from ``snapshot``."""
     citations = [blocks.Citation(c["kind"], c["ref"]) for c in packet["citations"]]
@@ -144,7 +144,7 @@ def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str
         taken = _skill_folder_taken(snapshot, packet["target"])
         if taken:
             raise Refused(taken)
-        return skill.render(learning, citations, sorted(rubric.contexts(learning)))
+        return skill.render(learning, name, citations, sorted(rubric.contexts(learning)))
     if packet["route"] != "direct-edit":
         return None
     content = learning["content"]
@@ -171,12 +171,12 @@ def _direct_edit(result: Plan, snapshot: Snapshot, citations: list[blocks.Citati
 
 def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -> tuple[str, list[str]]:
     learning = result.learning
-    path = skill.path_for(learning)
+    path = skill.path_for(result.name)
     folder = dirname(path)
     taken = _skill_folder_taken(snapshot, path)
     if taken:
         raise verify.Stopped(learning, "skill-spec", taken)
-    text = skill.render(learning, citations, sorted(rubric.contexts(learning)))
+    text = skill.render(learning, result.name, citations, sorted(rubric.contexts(learning)))
     problems = check_skill(basename(folder), text)
     if problems:
         line, problem = problems[0]
@@ -225,8 +225,8 @@ def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]
     if link is None:
         raise verify.Stopped(learning, "overlay-links", "an overlay page links to one page of project knowledge, "
                              "and this repository has no wiki page or README.md to link to")
-    path = overlay.path_for(learning)
-    text = overlay.render(learning, link, at)
+    path = overlay.path_for(result.name)
+    text = overlay.render(learning, result.name, link, at)
     problem = _read_back(learning, path, text) or _page_problem(snapshot, path, text)
     if problem:
         raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problem}")
@@ -280,5 +280,5 @@ def _project_link(routing: Routing | None, snapshot: Snapshot) -> tuple[str, str
 def staged_files(plan_: Plan) -> dict[str, str]:
     """The files of a staged brief (route 2), by name inside its folder."""
     candidates = list(plan_.routing.scores) if plan_.routing else []
-    brief = staged.render_brief(plan_.packet, plan_.learning, evidence_by_origin(plan_.learning), candidates)
+    brief = staged.render_brief(plan_.packet, plan_.learning, plan_.name, evidence_by_origin(plan_.learning), candidates)
     return {"brief.md": brief, "packet.json": staged.packet_json(plan_.packet)}

@@ -125,8 +125,7 @@ def provenance(root: Path, spec: str) -> Provenance:
     found = []
     for judged in judge_range(root, start, end, memory):
         values = {name: places[0][1] for name, places in trailers(judged.message).items() if name in TRAILERS}
-        current = memory().currents.get(values.get("Gitstore-Learning", "")) or {}
-        title = (current.get("content") or {}).get("title")
+        title = memory().names.get(values.get("Gitstore-Learning", ""))  # the title it is named by
         subject = judged.message.strip().split("\n", 1)[0]
         found.append(Promoted(judged.sha, subject, values, title, [str(f) for f in judged.findings]))
     return Provenance(spec, found)

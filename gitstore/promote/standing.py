@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -52,11 +52,14 @@ def in_block_folders(path: str) -> bool:
 
 @dataclass
 class Learnings:
-    """The standing the rules give every learning for ``instruction`` (what agents read), and
-    the current version of each (None when its history is damaged)."""
+    """The standing the rules give every learning for ``instruction`` (what agents read), the
+    current version of each (None when its history is damaged), and the title each is named by
+    (``gitstore.records.headline.name_of``: what a promotion names it by, its skill's folder and
+    heading included)."""
 
     statuses: dict[str, Status]
     currents: dict[str, dict[str, Any] | None]
+    names: dict[str, str]
 
     @classmethod
     def read(cls, store: Store) -> Learnings:
@@ -70,10 +73,12 @@ class Learnings:
     def judged(cls, view: View, found: dict[str, History]) -> Learnings:
         """The standing of every learning of ``found`` (every history), judged with ``view``."""
         from gitstore.promote.verify import PURPOSE
+        from gitstore.records.headline import name_of
         from gitstore.rules.active import evaluate
 
         return cls(evaluate(view, PURPOSE, all_histories=found),
-                   {k: h.current if h.valid else None for k, h in found.items()})
+                   {k: h.current if h.valid else None for k, h in found.items()},
+                   {k: name_of(h) for k, h in found.items() if h.valid})
 
 
 def read_once(store: Callable[[], Store]) -> Callable[[], Learnings]:
@@ -200,7 +205,7 @@ def _skill_judged(path: str, text: str, learnings_of: Callable[[], Learnings]) -
                       "commit), or restore the skill as its promotion commit wrote it, or delete the skill")
     if not learning_id or not _in_force(learnings_of(), learning_id):  # no promoted skill, or its block says why
         return None
-    problem = unlike_promoted_skill(text, learning_id, learnings_of().currents)
+    problem = unlike_promoted_skill(text, learning_id, learnings_of())
     if problem is None:
         return None
     line, why = problem
@@ -252,18 +257,17 @@ def unnamed_sentence(block: blocks.Block) -> str:
             "it holds")
 
 
-def unlike_promoted_skill(text: str, learning_id: str, currents: Mapping[str, dict[str, Any] | None]
-                          ) -> tuple[int, str] | None:
+def unlike_promoted_skill(text: str, learning_id: str, learnings: Learnings) -> tuple[int, str] | None:
     """(line, why) when ``text``, read without its promoted blocks (which are judged as blocks,
     and which a commit may remove), is not what promote writes as the skill of
-    ``learning_id`` (its current version in ``currents``)."""
+    ``learning_id`` (its current version and its name in ``learnings``)."""
     from gitstore.promote import rubric
     from gitstore.promote.routes import skill
 
-    current = currents.get(learning_id)
+    current = learnings.currents.get(learning_id)
     if not current:
         return 1, f"{learning_id} has no accepted version in this repository's store"
-    expected = skill.render(current, [], sorted(rubric.contexts(current)))
+    expected = skill.render(current, learnings.names[learning_id], [], sorted(rubric.contexts(current)))
     have, want = _without_blocks(text), [line for _, line in _without_blocks(expected)]
     if [line for _, line in have] == want:
         return None

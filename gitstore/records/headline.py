@@ -47,3 +47,9 @@ def title_for(content: Any, proposed_text: str) -> str:
     they accepted, so nothing names a learning by words its edit corrected. ``proposed_text``
     is the text of the learning's first version (revisions never change it)."""
     return str(content["title"]) if content["text"] == proposed_text else headline(content["text"])
+
+
+def name_of(history: Any) -> str:
+    """``title_for`` the current version of a learning's ``history`` (its versions in chain
+    order, the first its proposal, whose text is the one proposed)."""
+    return title_for(history.current["content"], history.chain[0].record["content"]["text"])

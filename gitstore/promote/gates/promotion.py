@@ -167,7 +167,7 @@ class Memory(Learnings):
         unowned = "" if owned or store.trust_mode().mode == "policy" else (
             "this checkout is no one's clone and the repository has no policy, so no decision fetched here "
             "counts; `gitstore policy init` says who may decide")
-        return cls(learnings.statuses, learnings.currents, {i.digest: i.record for i in store.items(["packet"])},
+        return cls(learnings.statuses, learnings.currents, learnings.names, {i.digest: i.record for i in store.items(["packet"])},
                    unowned, view, root)
 
     def publishable(self) -> tuple[dict[str, Fact], dict[str, str]]:
@@ -235,7 +235,8 @@ def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = 
     problems = _route_problems(change, packet)
     problems += _text_problems(change, packet, memory.currents[packet["learning"]] or {}, "")
     if not problems:
-        problems = _exact_problems(change, packet, memory.currents[packet["learning"]] or {})
+        problems = _exact_problems(change, packet, memory.currents[packet["learning"]] or {},
+                                   memory.names.get(packet["learning"], ""))
     if tip is not None and tip.label != change.label:
         problems += _text_problems(tip, packet, memory.currents[packet["learning"]] or {}, f" at {tip.label}")
     return problems
@@ -372,9 +373,10 @@ def _text_problems(change: Change, packet: dict[str, Any], current: dict[str, An
     return problems
 
 
-def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, Any]) -> list[Finding]:
+def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, Any], name: str) -> list[Finding]:
     """The target must be, byte for byte, what promote writes from the commit's parent: the
-    promoted block with the packet's citations, and nothing else of the file changed."""
+    promoted block with the packet's citations, and nothing else of the file changed (``name``
+    is the title the learning is named by, ``gitstore.records.headline.name_of``)."""
     from gitstore.errors import Refused
     from gitstore.promote.packet import render_target
 
@@ -383,7 +385,7 @@ def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, 
     if parent is None:
         return []
     try:
-        expected = render_target(parent, packet, learning)
+        expected = render_target(parent, packet, learning, name)
     except Refused as exc:
         return [Finding(target, 1, f"{change.called} cannot be the promotion of {learning_id}: {exc}")]
     data = change.read(target)
@@ -517,7 +519,7 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
             found += _unnamed_blocks(change, path, data or b"", mine)
         if learning_id is None or learning_id == mine:
             continue
-        problem = unlike_promoted_skill(text, learning_id, memory_of().currents)
+        problem = unlike_promoted_skill(text, learning_id, memory_of())
         if problem:
             line, why = problem
             found.append(Finding(path, line, f"the promoted skill of {learning_id} is changed by {_by(change)}, "

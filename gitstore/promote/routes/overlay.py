@@ -18,13 +18,14 @@ from gitstore.promote.skills import skill_name
 FOLDER = f"{WIKI}/{OVERLAY}"
 
 
-def path_for(learning: dict[str, Any]) -> str:
-    """Where the overlay page of a learning goes."""
-    return f"{FOLDER}/{skill_name(learning['content']['title'])}.md"
+def path_for(name: str) -> str:
+    """Where the overlay page of a learning named ``name`` goes (``gitstore.records.headline.title_for``)."""
+    return f"{FOLDER}/{skill_name(name)}.md"
 
 
-def render(learning: dict[str, Any], link: tuple[str, str], at: str) -> str:
-    """The page: front matter, the promoted block, and its one link (title, repository path)."""
+def render(learning: dict[str, Any], name: str, link: tuple[str, str], at: str) -> str:
+    """The page of ``learning``, titled ``name`` (``gitstore.records.headline.title_for``): front
+    matter, the promoted block, and its one link (title, repository path)."""
     title, target = link
     href = relpath(target, FOLDER)
     first = re.split(r"(?<=[.!?])\s", " ".join(learning["content"]["text"].split()), maxsplit=1)[0]
@@ -34,12 +35,12 @@ def render(learning: dict[str, Any], link: tuple[str, str], at: str) -> str:
     return (
         "---\n"
         "type: Tooling Note\n"
-        f"title: {_yaml_text(learning['content']['title'])}\n"
+        f"title: {_yaml_text(name)}\n"
         f"description: {_yaml_text(first)}\n"
         "tags: [tooling]\n"
         f"generated: {{ by: process:gitstore-promote, at: {stamp} }}\n"
         "---\n\n"
-        f"# {learning['content']['title']}\n\n"
+        f"# {name}\n\n"
         f"{block}\n"
         f"Related project knowledge: [{title}]({href}).\n"
     )

@@ -17,14 +17,14 @@ from gitstore.promote import blocks
 FOLDER = "staged"
 
 
-def render_brief(packet: dict[str, Any], learning: dict[str, Any], evidence: list[str],
+def render_brief(packet: dict[str, Any], learning: dict[str, Any], name: str, evidence: list[str],
                  candidates: list[tuple[str, int]]) -> str:
-    """The brief a producer run reads."""
+    """The brief a producer run reads, headed by ``name`` (``gitstore.records.headline.title_for``)."""
     cited = "\n".join(f"- {c['kind']}: {blocks.render_citation(blocks.Citation(c['kind'], c['ref']))}"
                       for c in packet["citations"])
     pages = "\n".join(f"- {page} (routing score {score})" for page, score in candidates[:5]) or "- none"
     reasons = "\n".join(f"- {reason}" for reason in packet["rubric"]["reasons"])
-    return f"""# Staged update: {learning['content']['title']}
+    return f"""# Staged update: {name}
 
 Learning {learning['id']} (contentDigest {learning['contentDigest']}), accepted by
 {learning['decision']['by']}; packet {packet['digest']}.
