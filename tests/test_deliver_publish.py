@@ -1316,3 +1316,31 @@ def test_an_edit_at_accept_is_what_every_delivery_gives_with_no_title_it_left_be
     listed = cli.ok("learnings", "--active", cwd=world.root)
     [line] = [line for line in listed.splitlines() if learning["id"] in line]
     assert line.endswith("Every retry loop uses exponential backoff with full jitter and a cap on…"), line
+
+
+def test_an_edit_at_accept_is_screened_under_its_headline_not_the_title_it_left_behind(world: World) -> None:
+    """A proposal titled ``Staging token``, accepted with its text edited to name a branch. Read
+    with that title, ``Staging token: deploy7Xq2 is ...``, the text would look like a credential
+    assignment and the learning would be unsafe; but the title names nothing once the text was
+    edited (lists, promotion and recall name the learning by the headline of the accepted text),
+    so the screen reads that headline with the text, and every channel delivers it."""
+    from . import cli
+
+    ctx = world.ctx
+    thread = Thread(ctx, 65, "c65")
+    event = thread.comment("c65", "Which branch do staging deploys use?", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    draft = ops.Draft(title="Staging token", text="Staging deploys need a token from the vault.",
+                      category="convention", evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"))
+    proposal = ops.propose(ctx, draft, "github:9")
+    edited = "deploy7Xq2 is the release branch staging deploys run from."
+    learning = ops.accept(ctx, proposal["id"], proposal["reviewDigest"], "github:9", edit=edited)
+    assert learning["content"]["title"] == "Staging token" and learning["content"]["text"] == edited
+
+    found = json.loads(cli.ok("recall", "which release branch do staging deploys run from", "--json", cwd=world.root))
+    assert [i["text"] for i in found["items"] if i["id"] == learning["id"]] == [edited], found
+    context = cli.ok("context", "--prompt", "which release branch do staging deploys run from", cwd=world.root)
+    assert f"- {edited} ({learning['id']};" in json.loads(context)["hookSpecificOutput"]["additionalContext"]
+    result = publish(str(world.root))
+    assert learning["id"] not in json.dumps(result.to_json()["leftOut"]), result.to_json()
+    assert f"- {edited} [{learning['id']}]" in read(world, "AGENTS.md").decode()

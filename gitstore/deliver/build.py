@@ -184,9 +184,11 @@ def _rows(context: Context) -> tuple[list[dict[str, Any]], list[tuple[str, str, 
 def screened(view: Any, record: dict[str, Any], scanner: Any) -> dict[str, str] | str:
     """A learning's texts as the scanner leaves them (title, text, targets, each evidence
     excerpt, secrets redacted), or why it quarantined one: then the learning is unsafe and
-    reaches no agent."""
+    reaches no agent. The title is the one the learning is named by (``name_in``): a title an
+    edit at accept left behind names nothing and is given to no one, so its words keep no
+    accepted text from agents."""
     content = record["content"]
-    texts = {"title": content["title"], "text": content["text"], "targets": "\n".join(record["targets"])}
+    texts = {"title": name_in(view, record), "text": content["text"], "targets": "\n".join(record["targets"])}
     excerpts = _excerpts(view, record)
     found: dict[str, str] = {}
     for name, text in [*texts.items(), *((f"evidence {i + 1}", t) for i, t in enumerate(excerpts))]:
@@ -226,12 +228,18 @@ def named(view: Any, record: dict[str, Any], texts: dict[str, str]) -> str:
     edited, so its words can state what the edit corrected: weighed as the title, they would
     recall the learning on a claim a person took out of it, and the accepted text's first words
     would get no title weight."""
+    if name_in(view, record) == record["content"]["title"]:
+        return texts["title"]
+    return headline(texts["text"])  # the scanned text's, so nothing the scanner redacted becomes a term
+
+
+def name_in(view: Any, record: dict[str, Any]) -> str:
+    """The title ``record`` is named by (``gitstore.records.headline.title_for``), its proposed
+    text read from its history in ``view`` (its own text when ``view`` holds none)."""
     content = record["content"]
     history = view.histories().get(record["id"])
     proposed = history.chain[0].record["content"]["text"] if history is not None and history.chain else content["text"]
-    if title_for(content, proposed) == content["title"]:
-        return texts["title"]
-    return headline(texts["text"])  # the scanned text's, so nothing the scanner redacted becomes a term
+    return title_for(content, proposed)
 
 
 def marked(line: str) -> str:

@@ -291,7 +291,7 @@ def _texts_written(record: dict[str, Any]) -> set[str]:
 
 def select(view: Any) -> Selection:
     """The learnings to publish, from a loaded view."""
-    from gitstore.deliver.build import scanned_line, screened
+    from gitstore.deliver.build import name_in, scanned_line, screened
     from gitstore.rules.active import active
     from gitstore.safety.scanner import default_scanner
 
@@ -309,11 +309,11 @@ def select(view: Any) -> Selection:
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
         if why is None:  # its parts (``screened`` scanned them) and its line as written, read whole
             # as recall's index reads it: a committed file keeps no secret
-            content = record["content"]
+            content, name = record["content"], name_in(view, record)  # the title it is named by
             assert isinstance(safe, dict)
-            redacted = {"a secret or home path"} if (safe["title"], safe["text"]) != (content["title"],
+            redacted = {"a secret or home path"} if (safe["title"], safe["text"]) != (name,
                                                                                    content["text"]) else set()
-            line = scanned_line(scanner, content["text"], content["title"])
+            line = scanned_line(scanner, content["text"], name)
             if isinstance(line, str):
                 why = f"the safety scan left it out ({line}: its text as it would be written, on one line)"
             else:
