@@ -351,3 +351,40 @@ def test_an_index_an_older_gitstore_escaped_otherwise_is_named_so(tmp_path: Path
     assert index.read_text(encoding="utf-8") == text
     git(root, "add", "okf/wiki")
     assert wiki_gate.check(["okf/wiki/build.md", "okf/wiki/index.md"], root, "okf/wiki", "HEAD") == []
+
+
+def test_wiki_index_names_each_page_the_gate_refuses_and_check_fails(tmp_path: Path) -> None:
+    """A page whose name an index entry cannot link as it is (a space, a bracket) passes
+    `wiki index` in silence, then the gitstore-okf gate refuses the commit. `wiki index` names
+    each such page, folder or file in one line on stderr, as the gate does, and `--check` fails."""
+    root = tmp_path / "widgets"
+    ready_repo(root)
+    assert gitstore("wiki", "init", cwd=root).returncode == 0
+    wiki = root / "okf/wiki"
+    for name in ("two words.md", "retry(v2).md", "deploy-v2_x.md"):
+        (wiki / name).write_text("---\ntype: Guide\ntitle: T\ndescription: D\n---\n# T\n", encoding="utf-8")
+    (wiki / "old notes").mkdir()
+    (wiki / "old notes" / "a.md").write_text("---\ntype: Guide\ntitle: A\ndescription: D\n---\n# A\n", encoding="utf-8")
+    written = gitstore("wiki", "index", cwd=root)
+    assert written.returncode == 0, written.stderr
+    warned = written.stderr.strip().splitlines()
+    assert sorted(line.partition(": ")[2].partition(": ")[0] for line in warned) == [
+        "okf/wiki/old notes", "okf/wiki/retry(v2).md", "okf/wiki/two words.md"], warned
+    assert all(line.startswith("warning: okf/wiki/") and "link cannot carry" in line for line in warned)
+    assert "deploy-v2_x" not in written.stderr and "Traceback" not in written.stderr
+    checked = gitstore("wiki", "index", "--check", cwd=root)
+    assert checked.returncode == 1 and checked.stderr.strip().splitlines() == warned, checked
+    as_json = gitstore("wiki", "index", "--check", "--json", cwd=root)
+    assert as_json.returncode == 1
+    assert sorted(u["path"] for u in json.loads(as_json.stdout)["unlinkable"]) == [
+        "okf/wiki/old notes", "okf/wiki/retry(v2).md", "okf/wiki/two words.md"]
+    git(root, "add", "okf/wiki")
+    found = wiki_gate.check(["okf/wiki/two words.md", "okf/wiki/retry(v2).md", "okf/wiki/index.md"], root,
+                            "okf/wiki", "HEAD")
+    assert {f.path for f in found if "link cannot carry" in f.message} >= {"okf/wiki/two words.md",
+                                                                          "okf/wiki/retry(v2).md"}
+    for name in ("two words.md", "retry(v2).md"):
+        (wiki / name).rename(wiki / name.replace(" ", "-").replace("(", "-").replace(")", ""))
+    (wiki / "old notes").rename(wiki / "old-notes")
+    assert gitstore("wiki", "index", cwd=root).stderr == ""
+    assert gitstore("wiki", "index", "--check", cwd=root).returncode == 0

@@ -22,6 +22,8 @@ def _show(change: object, as_json: bool, check: bool = False) -> None:
     from gitstore.promote.okf import OLDER_RULE
 
     assert isinstance(change, WikiChange)
+    for path, why in change.unlinkable:  # on stderr, JSON or not: the gitstore-okf gate refuses each
+        typer.echo(f"warning: {path}: {why}", err=True)
     if as_json:
         emit_json(change.to_json())
         return
@@ -53,14 +55,14 @@ def init(as_json: bool = JSON_OPTION) -> None:
 
 @wiki_app.command("index")
 def index(check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when an index is out of date "
-                                     "(for a pre-commit hook or CI)."),
+                                     "or a name is one the gitstore-okf gate refuses (for a pre-commit hook or CI)."),
           as_json: bool = JSON_OPTION) -> None:
-    """Regenerate each generated index.md of okf/wiki/ from its pages' front matter (an index written by hand is left alone)."""
+    """Regenerate each generated index.md of okf/wiki/ from its pages' front matter (an index written by hand is left alone); warn of each name an index entry cannot link."""
     from gitstore.ops.wiki import index as regenerate
 
     change = regenerate(_root(), check=check)
     _show(change, as_json, check)
-    if check and change.stale:
+    if check and (change.stale or change.unlinkable):
         raise typer.Exit(1)
 
 

@@ -9,7 +9,9 @@ generator this project's own wiki uses (``gitstore.promote.okf.stale_indexes``);
 person wrote (no generated mark) is left alone. Both touch only the work tree: the person
 commits what they wrote. Neither follows a symbolic link: a linked page, file or folder of the
 wiki is left out of the indexes and named (the gitstore-okf gate refuses it), and a command
-that would write an index through one writes nothing at all.
+that would write an index through one writes nothing at all. ``index`` also names each page,
+file or folder whose name an index entry cannot link as it is (a space, a bracket:
+``gitstore.promote.okf.unlinkable_names``, the gate's own rule), which the gate refuses.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from gitstore._files import first_link, replace_file
 from gitstore.errors import Refused
 from gitstore.promote.okf import (
     INDEX_PAGE, hand_written_indexes, linked_paths, only_escaping_differs, render_index_page, stale_indexes,
+    unlinkable_names,
 )
 from gitstore.promote.routing import WIKI
 
@@ -45,11 +48,13 @@ class WikiChange:
     older: list[str] = field(default_factory=list)  # stale only in how an older gitstore escaped its entries
     kept: list[str] = field(default_factory=list)  # indexes a person wrote, left alone
     linked: list[str] = field(default_factory=list)  # symbolic links, neither followed nor listed
+    unlinkable: list[tuple[str, str]] = field(default_factory=list)  # (path, why) names the gate refuses
     next: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"wiki": self.wiki, "written": self.written, "stale": self.stale, "olderEscaping": self.older, "handWritten": self.kept,
-                "linked": self.linked, "next": self.next}
+                "linked": self.linked,
+                "unlinkable": [{"path": path, "problem": why} for path, why in self.unlinkable], "next": self.next}
 
 
 def init(root: Path) -> WikiChange:
@@ -76,12 +81,14 @@ def init(root: Path) -> WikiChange:
 
 def index(root: Path, *, check: bool = False) -> WikiChange:
     """Regenerate every generated index of ``okf/wiki/`` (with ``check``, only name those out
-    of date). An index a person wrote is left alone and named."""
+    of date). An index a person wrote is left alone and named, and so is each page, file or
+    folder whose name an index entry cannot link as it is, which the gitstore-okf gate refuses."""
     wiki = root / WIKI
     _no_link(root, WIKI)
     if not wiki.is_dir():
         raise Refused(f"there is no {WIKI}/ here: run `gitstore wiki init` to start one")
-    change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)], linked=_linked(root, wiki))
+    change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)], linked=_linked(root, wiki),
+                        unlinkable=[(_rel(root, p), why) for p, why in unlinkable_names(wiki)])
     stale = stale_indexes(wiki, keep_hand_written=True)
     change.stale = [_rel(root, page) for page, _ in stale]
     change.older = [_rel(root, page) for page, text in stale if page.is_file() and not page.is_symlink()
@@ -90,10 +97,13 @@ def index(root: Path, *, check: bool = False) -> WikiChange:
         for rel in change.stale:  # all checked before any is written
             _no_link(root, rel)
         change.written = [_write(root, page, text) for page, text in stale]
+    if change.unlinkable:
+        change.next = ["rename each page, file or folder named above as a slug: the gitstore-okf gate refuses "
+                       "a name an index entry cannot link as it is"]
     if change.written:
-        change.next = [f"commit {WIKI}/ (its pages and indexes together)"]
+        change.next += [f"commit {WIKI}/ (its pages and indexes together)"]
     elif check and change.stale:
-        change.next = ["run `gitstore wiki index`, then commit the indexes it rewrote"]
+        change.next += ["run `gitstore wiki index`, then commit the indexes it rewrote"]
     return change
 
 

@@ -208,6 +208,15 @@ def name_problem(name: str) -> str | None:
             "or nowhere); rename it without it, as a slug (letters, digits, '-', '_', '.')")
 
 
+def unlinkable_names(root: Path = WIKI) -> list[tuple[Path, str]]:
+    """Each page, file and folder of the wiki at ``root`` whose name an index entry cannot
+    link as it is (``name_problem``), with why: the wiki gate refuses each, and ``gitstore
+    wiki index`` names each."""
+    return [(item, why) for folder in _folders(root)
+            for item in _pages_in(folder) + _files_in(folder) + _subfolders(folder)
+            if (why := name_problem(item.name)) is not None]
+
+
 def _folder_link(sub: Path) -> str:
     """A subfolder's entry leads to its index, which every folder holding pages has."""
     return f"{sub.name}/{INDEX_PAGE}" if _pages_in(sub) or _regular(sub / INDEX_PAGE) else f"{sub.name}/"
@@ -897,10 +906,8 @@ def check_wiki(root: Path = WIKI) -> list[str]:
 def _check_wiki(root: Path) -> list[str]:
     problems = [f"{link.relative_to(root).as_posix()}: is a symbolic link (the wiki holds its files and folders "
                 "themselves; the generated indexes neither follow nor list a link)" for link in linked_paths(root)]
+    problems += [f"{item.relative_to(root).as_posix()}: {why}" for item, why in unlinkable_names(root)]
     for folder in _folders(root):
-        for item in _pages_in(folder) + _files_in(folder) + _subfolders(folder):
-            if (why := name_problem(item.name)) is not None:
-                problems.append(f"{item.relative_to(root).as_posix()}: {why}")
         pages = sorted(p for p in folder.glob("*.md") if _regular(p))
         for page in pages:
             where = page.relative_to(root).as_posix()
