@@ -647,8 +647,8 @@ def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Pa
 def test_codex_hooks_are_never_called_working_before_codex_trusts_them(scope: str, repo: Path, home: Path,
                                                                        targets: pytest.MonkeyPatch) -> None:
     """Codex runs a hook no admin manages only once the user trusts it in Codex's /hooks, and
-    gitstore cannot see that trust: install says to give it (its next: line), status calls the
-    hook one to trust (never working), doctor warns with what to do, in either scope."""
+    gitstore cannot see that trust: install says to give it (its next: line), status says it is
+    installed and its trust not readable (never working), doctor warns with what to do, in either scope."""
     from .cli import ok
 
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
@@ -662,7 +662,7 @@ def test_codex_hooks_are_never_called_working_before_codex_trusts_them(scope: st
     assert row.installed and row.works is None, row
     assert row.problems == (HARNESSES["codex"].review[0],) and "/hooks" in row.todo[0], row
     line = [ln for ln in ok("hooks", "status", cwd=repo).splitlines() if ln.startswith(f"codex         {scope}")]
-    assert line and " to trust " in line[0], line
+    assert line and " installed; trust not readable " in line[0], line
     [check] = [c for c in doctor(repo, home).checks if c.name == f"hook codex ({scope})"]
     assert check.state == "warn" and "trusted in Codex's /hooks" in check.detail and "/hooks" in check.todo
     # the other harnesses, and Codex's notify program, ask for no such review
@@ -972,3 +972,26 @@ def test_the_documented_install_line_works_for_every_harness_it_names(page: str,
     monkeypatch.chdir(repo)
     for name, scope in installs:
         assert cli("hooks", "install", "--harness", name, "--scope", scope) == 0, (page, name, scope)
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_codex_hooks_the_user_trusted_are_never_shown_as_to_trust(scope: str, repo: Path, home: Path,
+                                                                 targets: pytest.MonkeyPatch) -> None:
+    """Codex keeps a hook's trust in its own [hooks.state] table, keyed and hashed as its
+    documentation does not say, so gitstore cannot read it: once the user has trusted the hooks
+    in /hooks, a status line saying they are still to trust would be wrong. The line says what
+    gitstore knows (installed, trust not readable), and what to do is conditional on /hooks."""
+    from .cli import ok
+
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
+    trust_in_codex(home / ".codex" / "config.toml", repo)
+    ok("hooks", "install", "--harness", "codex", "--scope", scope, cwd=repo)
+    shown = ok("hooks", "status", cwd=repo)
+    [line] = [ln for ln in shown.splitlines() if ln.startswith(f"codex         {scope}")]
+    assert line.split()[2:5] == ["installed;", "trust", "not"], line
+    assert "to trust" not in shown and "works" not in line, shown
+    assert "cannot read whether" in shown and "unless it lists them as trusted" in shown, shown
+    [row] = [r for r in json.loads(ok("hooks", "status", "--json", cwd=repo))["hooks"]
+             if r["harness"] == "codex" and r["scope"] == scope]
+    assert row["installed"] is True and row["works"] is None, row

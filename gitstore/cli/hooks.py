@@ -15,6 +15,9 @@ from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._values import checked, one_of
 
+# the state of a hook only its harness can vouch for (Codex's /hooks trust, which gitstore cannot read)
+TRUST_UNREAD = "installed; trust not readable"
+
 hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
 
 _USER_ONLY = "".join(f" ({name}: --scope user only)" for name, h in HARNESSES.items() if "project" not in h.scopes)
@@ -97,7 +100,8 @@ def _state(row: HookStatus) -> str:
         return "idle here"
     if row.works is None:
         review = HARNESSES[row.harness].review
-        return "to trust" if review and review[0] in row.problems else "not checked"
+        # the harness alone knows whether its user trusted the hook (Codex's /hooks): say what is known
+        return TRUST_UNREAD if review and review[0] in row.problems else "not checked"
     return "works" if row.works else "does not work"
 
 

@@ -20,9 +20,11 @@ Hooks (``codex``)
 - Hooks that are not managed by an admin must also be reviewed and trusted in Codex (its
   ``/hooks``) before they run, in either scope. Codex keeps that trust per hook, keyed on a hash
   of the hook, so a changed hook (installed again with another Python) needs trusting again.
-  gitstore does not compute Codex's hash, so it cannot tell a trusted hook from an untrusted one:
-  install says to trust the hooks in ``/hooks``, and status never calls them working, only to be
-  trusted.
+  Codex records that trust in its own ``[hooks.state]`` table of the user's config, keyed and
+  hashed in a way its documentation does not give (and that changed between releases), so
+  gitstore does not compute the hash and cannot tell a trusted hook from an untrusted one:
+  install says to trust the hooks in ``/hooks``, and status says what it knows, installed and
+  trust not readable, never that they work nor that they still need trusting.
 - A layer with both forms loads both and warns, so gitstore writes the TOML form only.
 - Inline layout, the same as ``hooks.json``: ``[[hooks.<Event>]]`` is a group with an optional
   ``matcher``; ``[[hooks.<Event>.hooks]]`` is a handler with ``type = "command"``, ``command``,
@@ -72,8 +74,10 @@ CONTEXT_TIMEOUT_SECONDS = 10
 CONTEXT_STATUS = "gitstore: recalling accepted learnings"
 _HOOKS_LABEL = "codex hooks"
 REVIEW = ("Codex runs a hook no admin manages only once it is trusted in Codex's /hooks, and gitstore "
-          "cannot tell whether these are (Codex keeps trust per hook: a changed hook needs trusting again)",
-          "in Codex, open /hooks and trust gitstore's hooks (again after an install that changes them)")
+          "cannot read whether these are (Codex keeps trust per hook, under a hash of the hook it does not "
+          "document: a changed hook needs trusting again)",
+          "in Codex, open /hooks and trust gitstore's hooks unless it lists them as trusted (again after an install "
+          "that changes them)")
 _NOTIFY_LABEL = "codex notify"
 
 
