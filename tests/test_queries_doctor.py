@@ -553,7 +553,8 @@ def test_an_origin_named_after_memory_was_set_up_is_named_until_init_makes_it_th
     assert command(check["todo"]) == "gitstore init"
     said = follow(root, "gitstore init")
     assert f"scope github.com/acme/widgets for this clone's memory from now on (what it stored under {local} " \
-           "stays, unread)" in said
+           "stays, unread: a session can be captured again with `gitstore import transcript FILE`, grants and " \
+           "decisions made again)" in said
     assert checks(root, "scope") == []
     git(root, "remote", "set-url", "origin", "https://github.com/acme/gadgets.git")
     [check] = checks(root, "scope")

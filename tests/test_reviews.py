@@ -741,6 +741,11 @@ def test_an_origin_on_this_machine_without_one_of_its_own_is_named_with_what_fix
     assert f"origin is {bare}, a repository on this machine" in err and "github.com/Codertocat/Hello-World" in err, err
     fix = f"git -C {bare} remote add origin https://github.com/Codertocat/Hello-World.git"
     assert f"`{fix}`" in err, err
+    local = json.loads(ok("status", "--json", cwd=ctx.workspace.root))["scope"]
+    assert err.rstrip("\n").endswith(
+        f"; that origin changes this repository's scope: what this clone stored under {local} (sessions, grants, "
+        "decisions) stays but is no longer read, and `gitstore init` then makes the new scope its own; a session "
+        "can be captured again under it with `gitstore import transcript FILE`, grants and decisions made again"), err
     subprocess.run(fix.split(), check=True)
     assert "imported 1 comment(s)" in ok("import", "reviews", str(delivery), "--by", "github:9", cwd=ctx.workspace.root)
 

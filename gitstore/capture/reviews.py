@@ -909,7 +909,19 @@ def check_repository(ctx: Context, repository: str, what: str) -> None:
         hosted = "" if ctx.scope.startswith("github.com/") else \
             f", or of a self-hosted origin whose scope is HOST/{repository} (the scope must end in owner/name)"
         why = f"from origin {url}; import the reviews of {repository} in a clone of github.com/{repository}{hosted}"
-    raise Refused(f"{what} {repository}, this repository's scope is {ctx.scope} ({why})")
+    raise Refused(f"{what} {repository}, this repository's scope is {ctx.scope} ({why}){_rescoped(ctx.scope)}")
+
+
+def _rescoped(scope: str) -> str:
+    """What naming (or changing) origin costs a clone with a local ``scope``: the scope comes from
+    origin's URL and records keep the scope they were stored under, so what was captured so far is
+    no longer read once origin names another repository."""
+    if not scope.startswith("local/"):
+        return ""
+    return (f"; that origin changes this repository's scope: what this clone stored under {scope} (sessions, "
+            "grants, decisions) stays but is no longer read, and `gitstore init` then makes the new scope its "
+            "own; a session can be captured again under it with `gitstore import transcript FILE`, grants and "
+            "decisions made again")
 
 
 def _only_pull_request(payloads: list[Any]) -> int | None:

@@ -225,7 +225,8 @@ def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report:
                       "written") from None
     if before is not None:
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
-                              "stays, unread)")
+                              "stays, unread: a session can be captured again with `gitstore import transcript "
+                              "FILE`, grants and decisions made again)")
 
 
 def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> object:

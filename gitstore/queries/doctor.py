@@ -111,7 +111,8 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         report.add("scope", WARN, f"{since} after this clone's memory was set up under {kept}: what it stored "
                                   f"there is not read under {scope}",
                    f"`gitstore init` makes {scope} this clone's scope from now on (what it stored under {kept} "
-                   f"stays, unread){back}")
+                   f"stays, unread: a session can be captured again with `gitstore import transcript FILE`, "
+                   f"grants and decisions made again){back}")
     try:
         workspace = Workspace.find(root)
     except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
