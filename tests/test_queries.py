@@ -109,6 +109,36 @@ def test_show_names_a_deleted_comment(copy: Context, built: dict) -> None:
     assert any("was deleted at its source" in w for w in standing.why), standing.why
 
 
+def test_a_proposal_citing_a_deleted_comment_is_named_as_barred_before_anyone_accepts_it(
+        copy: Context, built: dict) -> None:
+    """Propose took a comment deleted at its source without a word, and show named only that a
+    person had not accepted it: the reviewer accepted, and only then learned agents would never
+    get it."""
+    from .cli import gitstore
+
+    thread = Thread(copy, 8, "200")
+    thread.retract(built["naming"], "2026-03-05T10:00:00.000000Z")
+    thread.save()
+    root = copy.workspace.root
+    cite = f"{built['naming']['episode']}:{built['naming']['id']}"
+    deleted = f"the comment it cites ({built['naming']['id']}) was deleted at its source"
+    done = gitstore("propose", "--title", "Names", "--text", "Name tests after what they check.", "--category",
+                    "convention", "--evidence", cite, "--by", "github:9", "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    lid = json.loads(done.stdout)["id"]
+    assert done.stderr == (f"warning: even once accepted it would not be in force for instruction: {deleted}; "
+                           f"`gitstore show {lid}` says what to do\n"), done.stderr
+    standing = learnings.show(copy, lid).standing
+    assert standing.why == ("it is a proposal: no person has accepted it", deleted), standing.why
+    assert standing.todo == ("accepting it would not put it in force: reject it, or propose it again citing "
+                             "evidence that still counts",), standing.todo
+    assert f"    - {deleted}\n" in ok("show", lid, cwd=root)
+    fine = gitstore("propose", "--title", "Jitter", "--text", "Retries need jitter.", "--category", "convention",
+                    "--evidence", f"{built['jitter']['episode']}:{built['jitter']['id']}", "--by", "github:9",
+                    cwd=root)
+    assert fine.returncode == 0 and fine.stderr == "", fine.stderr
+
+
 def test_unknown_learnings_are_refused(ctx: Context) -> None:
     with pytest.raises(Refused, match="no learning lrn_nope"):
         learnings.show(ctx, "lrn_nope")

@@ -15,6 +15,7 @@ from gitstore.cli._learnings import print_warnings
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import learning as ops
+from gitstore.queries.learnings import barred_beyond_review
 
 
 _CITED = re.compile(r"ep_[0-9a-f]{32}:ev_[0-9a-f]{32}(,ev_[0-9a-f]{32})*,?")
@@ -71,6 +72,10 @@ def propose(
                       proposer=("person", who))
     record = ops.propose(ctx, draft, who)
     print_warnings(record, err=True)
+    barred = barred_beyond_review(ctx, record["id"])
+    if barred is not None:
+        typer.echo(f"warning: even once accepted it would not be in force for {barred.purpose}: "
+                   f"{'; '.join(barred.why)}; `gitstore show {record['id']}` says what to do", err=True)
     if as_json:
         emit_json(record)
         return

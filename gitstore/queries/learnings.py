@@ -24,6 +24,7 @@ from gitstore.queries._text import event_text, held_removal, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
+from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import History, build, unknown
 from gitstore.rules.view import View
 
@@ -503,7 +504,7 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     held = _held(ctx, view, history)
     evidence = tuple(_evidence(view, history, purpose, held)) if history.valid else ()
     replaced = tuple((rid, _title_of(view, rid)) for rid in (history.current.get("replaces", ()) if history.valid else ()))
-    return Shown(Row(status, history), explain(view, status, purpose, held), evidence, replaced)
+    return Shown(Row(status, history), explain(view, status, purpose, held, history), evidence, replaced)
 
 
 Held = Mapping[str, tuple[dict[str, Any], str]]
@@ -533,7 +534,19 @@ def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> 
     view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
     history = _known(all_histories, learning_id)
     return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose,
-                   _held(ctx, view, history))
+                   _held(ctx, view, history), history)
+
+
+def barred_beyond_review(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing | None:
+    """What would keep a learning that awaits a person out of force for ``purpose`` even once
+    accepted (its evidence deleted at its source, no grant...), or None when only a person's
+    decision is missing: what `gitstore propose` warns of at once."""
+    found = standing(ctx, learning_id, purpose)
+    waits = {sentence for sentence, _ in _STATES.values()}
+    why = tuple(w for w in found.why if w not in waits)
+    if found.in_force or not why:
+        return None
+    return Standing(purpose, False, why, found.todo)
 
 
 def _check_purpose(purpose: str) -> None:
@@ -594,9 +607,13 @@ _STATES = {
 }
 
 
-def explain(view: View, status: Status, purpose: str, held: Held | None = None) -> Standing:
+def explain(view: View, status: Status, purpose: str, held: Held | None = None,
+            history: History | None = None) -> Standing:
     """The standing of a learning in plain words, with what a person can do about it (``held``:
-    the removals without authority here that may have taken its evidence's text)."""
+    the removals without authority here that may have taken its evidence's text). Of a version
+    that awaits a person, given its ``history``, its evidence is judged too: a reviewer sees
+    before accepting it that agents would still not get it (a comment it cites deleted at its
+    source, no grant), not only once it is accepted."""
     if status.usable:
         return Standing(purpose, True, (f"in force for {purpose}",))
     why: list[str] = []
@@ -617,16 +634,27 @@ def explain(view: View, status: Status, purpose: str, held: Held | None = None) 
         if reason.startswith(("conflicted", "contested", "valid only from", "expired at")):
             why.append(reason)
     verdict = status.evidence
+    waiting = verdict is None and status.state in REVIEWABLE and status.contested is None
+    if waiting and history is not None and history.valid:
+        current = history.current
+        verdict = refs_serve(view, current["evidence"] + current["counterevidence"], purpose)
     if verdict is not None and not verdict.ok:
         sentence, action = _evidence_problem(view, verdict, purpose, held or {})
         why.append(sentence)
-        todo.append(action)
+        if waiting and action == _AGAIN:
+            todo[-1:] = ["accepting it would not put it in force: reject it, or propose it again citing evidence "
+                         "that still counts"]
+        else:
+            todo.append(action)
     return Standing(purpose, False, tuple(why) or status.reasons, tuple(dict.fromkeys(todo)))
+
+
+_AGAIN = "retire it, or propose it again citing evidence that still counts"
 
 
 def _evidence_problem(view: View, verdict: Any, purpose: str, held: Held) -> tuple[str, str]:
     event = view.events.get(verdict.event, {})
-    again = "retire it, or propose it again citing evidence that still counts"
+    again = _AGAIN
     if verdict.cause == "redacted":
         note = removal_shown(event)[0] or "text removed"
         return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
@@ -689,6 +717,6 @@ def _version_row(record: dict[str, Any], digest: str, intact: bool) -> dict[str,
             "withheld": [withheld.to_json()] if withheld is not None else []}
 
 
-__all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
+__all__ = ["EvidenceShown", "barred_beyond_review", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
            "learnings", "pin_where", "proposals", "removal_shown", "screened", "screened_name", "screened_pin", "show",
            "shown_json", "standing"]
