@@ -85,3 +85,13 @@ def test_route_names_on_the_command_line() -> None:
         "overlay", "direct-edit", "staged-update", "skill", "skill"]
     with pytest.raises(Refused, match="unknown route '3'"):
         rubric.route_name("3")
+
+
+def test_a_refused_route_is_named_as_the_command_line_spells_it() -> None:
+    """`--route procedural`, which the help offers as `procedural (skill)`, was refused as
+    `--route skill`, a spelling the person never typed."""
+    with pytest.raises(Refused) as refused:
+        rubric.apply_request(rubric.Verdict("direct-edit", ("r",)), rubric.route_name("procedural"))
+    assert str(refused.value) == ("--route procedural (skill) is not stricter than the rubric's 1 (direct-edit): a "
+                                  "person may only ask for a stricter route (stricter: 0 (overlay), "
+                                  "2 (staged-update))")

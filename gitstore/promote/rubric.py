@@ -127,11 +127,17 @@ def apply_request(verdict: Verdict, requested: str | None) -> str:
     if requested is None or requested == verdict.route:
         return verdict.route
     if STRICTNESS[requested] <= STRICTNESS[verdict.route]:
-        raise Refused(f"--route {requested} is not stricter than the rubric's {verdict.route}: "
+        raise Refused(f"--route {spelled(requested)} is not stricter than the rubric's {spelled(verdict.route)}: "
                       f"a person may only ask for a stricter route ({_stricter(verdict.route)})")
     return requested
 
 
+def spelled(route: str) -> str:
+    """A route with both spellings `--route` takes, as its help gives them: ``procedural (skill)``,
+    ``1 (direct-edit)``; whichever one the person typed is named."""
+    return next((f"{alias} ({name})" for alias, name in NUMBERS.items() if name == route), route)
+
+
 def _stricter(route: str) -> str:
-    options = [r for r in ROUTES if STRICTNESS[r] > STRICTNESS[route]]
+    options = [spelled(r) for r in ROUTES if STRICTNESS[r] > STRICTNESS[route]]
     return "stricter: " + ", ".join(options) if options else "none is stricter"
