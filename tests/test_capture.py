@@ -206,8 +206,24 @@ def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context
     assert "transcript" in result.receipt["unavailable"]
     from . import cli
 
-    said = cli.gitstore("capture", "--harness", "claude-code", cwd=ctx.workspace.root, stdin=json.dumps(payload))
-    assert "no transcript file where the harness said (or it named none)" in said.stdout + said.stderr, said
+
+
+def test_capture_run_by_hand_without_a_transcript_says_nothing_was_captured(ctx: Context) -> None:
+    """`gitstore capture` printed "captured episode -: 0 event(s)" and exited 0 for a hook input
+    naming no transcript file; a person running it is told nothing was captured (a hook, which
+    must never fail the agent, still records a degraded receipt: the test above)."""
+    from . import cli
+
+    root = ctx.workspace.root
+    before = len(list(ctx.store.items()))
+    payload = {"session_id": "gone", "transcript_path": "/nonexistent/x.jsonl", "hook_event_name": "SessionEnd"}
+    assert cli.fails(1, "capture", "--harness", "claude-code", cwd=root, stdin=json.dumps(payload)) == (
+        "gitstore: error: nothing captured: no transcript file at /nonexistent/x.jsonl, where the hook input said; "
+        "import the session with `gitstore import transcript FILE`\n")
+    said = cli.fails(1, "capture", "--harness", "claude-code", cwd=root,
+                     stdin='{"hook_event_name":"SessionEnd","session_id":"s"}')
+    assert said.startswith("gitstore: error: nothing captured: the hook input names no transcript file"), said
+    assert len(list(Context.open(root).store.items())) == before  # nothing stored
 
 
 def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context, tmp_path: Path) -> None:

@@ -9,15 +9,16 @@ from typing import Optional
 import typer
 
 from gitstore import _jsontext
+from gitstore._shown import one_line
 from gitstore.cli._complete import words
-from gitstore.capture.hookinput import HookInput
+from gitstore.capture.hookinput import HookInput, regular_file
 from gitstore.capture.sessions import capture as do_capture
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION
 from gitstore.cli._values import checked, one_of
 from gitstore.config import capture_mode
 from gitstore.context import Context
-from gitstore.errors import InvalidInput
+from gitstore.errors import InvalidInput, Refused
 from gitstore.records.vocabulary import HARNESSES
 
 
@@ -37,7 +38,15 @@ def capture(
         raise InvalidInput("hook input must be a JSON object")
     ctx = Context.open()
     hook = HookInput.from_payload(harness, payload, str(Path.cwd()))
-    print_capture(do_capture(ctx, hook, mode or capture_mode(ctx.workspace)), as_json)
+    chosen = mode or capture_mode(ctx.workspace)  # a patched capture.mode is refused first, as a hook's is
+    if not regular_file(hook.transcript):
+        # A hook records such a session as a degraded receipt (it must never fail the agent); a
+        # person running this gets told that nothing was captured, as `import transcript` does.
+        where = (f"no transcript file at {one_line(str(hook.transcript))}, where the hook input said"
+                 if hook.transcript is not None else "the hook input names no transcript file (nor a session whose "
+                 f"{harness} transcript is on this machine)")
+        raise Refused(f"nothing captured: {where}; import the session with `gitstore import transcript FILE`")
+    print_capture(do_capture(ctx, hook, chosen), as_json)
 
 
 def register(app: typer.Typer) -> None:
