@@ -134,6 +134,39 @@ def test_uninstall_removes_a_file_install_created(harness: str, scope: str, repo
     assert uninstall(harness, scope, repo, home).action == "absent"
 
 
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli", "opencode"])
+def test_a_project_settings_file_naming_this_machines_python_is_kept_out_of_commits(harness: str, repo: Path,
+                                                                                     home: Path) -> None:
+    """Install left the file untracked, only warning that it names this machine's Python: the
+    next `git add -A` shared the path with every clone. It is now ignored in .git/info/exclude
+    (this clone's own rules, never the tracked .gitignore), and said so."""
+    report = install(harness, "project", repo, home)
+    relative = report.path.relative_to(repo).as_posix()
+    exclude = repo / ".git" / "info" / "exclude"
+    assert f"/{relative}" in exclude.read_text().splitlines()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (repo / ".gitignore").exists()
+    assert any(n.startswith(f"{relative} names a Python on this machine: git ignores it through /{relative} in "
+                            f"{exclude}") for n in report.notes), report.notes
+    before = exclude.read_text()
+    again = install(harness, "project", repo, home).notes  # ignored already: nothing added, nothing said
+    assert not any("names a Python on this machine" in n for n in again), again
+    assert exclude.read_text() == before
+
+
+def test_a_tracked_settings_file_stays_tracked_and_is_named(repo: Path, home: Path) -> None:
+    """A settings file the team committed keeps its other settings shared: no rule hides it."""
+    settings = repo / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "GitHub"}\n')
+    git(repo, "add", ".gemini/settings.json")
+    git(repo, "commit", "-qm", "team settings")
+    report = install("gemini-cli", "project", repo, home)
+    assert "settings.json" not in (repo / ".git" / "info" / "exclude").read_text()
+    assert ".gemini/settings.json is tracked by git, and its hook names a Python on this machine: other clones run " \
+           "their own `gitstore hooks install`; a commit of it shares this machine's path" in report.notes
+
+
 def test_every_harness_hands_the_hook_a_name_it_knows() -> None:
     from gitstore.capture import agent_hook as hook
 

@@ -110,18 +110,18 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     current = _read(path)
     hook = HookCommand(os.path.abspath(python or sys.executable), adapter.harness)
     new = _in_file(path, lambda: adapter.merged(current, hook))
-    notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _switched_off(adapter, repo_root, home, path) \
-        + _tracked_note(scope, repo_root, path)
+    notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _switched_off(adapter, repo_root, home, path)
     notes += _set_up(scope, repo_root)
     unloaded = adapter.unloaded(scope, repo_root, home)
     notes += (f"{unloaded[0]}: {unloaded[1]}",) if unloaded else ()
     todo = (adapter.review[1],) if adapter.review else ()
     if new == current:
-        return Report(adapter.name, scope, path, "unchanged", notes, todo)
+        return Report(adapter.name, scope, path, "unchanged", _kept_out(scope, repo_root, path) + notes, todo)
     previous = _previous(adapter, home, path, current)
     _write(path, new)
     undo.remember(home, adapter.name, path, previous, new, hook.python)
-    return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes, todo)
+    return Report(adapter.name, scope, path, "installed" if current is None else "updated",
+                  _kept_out(scope, repo_root, path) + notes, todo)
 
 
 def _previous(adapter: Harness, home: Path, path: Path, current: str | None) -> undo.Before | None:
@@ -174,20 +174,47 @@ def _switched_off(adapter: Harness, repo_root: Path | None, home: Path, path: Pa
     return (f"hooks are switched off ({off})",) if off and not off.endswith(f" in {path}") else ()
 
 
-def _tracked_note(scope: str, repo_root: Path | None, path: Path) -> tuple[str, ...]:
-    """A project file git would commit carries this machine's interpreter path: say so."""
+EXCLUDE_NOTE = "# gitstore: a harness's hook settings naming this machine's Python, never committed"
+
+
+def _kept_out(scope: str, repo_root: Path | None, path: Path) -> tuple[str, ...]:
+    """A project file carrying this machine's interpreter path is kept out of commits: git is
+    told to ignore it in .git/info/exclude (this clone's own, never the tracked .gitignore),
+    unless git ignores it already. One git tracks stays tracked (its other settings may be the
+    team's): that, and a ``!`` rule that keeps it from being ignored, are named instead."""
     if scope != "project" or repo_root is None:
         return ()
     import pygit2
 
+    from gitstore.scope import _git_folder
+
     try:
         relative = path.relative_to(repo_root).as_posix()
-        if pygit2.Repository(str(repo_root)).path_is_ignored(relative):
+        repo = pygit2.Repository(str(repo_root))
+        if repo.path_is_ignored(relative):
             return ()
+        tracked = relative in repo.index
     except (ValueError, pygit2.GitError):
         return ()
-    return (f"{relative} is not ignored by git, but its hook names a Python on this machine: "
-            "other clones run their own `gitstore hooks install`",)
+    machine = "its hook names a Python on this machine: other clones run their own `gitstore hooks install`"
+    if tracked:
+        return (f"{relative} is tracked by git, and {machine}; a commit of it shares this machine's path",)
+    exclude = _git_folder(repo) / "info" / "exclude"
+    rule = "/" + relative
+    try:
+        existing = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if rule not in existing.splitlines():
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a", encoding="utf-8") as out:
+                out.write(("\n" if existing and not existing.endswith("\n") else "") + f"{EXCLUDE_NOTE}\n{rule}\n")
+        ignored = pygit2.Repository(str(repo_root)).path_is_ignored(relative)
+    except (OSError, UnicodeDecodeError, pygit2.GitError) as exc:
+        return (f"{relative} is not ignored by git, and {machine}; could not add {rule} to {exclude} ({exc})",)
+    if not ignored:
+        return (f"{relative} is not ignored by git even with {rule} in {exclude} (a `!` rule keeps it), and "
+                f"{machine}",)
+    return (f"{relative} names a Python on this machine: git ignores it through {rule} in {exclude} "
+            "(this clone's own ignore rules); other clones run their own `gitstore hooks install`",)
 
 
 def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> Report:
