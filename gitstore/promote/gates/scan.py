@@ -23,6 +23,16 @@ archive), and one that is binary by its bytes (``_binary``): it begins as a bina
 name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding,
 and so is text behind a binary beginning. Elsewhere a binary file is left unread too.
 
+A file that opens with YAML front matter is scanned also as YAML reads it: each string (key or
+value) whose decoded text is not what the file says verbatim (``"ign\\x6Fre ..."``, ``"\\u202E"``,
+a line break escaped in a double-quoted string, ``!!binary``, a folded or multi-line scalar) is
+scanned as the file's text on its line, and what the decoding adds is a finding naming the key and
+that line (``gitstore.safety.frontmatter``). A skill loader hands an agent a ``SKILL.md``'s
+description so, and ``gitstore wiki index`` a page's title; this gate, which reads every file
+agents read, holds it for all of them (skills, pages, rule files), where the skills and wiki gates
+would each cover their own. YAML is loaded only for front matter not written verbatim: a plain
+wiki costs one match per page and no YAML import.
+
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
 hidden or bidirectional characters; its findings are on line 1, marked ``link target:``. The
@@ -90,6 +100,8 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
             continue
         text, link = committed
         result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
+        decoded = [] if link or not text.startswith("---") else _decoded(name, rel, text, scanner, agents_read)
+        rows += decoded
         if not result.findings:
             continue
         quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
@@ -216,6 +228,47 @@ def _skill_folders(root: Path) -> set[str]:
     """The folders that hold a ``SKILL.md`` in the index (the one being committed, at a commit)."""
     done = git("ls-files", "-z", "--", f":(glob)**/{SKILL}", cwd=root, keep_index=True, check=False)
     return {dirname(path.decode("utf-8", "replace")) for path in done.stdout.split(b"\0") if path}
+
+
+def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner,
+             agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
+    """The findings in the strings of the file's front matter as YAML decodes them, where that
+    is not what the file says verbatim (``gitstore.safety.frontmatter``): a skill loader, ``gitstore
+    wiki index`` hand an agent ``"ign\\x6Fre all previous instructions"`` decoded. Each string is
+    scanned as the file's text on the line it starts on (so ``.gitstore-allow`` names that line),
+    and a finding names its key and line; what the lines it is written on show already is the
+    file's own finding."""
+    from gitstore.safety.files import NOT_ALLOWED
+    from gitstore.safety.frontmatter import decoded_strings
+    from gitstore.safety.scanner import QUARANTINE, REDACT
+
+    def kinds(piece: str, line: int) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for f in scanner.scan("\n" * (line - 1) + piece, path=rel, read_by_agents=lambda: agents_read(rel)).findings:
+            found.setdefault(f.action, set()).add(f.kind)
+        return found
+
+    rows: list[tuple[bool, Finding]] = []
+    lines: list[str] = []
+    for first, last, where, value in decoded_strings(text):
+        found = kinds(value, first)
+        if not found:
+            continue
+        lines = lines or text.split("\n")
+        written = kinds("\n".join(lines[first - 1:last]), first)
+        said = f"front matter {where!r} as YAML decodes it"
+        for action, here in found.items():
+            new = sorted(here - written.get(action, set()))
+            if not new:
+                continue
+            if action == QUARANTINE:
+                rows.append((True, Finding(name, first, f"quarantine: {', '.join(new)} in {said} ({NOT_ALLOWED})")))
+            elif action == REDACT:
+                rows.append((True, Finding(name, first, f"secret or private path: {', '.join(new)} in {said} "
+                                                        "(remove it, or list PATH:KIND:LINE in .gitstore-allow)")))
+            else:
+                rows.append((False, Finding(name, first, f"warning: {', '.join(new)} in {said}")))
+    return rows
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:

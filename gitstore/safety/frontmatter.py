@@ -1,0 +1,159 @@
+"""The strings of a file's YAML front matter as a YAML reader decodes them, where they differ
+from what the file says verbatim.
+
+A skill loader or ``gitstore wiki index`` hands an agent a ``SKILL.md``'s description or a
+page's title as YAML reads them, not as their bytes spell them: ``"ign\\x6Fre all previous
+instructions"``, ``"\\u202E"``, a token split by a ``\\`` line break in a double-quoted string,
+a folded (``>``) or multi-line scalar whose lines are joined into one sentence each reach the
+reader as text the file does not hold. The scanner, reading the file, sees only its bytes;
+:func:`decoded_strings` gives it the decoded text too, with the line it starts on.
+
+Front matter is the text between a first line ``---`` and the next line ``---`` (or ``...``).
+Most front matter is written verbatim (``key: value`` lines, quoted values without a backslash,
+one-line flow lists), and then nothing is parsed: YAML is loaded only when a line is not of
+that kind (a backslash, a doubled quote in a single-quoted string, a tag, a block scalar, a
+line continuing a scalar, a line break YAML knows and Python's lines do not), so a wiki of a
+thousand plain pages costs a line-by-line match and no YAML at all. A front matter YAML cannot
+read yields nothing: no reader decodes it either, and the gates that read it refuse it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitstore.safety import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_CLOSING = lazy.Pattern(r"^(?:---|\.\.\.)[ \t\r\f\v]*$", re.M)
+# a line of front matter whose strings read as written: list markers, then `key:` and a value,
+# or a list item's value (the value's kinds: _VERBATIM)
+_ENTRY = lazy.Pattern(
+    r"(?P<dashes>(?:-(?: +|$))*)"
+    r"(?:(?P<key>[^\s#'\"\\:!&*|>{}\[\],%@`?-][^:\\]*|\"[^\"\\]*\"|'[^']*'):(?: +(?P<value>.*))?|(?P<item>.+))?")
+# a value YAML reads as it is written: double-quoted with no escape, single-quoted with no doubled
+# quote, plain with no backslash (nor an indicator that makes it a tag, an anchor or alias, a block
+# scalar, a quoted or flow value), or a one-line flow list or mapping with no quote or backslash;
+# then a comment, if any
+_VERBATIM = lazy.Pattern(
+    r"(?:\"[^\"\\]*\"|'[^']*'|[^\s!&*|>'\"%@`#{}\[\],\\?:-][^\\]*|[\[{][^\"'\\]*[\]}])(?: +#.*)?")
+# the same, for the most common front matter at once: a whole block of such lines, list markers
+# written "- ", where no line after one holding a value is indented past the value's key or marker
+_BLANK = r"(?:[ \t]*(?:#[^\n]*)?\n)"
+_KEY = r"(?:[^\s#'\"\\:!&*|>{}\[\],%@`?-][^:\\\n]*|\"[^\"\\\n]*\"|'[^'\n]*')"
+_VALUE = (r"(?:(?:\"[^\"\\\n]*\"|'[^'\n]*')(?: +#[^\n]*)?|[^\s!&*|>'\"%@`#{}\[\],\\?:-][^\\\n]*"
+          r"|[\[{][^\"'\\\n\[\]{}]*[\]}](?: +#[^\n]*)?)[ \t]*\n")
+_PLAIN_BLOCK = lazy.Pattern(
+    rf"(?:(?P<i> *){_KEY}: +{_VALUE}(?!{_BLANK}*(?P=i) )|(?P<j> *)- {_KEY}: +{_VALUE}(?!{_BLANK}*(?P=j)   )"
+    rf"|(?P<k> *)- {_VALUE}(?!{_BLANK}*(?P=k) )| *(?:- )?{_KEY}:[ \t]*\n| *-[ \t]*\n|{_BLANK})*")
+_ODD_BREAKS = ("\r", "\x85", "\u2028", "\u2029")  # line breaks to YAML that are none to str.split("\n")
+
+
+def front_matter(text: str) -> tuple[int, str] | None:
+    """(the 0-based line after the opening ``---``, the text up to the closing line) of the
+    front matter TEXT starts with, or None when it has none."""
+    if not text.startswith("---"):
+        return None
+    first = text.find("\n")
+    if first < 0 or text[:first].rstrip() != "---":
+        return None
+    closing = _CLOSING.search(text, first + 1)
+    return None if closing is None else (1, text[first + 1:closing.start()])
+
+
+def verbatim(block: str) -> bool:
+    """Whether every string of the front matter BLOCK reads as it is written (the module's
+    documentation): then YAML need not be loaded to know what a reader gets."""
+    if "\r" in block:
+        block = block.replace("\r\n", "\n")
+    if any(mark in block for mark in _ODD_BREAKS):
+        return False
+    if _PLAIN_BLOCK.fullmatch(block if block.endswith("\n") or not block else block + "\n"):
+        return True
+    owner = -1  # a line indented past this continues the scalar of the line before
+    for line in block.split("\n"):
+        body = line.lstrip(" ")
+        if not body.strip() or body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        if 0 <= owner < indent:
+            return False
+        match = _ENTRY.fullmatch(body.rstrip())
+        if match is None:
+            return False
+        dashes, value = match["dashes"], match["value"] or match["item"]
+        if match["item"] is not None and not dashes:
+            return False  # a bare value: a scalar's next line
+        if value is not None:
+            if not _VERBATIM.fullmatch(value) or (value[0] in "[{" and not _balanced(value)):
+                return False
+            owner = indent + (len(dashes) if match["key"] is not None else dashes.rstrip().rfind("-"))
+        else:
+            owner = -1
+    return True
+
+
+def _balanced(flow: str) -> bool:
+    return flow.count("[") + flow.count("{") == flow.count("]") + flow.count("}")
+
+
+def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
+    """(1-based lines of the file it is written on, first and last; where in the front matter;
+    its decoded text) for each string
+    (key or value) of TEXT's front matter whose decoded text is not written verbatim on its
+    lines; empty when TEXT has no front matter, when it is all verbatim (:func:`verbatim`), or
+    when YAML cannot read it."""
+    found = front_matter(text)
+    if found is None or verbatim(found[1]):
+        return []
+    offset, block = found
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # only front matter YAML transforms pays for it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        node = yaml.compose(block, Loader=loader)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return []
+    lines = block.split("\n")
+    strings: list[tuple[int, int, str, str]] = []
+    stack: list[tuple[Any, str]] = [(node, "")] if node is not None else []
+    seen: set[int] = set()
+    while stack:
+        item, where = stack.pop()
+        if id(item) in seen:  # an alias is its anchor's node again
+            continue
+        seen.add(id(item))
+        if isinstance(item, yaml.ScalarNode):
+            value = _text_of(item)
+            first, last = item.start_mark.line, item.end_mark.line
+            if value and value not in "\n".join(lines[first:last + 1]):
+                strings.append((offset + first + 1, offset + last + 1, where or "(top)", value))
+        elif isinstance(item, yaml.SequenceNode):
+            stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item.value))))
+        elif isinstance(item, yaml.MappingNode):
+            for key, child in reversed(item.value):
+                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                path = f"{where}.{name}" if where else name
+                stack.append((child, path))
+                stack.append((key, f"{path} (key)"))
+    strings.sort(key=lambda row: row[:2])
+    return strings
+
+
+def _text_of(node: Any) -> str:
+    """A scalar's text as a reader gets it: its decoded value; a ``!!binary`` one's bytes read
+    as UTF-8."""
+    if node.tag == "tag:yaml.org,2002:binary":
+        import base64
+        import binascii
+
+        try:
+            return base64.decodebytes(node.value.encode("ascii", "replace")).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return str(node.value)
+    return str(node.value)
+
+
+__all__ = ["decoded_strings", "front_matter", "verbatim"]
