@@ -11,7 +11,10 @@ commits what they wrote. Neither follows a symbolic link: a linked page, file or
 wiki is left out of the indexes and named (the gitstore-okf gate refuses it), and a command
 that would write an index through one writes nothing at all. ``index`` also names each page,
 file or folder whose name an index entry cannot link as it is (a space, a bracket:
-``gitstore.promote.okf.unlinkable_names``, the gate's own rule), which the gate refuses.
+``gitstore.promote.okf.unlinkable_names``, the gate's own rule), which the gate refuses. An
+index hands each page's title and description, as YAML decodes the front matter, to every agent
+reading the wiki: one the safety scanner quarantines or redacts is never written, the command
+refusing and naming the page and the key (``_screen_entries``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from typing import Any
 from gitstore._files import first_link, replace_file
 from gitstore.errors import Refused
 from gitstore.promote.okf import (
-    INDEX_PAGE, hand_written_indexes, linked_paths, only_escaping_differs, render_index_page, stale_indexes,
-    unlinkable_names,
+    INDEX_PAGE, entry_texts, folder_pages, hand_written_indexes, linked_paths, only_escaping_differs,
+    render_index_page, stale_indexes, unlinkable_names,
 )
 from gitstore.promote.routing import WIKI
 
@@ -73,6 +76,7 @@ def init(root: Path) -> WikiChange:
     writes = stale_indexes(wiki, keep_hand_written=True) if wiki.is_dir() else []
     for path, _ in writes:  # all checked before any is written
         _no_link(root, _rel(root, path))
+    _screen_entries(root, [path for path, _ in writes])
     wiki.mkdir(parents=True, exist_ok=True)
     writes = writes or [(index, render_index_page(wiki))]
     written = [_write(root, path, text) for path, text in writes]
@@ -93,6 +97,7 @@ def index(root: Path, *, check: bool = False) -> WikiChange:
     change.stale = [_rel(root, page) for page, _ in stale]
     change.older = [_rel(root, page) for page, text in stale if page.is_file() and not page.is_symlink()
                     and only_escaping_differs(page.read_text(encoding="utf-8", errors="replace"), text)]
+    _screen_entries(root, [page for page, _ in stale])
     if not check:
         for rel in change.stale:  # all checked before any is written
             _no_link(root, rel)
@@ -105,6 +110,29 @@ def index(root: Path, *, check: bool = False) -> WikiChange:
     elif check and change.stale:
         change.next += ["run `gitstore wiki index`, then commit the indexes it rewrote"]
     return change
+
+
+def _screen_entries(root: Path, indexes: list[Path]) -> None:
+    """Refuses, naming each page and what was found, to write indexes listing a title or
+    description the safety scanner quarantines (hidden or bidirectional characters, injected
+    instructions) or redacts (a secret, a home path), as YAML decodes the page's front matter:
+    an index hands them to every agent reading the wiki. Nothing is written; the page is to
+    fix (gitstore-scan names its front-matter line)."""
+    from gitstore.safety.gate import screen_text
+
+    problems = []
+    for index in indexes:
+        for page in folder_pages(index.parent) if index.parent.is_dir() else []:
+            for key, value in zip(("title", "description"), entry_texts(page)):
+                what = f"{_rel(root, page)}: its {key}"
+                try:
+                    if screen_text(value, what) != value:
+                        problems.append(f"{what} holds a secret or private path")
+                except Refused as exc:
+                    problems.append(str(exc).split(";")[0])
+    if problems:
+        raise Refused(f"{'; '.join(problems)}: an index hands each page's title and description to agents, "
+                      "so no index was written; fix the page's front matter, then run `gitstore wiki index` again")
 
 
 def _no_link(root: Path, path: str) -> None:

@@ -123,11 +123,22 @@ def linked_paths(root: Path = WIKI) -> list[Path]:
 
 def page_entry(page: Path | str) -> str:
     """A page's line in its folder's generated index: its title and description."""
+    title, description = entry_texts(page)
+    return _entry(title, os.path.basename(page), description)
+
+
+def entry_texts(page: Path | str) -> tuple[str, str]:
+    """The title and description a page's index entry shows, as YAML decodes its front matter
+    (each on one line; the title is the page's name when it has none)."""
     meta = read_page(page).meta
     meta = meta if isinstance(meta, dict) else {}
-    name = os.path.basename(page)
-    title = _one_line(meta.get("title")) or name.removesuffix(".md")
-    return _entry(title, name, _one_line(meta.get("description")))
+    title = _one_line(meta.get("title")) or os.path.basename(page).removesuffix(".md")
+    return title, _one_line(meta.get("description"))
+
+
+def folder_pages(folder: Path) -> list[Path]:
+    """The pages a folder's generated index lists, in its order."""
+    return _pages_in(folder)
 
 
 def _entry(title: str, link: str, description: str) -> str:
