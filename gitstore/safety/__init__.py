@@ -1,9 +1,10 @@
 """Safety: the scanner that screens every text entering the store or reaching an agent, split
 by what it finds (``hidden``, ``markup``, ``active``, ``injection``, ``commands``, ``secrets`` with
-``values``, ``paths``; ``files`` for a repository file's content; ``spans`` and ``code``
+``values``, ``paths``; ``files`` for a repository file's content, ``frontmatter`` for the
+strings its YAML front matter decodes to; ``spans`` and ``code``
 shared; ``lazy`` compiles their patterns on first use; ``scanner`` composes them), and the gate
 that refuses quarantined text handed to the store."""
 
 # the public modules (tests/test_public_api.py keeps the list whole)
-__all__ = ["active", "code", "commands", "files", "gate", "hidden", "injection", "lazy", "markup", "paths", "scanner", "secrets",
-           "spans", "values"]
+__all__ = ["active", "code", "commands", "files", "frontmatter", "gate", "hidden", "injection", "lazy", "markup", "paths",
+           "scanner", "secrets", "spans", "values"]
