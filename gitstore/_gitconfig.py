@@ -52,7 +52,13 @@ def value(repo: pygit2.Repository | None, name: str) -> str | None:
     settings = _settings(repo)
     if settings is None:  # no git to ask: read it as without the variables
         return _from_library(repo, name)
-    return settings.get(_key(name))
+    found = settings.get(_key(name))
+    if found is not None:
+        try:
+            found.encode("utf-8")
+        except UnicodeEncodeError:  # a byte git listed that is no UTF-8 (kept as a surrogate)
+            raise _not_utf8(name) from None
+    return found
 
 
 def flag(repo: pygit2.Repository, name: str) -> bool:
@@ -83,7 +89,14 @@ def _from_library(repo: pygit2.Repository | None, name: str) -> str | None:
         found = config[name]
     except (KeyError, pygit2.GitError):
         return None
+    except UnicodeDecodeError:
+        raise _not_utf8(name) from None
     return str(found) if found is not None else None
+
+
+def _not_utf8(name: str) -> UsageError:
+    return UsageError(f"git's setting {name} is not UTF-8 text: set it again as UTF-8 "
+                      f"(git config {name} VALUE) or remove it (git config --unset {name})")
 
 
 def _settings(repo: pygit2.Repository | None) -> dict[str, str | None] | None:

@@ -176,3 +176,28 @@ def test_without_those_variables_no_program_is_asked(
     opened = pygit2.Repository(str(repo))
     monkeypatch.setenv("PATH", str(Path(shutil.which("git") or "/").parent / "no-programs-here"))
     assert _gitconfig.value(opened, "user.email") == "home@example.com"  # libgit2's own reading
+
+
+@pytest.mark.parametrize("asked", ["library", "git"])
+@pytest.mark.parametrize(("setting", "command"), [("user.email", ("grant", "--purpose", "review")),
+                                                  ("init.defaultBranch", ("policy", "show")),
+                                                  ("user.signingkey", ("policy", "init"))])
+def test_a_setting_that_is_not_utf8_is_a_usage_error_naming_it(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch, asked: str, setting: str,
+        command: tuple[str, ...]) -> None:
+    """git keeps any bytes a setting is given; gitstore cannot use them as text, and says which
+    setting it is, read by libgit2 or by git when a variable has git asked."""
+    monkeypatch.delenv("GIT_AUTHOR_EMAIL")
+    if asked == "library":
+        monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")
+        assert not _gitconfig.overridden()
+    init(repo)
+    git(repo, "config", "user.email", "alice@example.com")
+    subprocess.run([b"git", b"-C", bytes(repo), b"config", setting.encode(), b"x\xffy"], check=True)
+    refs = git(repo, "for-each-ref", "refs/memory")
+    for args in (command, (*command, "--json")):
+        done = cli.gitstore(*args, cwd=repo)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, (args, done.stdout, done.stderr)
+        said = done.stderr if "--json" not in args else json.loads(done.stdout or done.stderr)["error"]
+        assert f"setting {setting} is not UTF-8" in said and said.count("\n") <= 1, said
+    assert git(repo, "for-each-ref", "refs/memory") == refs
