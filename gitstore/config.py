@@ -617,20 +617,24 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     that differs. A person's edit and a patch (``git apply`` writes the file and leaves git no
     trace) look alike; what runs a program is not taken from such a change until init takes
     the file (``refuse_unaccepted``). Nothing when no copy is kept in a clone set up before
-    copies were (its next command keeps one) or either cannot be read; where no copy judges
+    copies were (its next command keeps one) or ``data`` cannot be read; where no copy judges
     ``data`` otherwise (``_kept_copy``), every setting but whose records they are (``IDENTITY``,
-    which ``set_up_here`` judged) counts as changed."""
+    which ``set_up_here`` judged) counts as changed. A kept copy that is no JSON object
+    (damaged: ``damaged_copy``) accepts nothing: every setting counts as changed."""
     kept = _kept_copy(repo, data)
     try:
-        now, then = json.loads(data), json.loads(kept or b"null")
+        now = json.loads(data)
     except ValueError:
         return []
     if not isinstance(now, dict):
         return []
-    if kept is None and not _set_up_before_copies(repo):  # no copy to judge by: no setting is accepted,
-        then = {key: now[key] for key in (*IDENTITY, "writerGiven") if key in now}  # whose records alone (set_up_here)
-    if not isinstance(then, dict):
-        return []
+    if kept is None:
+        if _set_up_before_copies(repo):  # its first command keeps one
+            return []
+        # no copy to judge by: no setting is accepted, whose records alone (set_up_here)
+        then = {key: now[key] for key in (*IDENTITY, "writerGiven") if key in now}
+    else:
+        then = _object(kept) or {}  # a copy that cannot be read: no setting of it is accepted
     changed = []
     for key in sorted(set(now) | set(then)):
         ours, theirs = now.get(key), then.get(key)
@@ -642,6 +646,24 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
         elif ours != theirs:
             changed.append(key)
     return changed
+
+
+def _object(data: bytes) -> dict[str, Any] | None:
+    """``data`` read as a JSON object (None: not JSON, or no object)."""
+    try:
+        found = json.loads(data)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def damaged_copy(repo: pygit2.Repository) -> Path | None:
+    """The copy of config.json init last took for this work tree (``accept_config``) when it is
+    there but no JSON object: nothing of it is taken as accepted (``changed_since_init``) until
+    ``ACCEPT`` writes it again."""
+    path = Path(repo.path) / ACCEPTED_NAME
+    kept = accepted_config(repo.path)
+    return path if kept is not None and _object(kept) is None else None
 
 
 def _kept_copy(repo: pygit2.Repository, data: bytes) -> bytes | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from gitstore.config import STATE_DIR
 
 from . import cli
+from .advice import checks
 from .conftest import git
 from .team import commit_all, first_clone, shared_remote
 from .test_config_setup_gate import _apply, _config
@@ -130,3 +131,27 @@ def test_a_hook_capture_refused_for_a_changed_mode_logs_the_fields_and_the_comma
     [line] = (alice / STATE_DIR / "logs" / "hooks.log").read_text().splitlines()
     assert "capture.mode changed in okf/.memory/config.json" in line, line
     assert "`gitstore init --accept-changes` takes the file" in line and "kept for a retry" in line, line
+
+
+def test_a_damaged_copy_of_what_init_took_accepts_nothing_and_status_and_doctor_name_it(tmp_path: Path) -> None:
+    """The copy init keeps in the git folder is what a patch's change is judged against; when it
+    cannot be read (not JSON, or no object), no setting of config.json counts as taken: a patched
+    capture mode is refused until init takes the file, and status and doctor name the copy."""
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    kept = Path(git(alice, "rev-parse", "--absolute-git-dir").strip()) / "gitstore" / "config.json"
+    hook = json.dumps({"session_id": "s1", "transcript_path": "/nonexistent/x.jsonl", "hook_event_name": "SessionEnd"})
+    mine = (alice / CONFIG).read_bytes()
+    _apply(alice, tmp_path, {**_config(alice), "capture": {"mode": "transcript"}}, old=mine)
+    for damage in (b"{not json", b"[]\n"):
+        kept.write_bytes(damage)
+        _refused(cli.gitstore("capture", "--harness", "claude-code", cwd=alice, stdin=hook), "capture.mode")
+        info = json.loads(cli.ok("status", "--json", cwd=alice))
+        assert info["damagedCopy"] == str(kept) and "capture.mode" in info["unaccepted"], info
+        assert info["config"]["capture"]["value"] is None, info["config"]
+        assert any(line.startswith("damaged ") and str(kept) in line for line in cli.ok("status", cwd=alice).splitlines())
+        [check] = checks(alice, "config")
+        assert check["state"] == "warn" and str(kept) in check["detail"], check
+        assert kept.read_bytes() == damage  # nothing mended it unasked
+    cli.ok("init", "--accept-changes", cwd=alice)
+    assert json.loads(kept.read_bytes())["capture"] == {"mode": "transcript"}
+    assert json.loads(cli.ok("status", "--json", cwd=alice))["damagedCopy"] is None

@@ -26,6 +26,10 @@ def status(as_json: bool = JSON_OPTION) -> None:
     for ref in info["refs"]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")  # shown escaped and cut (a name whoever could push chose)
     _trust(info["trust"])
+    if info.get("damagedCopy"):
+        typer.echo(f"damaged   {one_line(info['damagedCopy'])}, the copy of {CONFIG_FILE} `gitstore init` last took, is "
+                   f"no JSON object: no setting counts as taken until `{ACCEPT}` (if {CONFIG_FILE} holds what you "
+                   "want)")
     if info["unaccepted"]:  # the names a patch may have chosen, each on this line
         typer.echo(f"waiting   {', '.join(map(one_line, info['unaccepted']))} changed in {CONFIG_FILE} since this "
                    f"clone's `gitstore init` last took it: not in force until `{ACCEPT}` (if you made the change; "

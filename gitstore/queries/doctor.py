@@ -178,8 +178,15 @@ def _changed(report: Report, workspace: Any) -> None:
     """Fields of config.json changed since this clone's init last took the file: a person's
     edit, or a patch applied (``git apply`` writes the file and leaves git no trace), which
     only the person who runs the clone can tell apart (``config.changed_since_init``)."""
-    from gitstore.config import CONFIG_FILE, CONFIG_NAME, changed_since_init
+    from gitstore.config import ACCEPT, CONFIG_FILE, CONFIG_NAME, changed_since_init, damaged_copy
 
+    damaged = damaged_copy(workspace.repo)
+    if damaged is not None:
+        report.add("config", WARN, f"{damaged}, the copy of {CONFIG_FILE} this clone's `gitstore init` last took, is no "
+                                   "JSON object (damaged): every setting of the file counts as changed, and a dream, "
+                                   "tick, capture or auto-safe runs none a change could name until init takes it again",
+                   f"read {CONFIG_FILE}; if it holds what you want, `{ACCEPT}` takes it as it is now")
+        return
     try:
         changed = changed_since_init(workspace.repo, (workspace.state / CONFIG_NAME).read_bytes())
     except OSError:

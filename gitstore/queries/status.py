@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gitstore.config import ACCEPT, CONFIG_FILE, CONFIG_NAME, Config, Workspace, git_ignores, guarded_by, unaccepted
+from gitstore.config import (ACCEPT, CONFIG_FILE, CONFIG_NAME, Config, Workspace, damaged_copy, git_ignores, guarded_by,
+                             unaccepted)
 from gitstore.errors import InvalidInput
 from gitstore.providers._names import shown_ref, shown_writer
 from gitstore.providers.git import discover_refs
@@ -25,7 +26,8 @@ def status(workspace: Workspace) -> dict[str, Any]:
     lists the fields that choose what runs unasked (``gitstore.ops.setup.GUARDED``) changed
     since init last took config.json (a person's edit, or a patch): they wait for ``ACCEPT``,
     and the sections they lie in show what is in force meanwhile (nothing of theirs runs), never
-    the values that wait."""
+    the values that wait. ``damagedCopy`` names the copy init took when it cannot be read
+    (``config.damaged_copy``): every field then waits."""
     from gitstore.ops.setup import GUARDED
 
     refs = []
@@ -46,6 +48,7 @@ def status(workspace: Workspace) -> dict[str, Any]:
         "refs": refs,
         "trust": trust(workspace).to_json(),
         "unaccepted": waiting,
+        "damagedCopy": str(damaged) if (damaged := damaged_copy(workspace.repo)) is not None else None,
         "config": {
             "writer": {"value": config.writer, "from": CONFIG_FILE},
             "provider": {"value": config.provider, "from": CONFIG_FILE},
