@@ -16,6 +16,7 @@ from gitstore.context import Context
 from gitstore.providers.git import payloads_ref, records_ref
 
 from . import cli
+from .advice import checks
 from .conftest import git
 from .world import reads_fail_closed, small_store
 
@@ -141,3 +142,22 @@ def test_the_undamaged_copy_reads_fine(store: tuple[Path, str, str]) -> None:
         cli.ok(*(learning if a == "LEARNING" else a for a in args), cwd=root)
     assert Context.open(str(root)).store.verify().ok
     assert os.path.isdir(root / ".git" / "gitstore")
+
+
+@pytest.mark.parametrize("damage", [b"zz\xff", b"not a commit id\n", b"g" * 40 + b"\n"])
+def test_a_damaged_tips_log_is_damage_not_fewer_acknowledged_appends(
+        store: tuple[Path, str, str], damage: bytes) -> None:
+    """The log of what this clone acknowledged overwritten: a ref moved back since is not taken
+    as it stands, and reads, verify, doctor and gc name the log instead of reading it as empty."""
+    root, learning, writer = store
+    name = records_ref("shared", writer)
+    first = git(root, "rev-list", "--reverse", name).split()[0]
+    git(root, "update-ref", name, first)
+    log = root / ".git" / "gitstore" / f"records-shared-{writer}.tips"
+    log.write_bytes(damage)
+    reads_fail_closed(root, learning, str(log))
+    said = cli.fails(3, "gc", cwd=root)
+    assert str(log) in said, said
+    [check] = checks(root, "provider")
+    assert check["state"] == "fail" and str(log) in check["detail"], check
+    assert log.read_bytes() == damage and git(root, "rev-parse", name).strip() == first  # nothing mended unasked

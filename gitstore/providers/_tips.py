@@ -8,11 +8,13 @@ command names, never a smaller store; gc keeps every acknowledged commit.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
 import pygit2
 
+from gitstore.errors import IntegrityError
 from gitstore.providers._base import NAMESPACES
 from gitstore.providers._gitdirs import common_dir, open_local
 from gitstore.providers._names import PREFIX
@@ -27,22 +29,41 @@ def tips_log(folder: Path, ref: str) -> Path:
 
 
 def acknowledged(folder: Path, ref: str) -> list[str]:
-    """Every tip this clone acknowledged for one of its own refs, oldest first."""
+    """Every tip this clone acknowledged for one of its own refs, oldest first. A log holding
+    anything but commit ids, one a line, is damage (``IntegrityError``), never fewer tips."""
     path = tips_log(folder, ref)
     if not path.exists():
         return []
-    return [line for line in path.read_text(encoding="ascii").split("\n") if len(line) == 40]
+    return [line.decode() for line in _ids(path, ref, path.read_bytes())]
 
 
 def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
-    """The last tip this clone acknowledged for one of its own refs."""
+    """The last tip this clone acknowledged for one of its own refs (its log's last lines are
+    read, and checked as ``acknowledged`` checks the whole log)."""
     path = tips_log(folder, ref)
     if not path.exists():
         return None
     with open(path, "rb") as log:
-        log.seek(max(0, path.stat().st_size - 164))
-        lines = [line for line in log.read().split(b"\n") if len(line) == 40]
+        start = max(0, path.stat().st_size - 164)
+        log.seek(start)
+        data = log.read()
+    lines = _ids(path, ref, data.split(b"\n", 1)[1] if start else data)  # the first line read may be cut
     return pygit2.Oid(hex=lines[-1].decode()) if lines else None
+
+
+_ID = re.compile(rb"[0-9a-f]{40}")
+
+
+def _ids(path: Path, ref: str, data: bytes) -> list[bytes]:
+    """The commit ids of the tips log ``path`` of ``ref`` (its bytes ``data``), each ended by a
+    newline; ``IntegrityError`` naming the file when a line is anything else."""
+    lines = data.split(b"\n")
+    if lines[-1] or not all(_ID.fullmatch(line) for line in lines[:-1]):
+        raise IntegrityError(
+            f"{path}: holds a line that is no commit id, so this clone's log of the appends it acknowledged on {ref} "
+            "is damaged and a ref moved back past one cannot be told: put the file back from a backup, or delete "
+            f"it to take {ref} as it stands now")
+    return lines[:-1]
 
 
 _UNREAD = pygit2.Oid(raw=b"\0" * 20)
@@ -116,7 +137,10 @@ def restorable(repo: pygit2.Repository, local: pygit2.Repository | None, folder:
     for ref in logged_refs(folder):
         holder = local if ref.startswith(f"{PREFIX}records/local/") or ref.startswith(f"{PREFIX}payloads/local/") \
             else repo
-        acked = last_acknowledged(folder, ref)
+        try:
+            acked = last_acknowledged(folder, ref)
+        except IntegrityError:  # a damaged log restores nothing: reads name it
+            continue
         if holder is None or acked is None or acked not in holder or holder is not repo and _holds(repo, ref):
             continue
         try:
