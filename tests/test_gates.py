@@ -684,6 +684,23 @@ def test_scan_names_the_line_and_honours_the_allow_list(leaks: Path, capsys: pyt
     assert run(scan.main, ["config.txt"], capsys) == (0, [])
 
 
+def test_scan_names_a_fifo_at_once_and_never_waits_on_it(tmp_path: Path) -> None:
+    """A tracked file replaced in the work tree by a FIFO nothing writes to: the gate says what it
+    is, in one line, rather than waiting for a writer that never comes (the timeout turns a
+    wait into a failure, not a hung suite)."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "plain.md").write_text("# Plain\n")
+    os.mkfifo(tmp_path / "NOTES.md")
+    gate = "from gitstore.promote.gates.scan import main; raise SystemExit(main())"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(scan.__file__).parents[3]),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", gate, "plain.md", "NOTES.md"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and done.stderr == "", (done.stdout, done.stderr)
+    assert done.stdout.splitlines() == ["NOTES.md:1: is a FIFO, not a regular file: git commits none, and the gate "
+                                        "never reads one"], done.stdout
+
+
 def test_scan_says_a_quarantine_cannot_be_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

@@ -45,6 +45,7 @@ import functools
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from posixpath import basename, dirname
@@ -95,7 +96,11 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
     rows: list[tuple[bool, Finding]] = []
     for name in files:
         rel = relative(name, root)
-        committed = _committed(name, rel, agents_read)
+        try:
+            committed = _committed(name, rel, agents_read)
+        except _NotAFile as exc:  # a FIFO, a device: never read (a FIFO would block), never committed
+            rows.append((True, Finding(name, 1, str(exc))))
+            continue
         if committed is None:
             continue
         text, link = committed
@@ -119,12 +124,22 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
     return rows
 
 
+class _NotAFile(Exception):
+    """The path is neither a regular file, a symbolic link nor a folder (``_committed``)."""
+
+
+_KINDS = ((stat.S_ISFIFO, "is a FIFO"), (stat.S_ISSOCK, "is a socket"), (stat.S_ISCHR, "is a character device"),
+          (stat.S_ISBLK, "is a block device"))
+
+
 def _committed(name: str, rel: str, agents_read: Callable[[str], bool]) -> tuple[str, bool] | None:
     """(the text git commits for the file, whether it is a symbolic link), or None when it
     cannot be read or is no text to read (``_read_as_text``). For a symbolic link git commits
-    its target, so that string is the text: the link is never followed."""
+    its target, so that string is the text: the link is never followed. A FIFO, a socket or a
+    device is ``_NotAFile``, told by ``fstat`` without waiting: opened without blocking, a FIFO
+    nothing writes to is never waited on, and git commits none of them."""
     try:
-        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW)
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:  # a symbolic link refuses O_NOFOLLOW; anything else is gone or unreadable
         try:
             data, link = os.readlink(os.fsencode(name)), True
@@ -132,6 +147,15 @@ def _committed(name: str, rel: str, agents_read: Callable[[str], bool]) -> tuple
             return None
     else:
         named = _named_as(rel)
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a folder fails the read below, as before
+                kind = next((said for test, said in _KINDS if test(mode)), "is no regular file")
+                raise _NotAFile(f"{kind}, not a regular file: git commits none, and the gate never reads one")
+            os.set_blocking(descriptor, True)
+        except BaseException:
+            os.close(descriptor)
+            raise
         try:
             with open(descriptor, "rb") as file:
                 if named == "binary":  # an image, an archive: never read, however large
