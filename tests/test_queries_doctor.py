@@ -251,6 +251,26 @@ def test_an_own_ref_moved_back_or_deleted_is_restored_by_the_update_ref_printed(
         assert cli.ok("verify", cwd=root).endswith(": ok\n")
 
 
+def test_an_own_payload_ref_at_a_blob_fails_the_provider_check_not_a_warning_on_fetched_memory(
+        tmp_path: Path) -> None:
+    """Every read refuses this clone's own payload snapshot ref when it holds a blob: doctor says
+    so as a failure (exit 1), never as another clone's memory left out."""
+    from gitstore.providers.git import payloads_ref
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    ref = payloads_ref("shared", ctx.workspace.config.writer)
+    (tmp_path / "x").write_text("x\n")
+    blob = git(root, "hash-object", "-w", str(tmp_path / "x")).strip()
+    git(root, "update-ref", ref, blob)
+    assert cli.gitstore("grants", cwd=root).returncode == 3, "every read refuses it"
+    assert cli.gitstore("doctor", cwd=below(root)).returncode == 1
+    [check] = checks(root, "provider")
+    assert check["state"] == "fail" and f"{ref}: {blob} is a blob" in check["detail"], check
+    assert checks(root, "fetched memory") == []
+
+
 def test_an_own_ref_whose_file_holds_no_ref_is_named_and_mended_by_the_commands_printed(tmp_path: Path) -> None:
     """A truncated write leaves a ref file git refuses to read or update: every read and write
     names the ref (not libgit2's error with "run gitstore verify"), verify names it, and doctor

@@ -288,10 +288,24 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
         provider.admit()  # what every read does first: what a plain fetch brought is verified
         left = store.left_out()
     except GitstoreError as exc:  # the snapshots could not be judged: reads say so, as every read does
-        report.add("fetched memory", WARN, str(exc), "`gitstore verify` names what is damaged")
+        if _names_own_ref(provider, str(exc)):  # this clone's own memory is damaged: every read refuses
+            failed = Check("provider", FAIL, f"{provider.manifest().name}: {exc}", "`gitstore verify` names what is damaged")
+            report.checks = [failed if c.name == "provider" else c for c in report.checks]  # in place of its ok
+        else:
+            report.add("fetched memory", WARN, str(exc), "`gitstore verify` names what is damaged")
         return
     for problem in left:
         report.add("fetched memory", WARN, str(problem), advice(problem.message))
+
+
+def _names_own_ref(provider: Any, said: str) -> bool:
+    """Whether the error ``said`` is about one of this clone's own refs (its records or payload
+    snapshots, in either namespace): damage to mend here, not another clone's."""
+    from gitstore.providers._base import NAMESPACES
+    from gitstore.providers._names import payloads_ref, records_ref
+
+    return any(said.startswith(f"{name(namespace, provider.writer)}:")
+               for namespace in NAMESPACES for name in (records_ref, payloads_ref))
 
 
 def _update_ref(repo: Any, restore: Any) -> str:
