@@ -610,6 +610,24 @@ def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) 
     assert "no such commit" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("prog", "argv"), [("gitstore-okf", ["--root"]), ("gitstore-promotion", ["--root"]),
+                                            ("gitstore-scan", ["--root"]), ("gitstore-skills", ["--bogus"])])
+def test_a_gates_usage_error_is_one_line_with_exit_2(prog: str, argv: list[str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from gitstore.promote.gates import promotion
+
+    monkeypatch.chdir(tmp_path)
+    gate = {"gitstore-okf": okf.main, "gitstore-promotion": promotion.main, "gitstore-scan": scan.main,
+            "gitstore-skills": skills.main}[prog]
+    with pytest.raises(SystemExit) as stopped:
+        gate(argv)
+    out, err = capsys.readouterr()
+    assert stopped.value.code == 2 and out == "", (out, err)
+    assert err.startswith(f"{prog}: error: ") and err.count("\n") == 1 and "usage:" not in err, err
+    assert f"`{prog} --help`" in err, err
+
+
 # -- gitstore-scan -----------------------------------------------------------------------------
 
 @pytest.fixture

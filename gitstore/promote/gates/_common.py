@@ -35,9 +35,14 @@ def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> i
 
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """A gate's argument parser: a usage error is one line, ``PROG: error: ...``, exit 2."""
     import argparse
 
-    found = argparse.ArgumentParser(prog=prog, description=description.replace("``", ""))
+    class OneLine(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.exit(2, f"{self.prog}: error: {one_line(message)} (`{self.prog} --help` lists the options)\n")
+
+    found = OneLine(prog=prog, description=description.replace("``", ""))
     found.add_argument("files", nargs="*", help="files to check (pre-commit passes them)")
     return found
 
