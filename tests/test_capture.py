@@ -489,6 +489,16 @@ def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown harness" in bad.stderr
 
 
+def test_capture_cli_says_hook_input_over_1_mib_is_too_large_not_that_it_is_not_json(ctx: Context) -> None:
+    """Valid JSON past the limit is refused for its size, in one line, and nothing is captured."""
+    refs = ctx.workspace.repo.listall_references()
+    payload = json.dumps({"session_id": "s", "hook_event_name": "SessionEnd", "padding": "x" * (1 << 20)})
+    done = gitstore("capture", "--harness", "claude-code", stdin=payload, cwd=ctx.workspace.root)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "more than 1 MiB" in done.stderr and "not JSON" not in done.stderr, done.stderr
+    assert ctx.workspace.repo.listall_references() == refs
+
+
 def test_the_mode_is_the_option_else_the_configured_one_else_summary(ctx: Context, tmp_path: Path) -> None:
     """What --mode's help promises, for both commands that take it: a summary keeps one
     observation, a transcript one per turn; the configuration's mode applies when --mode is

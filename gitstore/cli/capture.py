@@ -29,7 +29,9 @@ def capture(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Read a harness hook's JSON from standard input and capture the session."""
-    raw = sys.stdin.buffer.read(1 << 20)
+    raw = sys.stdin.buffer.read((1 << 20) + 1)
+    if len(raw) > 1 << 20:  # read no further: a hook's input is a few fields, never this much
+        raise InvalidInput("hook input on standard input is more than 1 MiB; a hook gives a few fields, not a session")
     try:
         payload = _jsontext.loads(raw or b"{}")
     except ValueError:
