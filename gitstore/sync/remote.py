@@ -328,17 +328,24 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
 def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> None:
     """A clone given the id of a writer the remote already has (``init --writer``, as the memory
     workflow does on every fresh runner) that has appended nothing as it yet takes that
-    writer's admitted history up as its own: its next append extends it, and goes out as a
+    writer's admitted history up as its own (never a ref this sync quarantined, which a plain
+    fetch may have written where the admitted one goes): its next append extends it, and goes out as a
     fast-forward. A clone that appended first keeps its own history (the push names the split).
     Only a named id: a clone's made-up one is its alone, and someone with push access who wrote
     a history under it before it ever pushed would have their decisions taken for its own."""
     repo, writer = provider.repo, provider.writer
+    refused = {q.kind for q in report.quarantined if q.writer == writer}  # a plain fetch may have put it there
     moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
     for kind in KINDS:
         own, fetched = f"{PREFIX}{kind}/shared/{writer}", ref_tip(repo, f"{PREFIX}remotes/{remote}/{kind}/shared/{writer}")
-        if kind == "records" and (fetched is None or ref_tip(repo, own) is not None):
+        if kind == "records" and (fetched is None or ref_tip(repo, own) is not None or kind in refused):
             return
-        if fetched is not None and ref_tip(repo, own) is None:
+        if fetched is not None and ref_tip(repo, own) is None and kind not in refused:
+            if kind == "payloads":  # what a snapshot must be, checked here too: a plain fetch put it there unchecked
+                problem = check_snapshot(repo, None, fetched, lambda dropped: set()).problem
+                if problem is not None:
+                    report.continued.append(f"left writer {writer}'s payload snapshot on {remote} out: {problem}")
+                    continue
             moves.append((own, fetched, None))
     _update_refs(repo, moves)
     report.continued.append(f"took up writer {writer}'s history from {remote} "
