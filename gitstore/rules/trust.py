@@ -116,9 +116,15 @@ def refusal(mode: TrustMode, signing_as: tuple[tuple[str, frozenset[str]], ...],
 
 def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[str, Any]) -> str | None:
     """Why a redaction note does not count (None: it does). ``attestation`` is None for a note
-    this clone kept in its own payload snapshot, as older versions did."""
+    this clone kept in its own payload snapshot, as older versions did: it counts without a
+    policy, where only this clone's own removals count anyway; under a policy it is unsigned,
+    and whoever can push may write a snapshot a runner takes up as its own (``init --writer``),
+    so it counts no more than any unsigned removal."""
     if attestation is None:
-        return None
+        if mode.mode == "broken":
+            return f"the policy cannot be used ({mode.problem}); no decision counts until it is fixed"
+        return (NOT_COUNTED + "it is kept in this clone's payload snapshot, as older versions kept notes, "
+                "and no signed append lists it") if mode.mode == "policy" else None
     return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
 
 
