@@ -275,6 +275,15 @@ class Item(NamedTuple):
                                         stored.append))
 
 
+class HeldNote(NamedTuple):
+    """A redaction note stored without authority here (``Store.held_notes``)."""
+
+    note: dict[str, Any]
+    why: str  # why it carries no authority here
+    own: bool  # this clone's own records stored it (its removal made before the team's policy)
+    writer: str | None  # the writer whose records stored it, as it may be shown (None: a snapshot's)
+
+
 class Store:
     """Records of one scope kept by one provider."""
 
@@ -462,32 +471,63 @@ class Store:
         from gitstore.rules.trust import NO_AUTHORITY
 
         found, seen = [], set()
-        for payload_digest, note, append, _, why in self._unhonoured_notes():
+        texted: list[dict[Any, set[Any]]] = []  # the threads holding text of each comment, read once if asked
+        for payload_digest, note, append, parsed, why in self._unhonoured_notes():
             if (payload_digest, note, append) in seen:
                 continue
             seen.add((payload_digest, note, append))
             found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}"
-                                 f"{why or 'is not a redaction object'}; the payload is not treated as removed"))
+                                 f"{why or 'is not a redaction object'}; the payload is not treated as removed"
+                                 f"{self._again(payload_digest, parsed, append, texted)}"))
         return found
 
-    def held_notes(self, own: bool = False) -> dict[str, tuple[dict[str, Any], str]]:
-        """Payload digest -> (the redaction note stored for it without authority here, why it
-        has none), where no note honoured here removes it: the payload is not treated as
-        removed, yet it may be gone from this clone (its writer's snapshot dropped it), and the
-        note still names the comment it held (``sourceId``), so the removal can be made again,
-        with authority (``redact``), and a reader told why the text is gone.
+    def _again(self, digest: str, note: Any, append: str | None, texted: list[dict[Any, set[Any]]]) -> str:
+        """What makes this clone's own removal that carries no authority (one made before the
+        team's policy) count: made again by ``redact``, which removes every version of its
+        comment, one imported since included, and from then on imports withhold it. Nothing for
+        another writer's note (what it names is only a claim), nor while a version of the
+        comment it names holds text here in a thread other than its own event's (a writer's
+        history a runner took up as its own, ``init --writer``, may hold anyone's note)."""
+        if append is None or not self.attestation(append).own or not isinstance(note, dict):
+            return ""
+        source, by = note.get("sourceId"), note.get("by")
+        if not isinstance(source, str) or not isinstance(by, str):
+            return ""
+        if not texted:
+            texted.extend(({}, {}))
+            for item in self.items(["event"], payloads=True):
+                event = item.record
+                texted[1].setdefault(event.get("payloadDigest"), set()).add(event.get("episode"))
+                if isinstance(event.get("payload"), dict):
+                    texted[0].setdefault(event["payload"].get("sourceId"), set()).add(event.get("episode"))
+        if not texted[0].get(source, set()) <= texted[1].get(digest, set()):
+            return ""  # text of that comment in another thread: never removed on this note's word
+        import shlex
 
-        ``own``: only the notes this clone's own history stored (its removals made before the
-        team's policy, say). Anyone who can push may store a note naming any comment in their
-        own writer's history, so what a fetched one's ``sourceId`` says is only a claim: it
-        may tell a reader why an event's text is gone, never mark a comment removed."""
-        found: dict[str, tuple[dict[str, Any], str]] = {}
+        return (f"; this clone's own removal, which imports do not honour either: `gitstore redact --comment "
+                f"{shlex.quote(source)} --by {shlex.quote(by)} --reason ...` makes it again, signed, removing "
+                "every version of the comment")
+
+    def held_notes(self) -> dict[str, HeldNote]:
+        """Payload digest -> the redaction note stored for it without authority here (``HeldNote``:
+        the note, why it has none, whether this clone's own records stored it, and the writer
+        whose records did), where no note honoured here removes it. Such a note removes
+        nothing: the payload is not treated as removed, and what the note names
+        (``sourceId``) is only a claim anyone who can push may make, for any comment. The
+        payload may be gone from this clone all the same (its writer's snapshot dropped it):
+        the claim tells a reader which comment an event with no text here once held, and lets
+        ``redact`` make a removal count again, with authority."""
+        from gitstore.providers._names import shown_writer
+
+        found: dict[str, HeldNote] = {}
         for payload_digest, _, append, parsed, why in self._unhonoured_notes():
             if payload_digest in found or not isinstance(parsed, dict):
                 continue
-            if own and append is not None and not self.attestation(append).own:
-                continue  # None: a note an older version kept in this clone's own snapshot
-            found[payload_digest] = (parsed, why or "it is not honoured here")
+            attestation = None if append is None else self.attestation(append)
+            where = "" if attestation is None else attestation.where
+            writer = shown_writer(where.rsplit("/", 1)[-1], cut=True) if where else None
+            found[payload_digest] = HeldNote(parsed, why or "it is not honoured here",
+                                             attestation is not None and attestation.own, writer)
         return found
 
     def _unhonoured_notes(self) -> Iterator[tuple[str, bytes, str | None, Any, str | None]]:

@@ -20,7 +20,7 @@ from gitstore.records.canonical import canonicalize
 
 from .cli import gitstore
 from .conftest import git
-from .team import team_clone, two_reviewers
+from .team import MEMORY_PUSH, team_clone, two_reviewers
 from .world import Thread, grant_all
 
 ALICE, BOB = "github:9", "github:10"
@@ -95,8 +95,9 @@ def test_another_writers_note_keeps_no_comment_from_being_imported(tmp_path: Pat
 
 def test_another_writers_note_keeps_no_comment_from_being_redacted(tmp_path: Path) -> None:
     """Comment 555 holds a leaked token; mallory's note names it from her thread 999: alice's
-    redact removes the text of 555's own version, and counts mallory's comment as no version
-    of it (no "appears in 2 threads")."""
+    redact removes the text of 555's own version and is not refused for two threads: mallory's
+    comment, whose only link to 555 is her note's claim and whose text is not here, has its
+    removal made to count as well, which takes no one's words."""
     alice, _ = two_reviewers(tmp_path)
     grant_all(alice)
     import_reviews(alice, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA token here",
@@ -107,11 +108,11 @@ def test_another_writers_note_keeps_no_comment_from_being_redacted(tmp_path: Pat
     _not_counted(alice, decoy)
     [version] = _versions(alice, TARGET)
     done = gitstore("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token", cwd=alice.workspace.root)
-    assert done.returncode == 0 and "removed the text of 1 event(s)" in done.stdout, done
+    assert done.returncode == 0 and "removed the text of 2 event(s)" in done.stdout, done
     alice = Context.open(alice.workspace.root)
     events = alice.view().events
     assert "payload" not in events[version["id"]] and events[version["id"]]["redaction"]["sourceId"] == TARGET
-    assert "redaction" not in events[decoy["id"]], "mallory's comment is none of 555's versions"
+    assert "payload" not in events[decoy["id"]] and "redaction" in events[decoy["id"]]
 
 
 def test_another_writers_note_scrubs_no_saved_snapshot(tmp_path: Path) -> None:
@@ -135,3 +136,188 @@ def test_another_writers_note_scrubs_no_saved_snapshot(tmp_path: Path) -> None:
     assert done.returncode == 0 and "1 saved GitHub snapshot(s) scrubbed" in done.stdout + done.stderr, done
     bodies = {c["id"]: c["body"] for c in json.loads(saved.read_text())["responses"][0]["body"]}
     assert bodies == {555: KEPT, 600: ""}, bodies
+
+
+def _as_writer(tmp_path: Path, bare: Path, name: str, writer: str, fetch: bool = True) -> Context:
+    """A clone set up with ``init --writer``, as a CI runner is (mallory needs only push access
+    to write as the workflow's named writer)."""
+    root = tmp_path / name
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    done = gitstore("init", "--writer", writer, cwd=root)
+    assert done.returncode == 0, done.stderr
+    for spec in MEMORY_PUSH:
+        git(root, "config", "--add", "remote.origin.push", spec)
+    if fetch:
+        git(root, "fetch", "-q", "origin")
+    return Context.open(root)
+
+
+def _texts(ctx: Context, source_id: str) -> list[str | None]:
+    return [(e.get("payload") or {}).get("text") for e in _versions(Context.open(ctx.workspace.root), source_id)]
+
+
+def test_a_ci_runner_taking_up_its_writers_history_withholds_no_comment_a_note_there_names(tmp_path: Path) -> None:
+    """Mallory appends to the CI writer's history on the remote an unsigned removal whose note
+    names comment 555. A fresh runner (``init --writer ci-bot``, sync) takes that history up as
+    its own; its import stores 555 with its text all the same, and every clone reads it so."""
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    alice = _synced(alice)
+    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": TARGET}
+    GitProvider(mallory.workspace.root, "ci-bot").append(
+        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
+    done = gitstore("sync", cwd=ci.workspace.root)
+    assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
+    done = gitstore("import", "reviews", str(_snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z"))),
+                    cwd=ci.workspace.root)
+    assert done.returncode == 0 and "imported 1 comment(s)" in done.stdout, done
+    assert _texts(ci, TARGET) == [KEPT]
+    _synced(ci)
+    assert _texts(_synced(alice), TARGET) == [KEPT]
+
+
+def _malformed_ci_snapshot(tmp_path: Path) -> tuple[Context, Path, str]:
+    """Alice's team; mallory replaces the CI writer's payload snapshot on the remote with a
+    parentless commit holding only a ``notes/`` folder (where older versions kept own notes)
+    whose note names comment 555. Returns alice, the remote and the note's path."""
+    import pygit2
+
+    from gitstore.providers._names import note_path
+
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    alice = _synced(alice)
+    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    repo = pygit2.Repository(str(mallory.workspace.root))
+    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": TARGET}
+    index = pygit2.Index()
+    path = note_path(decoy["payloadDigest"])
+    index.add(pygit2.IndexEntry(path, repo.create_blob(canonicalize(note)), pygit2.GIT_FILEMODE_BLOB))
+    who = pygit2.Signature("m", "m@example.invalid")
+    snapshot = repo.create_commit(None, who, who, "gitstore: payloads", index.write_tree(repo), [])
+    repo.references.create("refs/memory/v1/payloads/shared/ci-bot", snapshot, force=True)
+    git(mallory.workspace.root, "push", "-q", "origin")
+    return alice, bare, path
+
+
+def _import_and_push(tmp_path: Path, ci: Context, alice: Context) -> None:
+    """The runner imports comment 555 and pushes; its text reaches alice's clone too."""
+    done = gitstore("import", "reviews", str(_snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z"))),
+                    cwd=ci.workspace.root)
+    assert done.returncode == 0 and "imported 1 comment(s)" in done.stdout, done
+    assert _texts(ci, TARGET) == [KEPT]
+    own = git(ci.workspace.root, "ls-tree", "-r", "--name-only", "refs/memory/v1/payloads/shared/ci-bot")
+    assert "notes/" not in own, own
+    gitstore("sync", cwd=ci.workspace.root)
+    gitstore("sync", cwd=alice.workspace.root)
+    assert _texts(alice, TARGET) == [KEPT]
+
+
+def test_sync_takes_up_no_malformed_payload_snapshot_of_the_runners_writer(tmp_path: Path) -> None:
+    """A runner that fetched (plain git) before its first sync: sync quarantines mallory's
+    snapshot and does not take it up as the runner's own, so no note in it counts and the
+    snapshot the runner pushes holds 555's text, which alice reads."""
+    alice, bare, path = _malformed_ci_snapshot(tmp_path)
+    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
+    done = gitstore("sync", cwd=ci.workspace.root)
+    assert "left writer ci-bot's payload snapshot on origin out" in done.stdout + done.stderr, done
+    _import_and_push(tmp_path, ci, alice)
+
+
+def _workflow_setup() -> str:
+    """The shell of the memory workflow's setup step that takes the writer's refs up."""
+    from gitstore.sync.ci import _SETUP
+
+    lines = _SETUP.split("run: |\n", 1)[1].splitlines()
+    body = [line.strip() for line in lines[2:]]
+    return "\n".join(body[:body.index('gitstore init --writer "$GITSTORE_WRITER"')])
+
+
+def test_the_memory_workflow_takes_up_no_malformed_payload_snapshot(tmp_path: Path) -> None:
+    """The workflow's setup step moves the fetched refs of its writer to its own before any
+    gitstore command runs: it leaves a snapshot with a parent or a notes/ folder where the
+    fetch put it, for sync to quarantine; the import stores 555 with its text."""
+    import os
+    import subprocess
+
+    from gitstore.ops.setup import fetch_refspecs
+
+    alice, bare, _ = _malformed_ci_snapshot(tmp_path)
+    root = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    git(root, "fetch", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
+    subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
+                   check=True, capture_output=True)
+    assert gitstore("init", "--writer", "ci-bot", cwd=root).returncode == 0
+    for spec in MEMORY_PUSH:
+        git(root, "config", "--add", "remote.origin.push", spec)
+    assert gitstore("verify", cwd=root).returncode == 0
+    _import_and_push(tmp_path, Context.open(root), alice)
+
+
+def test_a_note_in_the_own_payload_snapshot_counts_for_nothing_under_a_policy(tmp_path: Path) -> None:
+    """The snapshot taken up by hand (as an older workflow did): verify names its note as
+    counting for nothing, and the import stores 555 with its text."""
+    alice, bare, _ = _malformed_ci_snapshot(tmp_path)
+    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
+    git(ci.workspace.root, "update-ref", "refs/memory/v1/payloads/shared/ci-bot",
+        "refs/memory/v1/remotes/origin/payloads/shared/ci-bot")
+    done = gitstore("verify", cwd=ci.workspace.root)  # the fetched copy is named damaged as well
+    assert "not counted under the policy: it is kept in this clone's payload snapshot" in done.stderr, done
+    done = gitstore("import", "reviews", str(_snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z"))),
+                    cwd=ci.workspace.root)
+    assert done.returncode == 0 and _texts(ci, TARGET) == [KEPT], done
+
+
+def test_a_decoy_note_keeps_no_teammates_removal_from_being_made_again(tmp_path: Path) -> None:
+    """Bob removed comment 555 unsigned (it counts nowhere under the policy; his snapshot
+    dropped its text); mallory's note names 555 from her thread 999. Alice's redact of 555 is
+    not refused for two threads: it makes both removals count, neither holding text here, and
+    leaves the text of comment 600, stored with its text, alone."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    import_reviews(bob, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA token here", "2026-03-03T10:00:00Z"),
+                                  _comment(600, KEPT, "2026-03-03T11:00:00Z")), BOB)
+    bob = Context.open(bob.workspace.root)
+    [version] = _versions(bob, TARGET)
+    note = {"at": "2026-03-03T12:00:00.000000Z", "by": BOB, "reason": "leaked token", "sourceId": TARGET}
+    GitProvider(bob.workspace.root, bob.workspace.config.writer).append(
+        batch(R.audit("b", [], scope=bob.scope, action="redact"), removals=[(version["payloadDigest"], canonicalize(note))]))
+    git(bob.workspace.root, "push", "-q", "origin")
+    decoy = _mallorys_note(tmp_path, tmp_path / "remote.git", TARGET)
+    alice = _synced(alice)
+    _not_counted(alice, decoy)
+    assert "payload" not in alice.view().events[version["id"]]
+    done = gitstore("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token", cwd=alice.workspace.root)
+    assert done.returncode == 0 and "removed the text of 2 event(s)" in done.stdout, done
+    events = Context.open(alice.workspace.root).view().events
+    assert events[version["id"]]["redaction"]["sourceId"] == TARGET and "redaction" in events[decoy["id"]]
+    assert _texts(alice, "github:comment:600") == [KEPT]
+
+
+def test_evidence_tells_another_writers_note_as_a_claim_and_suggests_no_removal(tmp_path: Path) -> None:
+    """Carol's comment 555 is stored with its text; mallory's note names it from her thread.
+    Evidence of mallory's thread says her note claims 555 and removed nothing, without her
+    reason or any command to run, and 555 keeps its text."""
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    import_reviews(alice, _snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z")), ALICE)
+    alice = _synced(alice)
+    decoy = _mallorys_note(tmp_path, tmp_path / "remote.git", TARGET)
+    alice = _synced(alice)
+    printed = gitstore("evidence", decoy["episode"], cwd=alice.workspace.root)
+    assert printed.returncode == 0, printed
+    assert f"claims it held comment {TARGET}" in printed.stdout and "nothing was removed by it" in printed.stdout, printed
+    assert "gitstore redact" not in printed.stdout and "tidy" not in printed.stdout, printed.stdout
+    assert _texts(alice, TARGET) == [KEPT]

@@ -131,20 +131,24 @@ def test_verify_names_each_note_without_authority_once(tmp_path: Path) -> None:
     assert "3 record(s) not counted" in done.stdout and done.stderr.count("not counted: redaction note") == 2, done
 
 
-def test_a_teammates_redaction_without_a_policy_is_named_as_the_removal_that_took_the_text(tmp_path: Path) -> None:
-    """Without a policy bob's clone honours only its own removals: alice's text is gone there,
-    and evidence says her removal took it, that it carries no authority there, and which
-    command makes it count; bob makes it, and then it counts there."""
+def test_a_teammates_redaction_without_a_policy_is_named_as_a_claim_that_removed_nothing(tmp_path: Path) -> None:
+    """Without a policy bob's clone honours only its own removals: alice's text is gone there
+    (her snapshot dropped it), and evidence says her note, which carries no authority there,
+    claims comment 100 and removed nothing; its by and reason (anyone's to write) are not told
+    as what happened, and no command is suggested. Bob may make the removal himself, and then
+    it counts there."""
     alice, bob, comment, label = _team_without_policy(tmp_path)
     event = bob.view().events[comment["id"]]
     assert "payload" not in event and "redaction" not in event
     shown = {e.event["id"]: e for e in evidence(bob, comment["episode"]).events}
     removed = shown[comment["id"]].removed or ""
-    assert "leaked a token" in removed and "carries no authority" in removed, removed
-    assert "has not arrived yet" not in removed and "gitstore redact --comment github:comment:100" in removed
-    assert "carries no authority" in (shown[label["id"]].removed or "")
+    writer = alice.workspace.config.writer
+    assert f"writer {writer}'s redaction note" in removed and "claims it held comment github:comment:100" in removed
+    assert "nothing was removed by it" in removed and "carries no authority" in removed, removed
+    assert "leaked a token" not in removed and "gitstore redact" not in removed and "has not arrived yet" not in removed
+    assert "names no comment" in (shown[label["id"]].removed or "")
     printed = gitstore("evidence", comment["episode"], cwd=bob.workspace.root).stdout
-    assert "removed at" in printed and "has not arrived yet" not in printed, printed
+    assert "nothing was removed by it" in printed and "leaked a token" not in printed, printed
     [lid] = bob.view().learnings
     shown = gitstore("show", lid, cwd=bob.workspace.root).stdout
     assert "carries no authority" in shown and "no removal took it" not in shown, shown
@@ -164,25 +168,50 @@ def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_
     assert "has not arrived yet" not in removed
 
 
-def test_an_import_brings_back_no_version_of_a_comment_a_removal_without_authority_took(tmp_path: Path) -> None:
-    """Once the policy stops alice's unsigned redaction counting, GitHub's later version of the
-    comment (an edit) is not imported: the text is gone from her clone all the same, and an
-    import brings no version of that comment back, nor writes its text anywhere in storage."""
-    alice, _, comment, _ = _policy_adopted(tmp_path)
-    later = "Retries: the ZORBLAX VENTRIQUE words, edited."
-    body = {"id": 100, "user": {"id": 1001}, "body": later, "created_at": "2026-03-01T10:00:00Z",
-            "updated_at": "2026-03-05T10:00:00Z", "path": "src/retry.py", "line": 3, "commit_id": "a" * 40}
-    snapshot = tmp_path / "later.json"
+def _later(tmp_path: Path, text: str, updated: str) -> Path:
+    """A GitHub snapshot of pull request 7 holding a later version (an edit) of comment 100."""
+    body = {"id": 100, "user": {"id": 1001}, "body": text, "created_at": "2026-03-01T10:00:00Z",
+            "updated_at": updated, "path": "src/retry.py", "line": 3, "commit_id": "a" * 40}
+    snapshot = tmp_path / f"later-{updated[:10]}.json"
     snapshot.write_text(json.dumps({
         "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 7,
         "head": {"ref": "feature/7", "sha": "a" * 40},
         "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": [body]},
                       {"collection": "reviews", "page": 1, "link": "", "body": []},
                       {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}))
-    before = set(alice.view().events)
-    import_reviews(alice, snapshot, ALICE)
-    assert set(Context.open(alice.workspace.root).view().events) == before
-    assert b"ZORBLAX VENTRIQUE" not in all_objects(alice.workspace.root)
+    return snapshot
+
+
+def test_a_removal_made_before_the_policy_keeps_nothing_out_of_an_import_until_made_again(tmp_path: Path) -> None:
+    """Once the policy stops alice's unsigned redaction counting, it removes nothing: GitHub's
+    later version of the comment (an edit) is imported with its text. Verify says her removal
+    is not honoured and which command makes it again; made again, it removes every version,
+    the one imported since included, and from then on an import withholds the comment."""
+    alice, _, comment, label = _policy_adopted(tmp_path)
+    import_reviews(alice, _later(tmp_path, "Retries: the ZORBLAX VENTRIQUE words, edited.", "2026-03-05T10:00:00Z"),
+                   ALICE)
+    alice = Context.open(alice.workspace.root)
+    [edit] = [e for e in alice.view().events.values() if "ZORBLAX VENTRIQUE" in (e.get("payload") or {}).get("text", "")]
+    assert edit["payload"]["sourceId"] == "github:comment:100", "a note without authority withholds nothing"
+    done = gitstore("verify", cwd=alice.workspace.root)
+    told = [line for line in done.stderr.splitlines() if comment["payloadDigest"] in line]
+    assert done.returncode == 0 and len(told) == 1, done
+    assert "the payload is not treated as removed" in told[0] and "imports do not honour" in told[0], told
+    assert "`gitstore redact --comment github:comment:100 --by github:9 --reason ...`" in told[0], told
+    again = gitstore("redact", "--comment", "github:comment:100", "--by", ALICE, "--reason", "leaked a token",
+                     cwd=alice.workspace.root)
+    assert again.returncode == 0 and "removed the text of 3 event(s)" in again.stdout, again
+    alice = Context.open(alice.workspace.root)
+    events = alice.view().events
+    for event in (comment, label, edit):
+        assert "payload" not in events[event["id"]] and "redaction" in events[event["id"]], event["id"]
+    assert _note_notices(alice) == []
+    before = set(events)
+    report = import_reviews(alice, _later(tmp_path, "Retries: QWERTZUIOP MEMBRANE words.", "2026-03-09T10:00:00Z"),
+                            ALICE)
+    after = Context.open(alice.workspace.root).view().events
+    assert not any("QWERTZUIOP" in (e.get("payload") or {}).get("text", "") for e in after.values()), report
+    assert all("payload" not in after[e] for e in set(after) - before)
 
 
 def test_redact_says_what_to_do_with_a_learning_citing_the_comment(tmp_path: Path) -> None:

@@ -379,27 +379,25 @@ class KnownReviews:
     records once they are stored (``stored``), instead of the store read again per import."""
 
     def __init__(self, episodes: dict[str, dict[str, Any]], events: dict[str, dict[str, Any]],
-                 grants: dict[str, dict[str, Any]], held: dict[str, tuple[dict[str, Any], str]] | None = None) -> None:
+                 grants: dict[str, dict[str, Any]]) -> None:
         self.episodes, self.events, self.grants = episodes, events, grants
         self.versions: dict[str, dict[str, Any]] = {}
         self.retracted: set[str] = set()
         self.redacted: set[str] = set()
-        self.held = held or {}  # payload digest -> a note without authority this clone stored that took its text
         self._learn(events.values())
 
     @classmethod
-    def load(cls, ctx: Context, held: bool = True) -> KnownReviews:
+    def load(cls, ctx: Context) -> KnownReviews:
         """What the store holds of review threads: their episodes' events are read, with their
         payloads (where comment ids are); agent sessions' events, most of a store, are not.
-        A comment whose text a removal without authority took counts as redacted only when
-        this clone's own history stored that removal (``Store.held_notes``: what a fetched
-        note names is anyone's claim), and not at all without ``held``."""
+        Only a removal honoured here marks a comment redacted: a note without authority
+        removes nothing (what it names is a claim anyone who can push may make), so a comment
+        such a note names is imported with its text, as if the note were not there."""
         view = ctx.view(payloads=False, kinds=("episode", "grant"))
         threads = {eid for eid, episode in view.episodes.items() if episode["source"]["kind"] == THREAD}
         if threads:
             view.add(ctx.store.items(["event"], streams=threads, payloads=True))
-        gone = any("payload" not in e and "redaction" not in e for e in view.events.values())
-        return cls(view.episodes, view.events, view.grants, ctx.store.held_notes(own=True) if gone and held else None)
+        return cls(view.episodes, view.events, view.grants)
 
     def stored(self, records: Iterable[dict[str, Any]]) -> None:
         """Take in an import's records, now stored (the first of an id stands, as in a view)."""
@@ -415,13 +413,10 @@ class KnownReviews:
 
     def _learn(self, events: Iterable[dict[str, Any]]) -> None:
         for event in events:
-            # a version whose text this clone's own removal without authority here took (made
-            # before the policy) is gone all the same: no later one brings it back
-            taken = None if "payload" in event or "redaction" in event else self.held.get(event.get("payloadDigest", ""))
-            source = (event.get("payload") or event.get("redaction") or (taken or ({}, ""))[0]).get("sourceId")
+            source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
             if not source:
                 continue
-            if "redaction" in event or taken is not None:
+            if "redaction" in event:
                 self.redacted.add(source)
             if event["type"] == "retraction":
                 self.retracted.add(source)

@@ -25,7 +25,7 @@ import shlex
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 from gitstore import _jsontext
@@ -38,6 +38,7 @@ from gitstore.records.contracts import seal
 from gitstore.rules.view import View
 from gitstore.context import Context
 from gitstore.records.times import now
+from gitstore.store import HeldNote
 
 ATTEMPTS = 5
 
@@ -66,10 +67,13 @@ class RedactionReport:
 
 
 def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]]:
-    """Every version of one comment, refusing a history that links two comments or threads."""
-    found = _sources(ctx, view).get(source_id, [])
-    if not found:
-        return []
+    """Every version of one comment: those whose payload or honoured redaction names it, and the
+    events with no text here whose only link to it is a note without authority (a claim:
+    ``_by_source``). Refuses a history that links two comments or threads, by the versions
+    that name the comment themselves only: a claim's event holds no text here, so making its
+    removal count removes no one's words, and anyone who can push may make a claim."""
+    named, claimed = _sources(ctx, view)
+    found = named.get(source_id, [])
     episodes = {e["episode"] for e in found}
     if len(episodes) > 1:
         raise Refused(f"comment {source_id} appears in {len(episodes)} threads; refusing to guess whose words to remove")
@@ -78,42 +82,38 @@ def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]
         parent = event.get("parentEventId")
         if event["type"] == "edit" and parent not in ids:
             raise Refused(f"edit {event['id']} of {source_id} links to another comment ({parent}); refusing")
-    return sorted(found, key=lambda e: (e["at"], e["id"]))
+    return sorted(found + claimed.get(source_id, []), key=lambda e: (e["at"], e["id"]))
 
 
-def _sources(ctx: Context, view: View) -> dict[str, list[dict[str, Any]]]:
+Sources = tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]
+
+
+def _sources(ctx: Context, view: View) -> Sources:
     """``_by_source`` of the view, built once, with the notes stored here without authority."""
     store = ctx.store
-    return view.memo("redact.by-source", lambda: _by_source(view, store.held_notes(own=True), store.held_notes()))
+    return view.memo("redact.by-source", lambda: _by_source(view, store.held_notes()))
 
 
-def _by_source(view: View, own: dict[str, tuple[dict[str, Any], str]],
-               held: dict[str, tuple[dict[str, Any], str]]) -> dict[str, list[dict[str, Any]]]:
-    """The events of a view by the source comment id their payload or redaction note names,
-    found in one pass (a run of removals looks up each comment in it). A version whose text a
-    removal without authority here took (made before the team's policy, or unsigned) has
-    neither: the note it kept still names the comment, so the removal can be made again, with
-    authority. A note this clone's own history stored (``own``) names it as a payload does.
-    What another writer's note (``held``) names is only a claim anyone who can push may make,
-    for any comment: it finds the versions of a comment nothing else here names (a teammate's
-    removal without a policy, made again here), never one more version of a comment stored
-    here, so no such note keeps a comment's text from being removed."""
+def _by_source(view: View, held: Mapping[str, HeldNote]) -> Sources:
+    """The events of a view by the source comment id their payload or redaction note names, and
+    apart, by the one a note stored without authority here names (``held``), the events that
+    have neither, found in one pass (a run of removals looks up each comment in it). Such a
+    note removes nothing, and what it names is only a claim anyone who can push may make, for
+    any comment; yet a removal made before the team's policy, or a teammate's without one,
+    took the text from this clone, and its note is all that still names the comment: the
+    removal can be made again, with authority. A claim never adds an event holding text here."""
     found: dict[str, list[dict[str, Any]]] = {}
     claimed: dict[str, list[dict[str, Any]]] = {}
     for event in view.events.values():
         named = [event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId")]
         if "payload" not in event and "redaction" not in event:
-            digest = event.get("payloadDigest", "")
-            if digest in own:
-                named.append(own[digest][0].get("sourceId"))
-            elif type(source_id := held.get(digest, ({}, ""))[0].get("sourceId")) is str:
+            kept = held.get(event.get("payloadDigest", ""))
+            if kept is not None and type(source_id := kept.note.get("sourceId")) is str:
                 claimed.setdefault(source_id, []).append(event)
         for source_id in dict.fromkeys(named):
             if type(source_id) is str:
                 found.setdefault(source_id, []).append(event)
-    for source_id, events in claimed.items():
-        found.setdefault(source_id, events)
-    return found
+    return found, claimed
 
 
 def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionReport:
@@ -244,7 +244,7 @@ def _stray(ctx: Context, view: View) -> dict[str, tuple[str, list[str]]]:
         source_id = (version.get("payload") or version.get("redaction") or {}).get("sourceId")
         if not isinstance(source_id, str):
             continue
-        kin = comment_versions(view, version["id"]) + _sources(ctx, view).get(source_id, [])
+        kin = comment_versions(view, version["id"]) + _sources(ctx, view)[0].get(source_id, [])
         reason = next((v["redaction"]["reason"] for v in kin if "redaction" in v), "its comment's text was removed")
         found.setdefault(source_id, (reason, []))[1].append(event_id)
     return found

@@ -42,7 +42,7 @@ def redacted_comments(ctx: Context) -> set[str]:
     policy was scrubbed where it ran)."""
     from gitstore.capture.reviews import KnownReviews
 
-    return KnownReviews.load(ctx, held=False).redacted
+    return KnownReviews.load(ctx).redacted
 
 
 def apply_redactions(ctx: Context) -> Applied:

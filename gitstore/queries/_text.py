@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.rules.trust import NO_AUTHORITY
+
+if TYPE_CHECKING:
+    from gitstore.context import Context
+    from gitstore.store import HeldNote
 
 
 def event_text(event: dict[str, Any]) -> str | None:
@@ -60,28 +64,48 @@ back (quarantined) or has not arrived. Calling that removed would tell of a reda
 never happened."""
 
 
-def why_no_text(event: dict[str, Any], held: Mapping[str, tuple[dict[str, Any], str]] | None = None) -> str | None:
-    """Why an event's text is gone, when it is: the removal that took it; a removal stored
-    without authority here (``held``: ``Store.held_notes``), which took the text from this
-    clone all the same, and what makes it count; or ``NO_TEXT``."""
+def why_no_text(event: dict[str, Any], held: Mapping[str, HeldNote] | None = None) -> str | None:
+    """Why an event's text is gone, when it is: the removal that took it; a note stored without
+    authority here (``held``: ``Store.held_notes``), which removed nothing, and what it claims;
+    or ``NO_TEXT``."""
     note = event.get("redaction")
     if note is not None:
         return f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}"
     if "payload" not in event and event["type"] != "retraction":
         kept = (held or {}).get(event.get("payloadDigest", ""))
-        return NO_TEXT if kept is None else held_removal(*kept)
+        return NO_TEXT if kept is None else held_removal(kept.note, kept)
     return None
 
 
-def held_removal(note: dict[str, Any], why: str) -> str:
-    """Why an event's text is gone when the removal that took it carries no authority here:
-    the text is not in this clone, so no sync is waited for; the removal counts once made here,
-    with authority, by ``gitstore redact`` (the note names the comment, a label's none)."""
+def held_removal(note: dict[str, Any], held: HeldNote) -> str:
+    """Why an event's text is gone when the only note naming its removal carries no authority
+    here (``note``: that note as it may be shown). Such a note removes nothing. This clone's own
+    (a removal it made before the team's policy) is named as the removal it was, with the
+    command that makes it count, while no version of its comment holds text here (``held.own``
+    is cleared otherwise, ``redactable``); any other's ``by`` and ``reason`` are whatever its
+    writer chose, so they are never told as what happened: it only claims the comment."""
     source = note.get("sourceId")
-    again = (f"`gitstore redact --comment {shlex.quote(source)} --reason ...` makes it count"
-             if isinstance(source, str) else "redacting its comment again here makes it count")
-    return (f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}; that removal "
-            f"{NO_AUTHORITY}{why}; the text is not in this clone all the same: {again}")
+    if held.own and isinstance(source, str):
+        return (f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}; that removal "
+                f"{NO_AUTHORITY}{held.why}; the text is not in this clone all the same: "
+                f"`gitstore redact --comment {shlex.quote(source)} --reason ...` makes it count")
+    who = f"writer {held.writer}'s" if held.writer else "a"
+    claim = f"claims it held comment {source}" if isinstance(source, str) else "names no comment"
+    return (f"text not in this clone (its writer's payload snapshot no longer holds it); {who} redaction note, "
+            f"which {NO_AUTHORITY.rstrip(': ')} here, {claim}: nothing was removed by it")
+
+
+def redactable(ctx: Context, held: dict[str, HeldNote]) -> dict[str, HeldNote]:
+    """``held`` with ``own`` cleared on each note whose comment has a version holding text here:
+    making that removal count would take words someone stored here, so no hint suggests it."""
+    if not any(h.own for h in held.values()):
+        return held
+    from gitstore.capture.reviews import KnownReviews
+
+    texted = {e["payload"].get("sourceId") for e in KnownReviews.load(ctx).events.values()
+              if isinstance(e.get("payload"), dict)}
+    return {digest: h._replace(own=False) if h.own and h.note.get("sourceId") in texted else h
+            for digest, h in held.items()}
 
 
 def matches(pattern: Any, *texts: str | None) -> bool:

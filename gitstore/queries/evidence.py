@@ -13,10 +13,10 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import KEEPS_ALL, RECEIPT_REASONS, SOURCES, unknown
-from gitstore.queries._text import event_text, first_line, matches
+from gitstore.queries._text import event_text, first_line, matches, redactable
 from gitstore.queries.learnings import Withheld, pin_where, removal_shown, screened, screened_name, screened_pin
 from gitstore.rules.summaries import is_summary, standing, superseded
-from gitstore.store import Item
+from gitstore.store import HeldNote, Item
 
 
 def pattern(grep: str | None) -> re.Pattern[str] | None:
@@ -37,7 +37,7 @@ class EventShown:
     its text all the same."""
 
     event: dict[str, Any]
-    held: Mapping[str, tuple[dict[str, Any], str]] = field(default_factory=dict, repr=False, compare=False)
+    held: Mapping[str, HeldNote] = field(default_factory=dict, repr=False, compare=False)
 
     @functools.cached_property
     def _screened(self) -> tuple[str | None, Withheld | None]:
@@ -285,7 +285,7 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
         raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
     head = heads[0]
     gone = any("payload" not in e and "redaction" not in e for e in events)  # a removal without authority may explain it
-    held = ctx.store.held_notes() if gone else {}
+    held = redactable(ctx, ctx.store.held_notes()) if gone else {}
     shown = tuple(EventShown(e, held) for e in events if found is None or matches(found, event_text(e)))
     firsts: dict[str, dict[str, Any]] = {}
     for event in events:

@@ -20,13 +20,14 @@ from gitstore.context import Context
 from gitstore.errors import UsageError
 from gitstore.records.headline import title_for
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
-from gitstore.queries._text import event_text, held_removal, why_no_text
+from gitstore.queries._text import event_text, held_removal, redactable, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import History, build, unknown
 from gitstore.rules.view import View
+from gitstore.store import HeldNote
 
 DEFAULT_PURPOSE = "instruction"
 REVIEWABLE = ("proposed", "auto-accepted", "auto-active")
@@ -173,7 +174,7 @@ def pin_where(pin: dict[str, Any]) -> str:
     return f"PR #{pin['pullRequest']}" if pin.get("pullRequest") else (pin.get("branch") or "-")
 
 
-def removal_shown(event: dict[str, Any], held: Mapping[str, tuple[dict[str, Any], str]] | None = None
+def removal_shown(event: dict[str, Any], held: Mapping[str, HeldNote] | None = None
                   ) -> tuple[str | None, tuple[Withheld, ...]]:
     """Why an event's text is gone (:func:`why_no_text`; ``held``: the removals stored without
     authority here, ``Store.held_notes``), the removal's ``by`` and ``reason`` screened (any
@@ -185,8 +186,14 @@ def removal_shown(event: dict[str, Any], held: Mapping[str, tuple[dict[str, Any]
     kept = (held or {}).get(event.get("payloadDigest", "")) if "payload" not in event else None
     if kept is None or event.get("type") == "retraction":
         return why_no_text(event, held), ()
-    shown, found = _screened_note(kept[0], event)
-    return held_removal(shown, kept[1]), found
+    if kept.own and isinstance(kept.note.get("sourceId"), str):  # this clone's own: told as the removal it was
+        shown, found = _screened_note(kept.note, event)
+        return held_removal(shown, kept), found
+    shown, found = dict(kept.note), ()  # a claim: its by and reason are never shown, its comment id screened
+    if isinstance(kept.note.get("sourceId"), str):
+        shown["sourceId"], withheld = screened_name("redaction.sourceId", kept.note["sourceId"], event.get("id"))
+        found = () if withheld is None else (withheld,)
+    return held_removal(shown, kept), found
 
 
 def _screened_note(note: dict[str, Any], event: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, ...]]:
@@ -507,7 +514,7 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     return Shown(Row(status, history), explain(view, status, purpose, held, history), evidence, replaced)
 
 
-Held = Mapping[str, tuple[dict[str, Any], str]]
+Held = Mapping[str, HeldNote]
 """Payload digest -> a removal stored without authority here and why (``Store.held_notes``)."""
 
 
@@ -519,7 +526,7 @@ def _held(ctx: Context, view: View, history: History) -> Held:
     cited = [view.events.get(e) for role in ("evidence", "counterevidence")
              for ref in history.current[role] for e in ref["events"]]
     gone = any(e is not None and "payload" not in e and "redaction" not in e for e in cited)
-    return ctx.store.held_notes() if gone else {}
+    return redactable(ctx, ctx.store.held_notes()) if gone else {}
 
 
 def _title_of(view: View, learning_id: str) -> str:
