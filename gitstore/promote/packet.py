@@ -85,23 +85,23 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     checks = ["accepted"]
     verify.check_review(history)
     checks.append("review-digest")
-    verify.check_active(view, learning)
+    name = name_of(history)  # every check, the route and a refusal read the title it is named by
+    verify.check_active(view, learning, name)
     checks.append("active")
-    verify.check_audience(view, learning)
+    verify.check_audience(view, learning, name)
     checks.append("audience")
-    citations = verify.check_citations(snapshot, view, learning)
+    citations = verify.check_citations(snapshot, view, learning, name)
     checks.append("citations")
-    routing = route(snapshot, learning["content"]["title"], learning["content"]["text"], learning["targets"])
+    routing = route(snapshot, name, learning["content"]["text"], learning["targets"])
     local = history.chain[history.intact - 1].stored.namespace == "local"
     verdict = rubric.choose(learning, routing if learning["memory"] == "semantic" else None, local=local)
     chosen = rubric.apply_request(verdict, requested)
     checks.append("route")
-    result = Plan({}, learning, routing=routing,
-                  name=name_of(history))
+    result = Plan({}, learning, routing=routing, name=name)
     target, texts = _render(result, snapshot, chosen, citations, at)
     checks.append({"direct-edit": "okf", "skill": "skill-spec", "overlay": "overlay-links",
                    "staged-update": "no-canon-edit"}[chosen])
-    warned = verify.check_safety(learning, texts)
+    warned = verify.check_safety(learning, [name, *texts], name)  # the name is the commit's and pull request's
     if warned:
         result.warnings["safety"] = warned
     checks.append("safety")
@@ -147,8 +147,7 @@ def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str
         return skill.render(learning, name, citations, sorted(rubric.contexts(learning)))
     if packet["route"] != "direct-edit":
         return None
-    content = learning["content"]
-    owner = route(snapshot, content["title"], content["text"], learning["targets"]).owner
+    owner = route(snapshot, name, learning["content"]["text"], learning["targets"]).owner
     if owner is None or owner.page != packet["target"]:
         raise Refused(f"from {snapshot.id[:12]} promote would not edit {packet['target']} "
                       f"(it routes the learning to {owner.page if owner else 'no page'})")
@@ -164,7 +163,7 @@ def _direct_edit(result: Plan, snapshot: Snapshot, citations: list[blocks.Citati
     text = direct_edit.render(snapshot, owner, block)
     problem = _read_back(learning, owner.page, text) or _page_problem(snapshot, owner.page, text)
     if problem:
-        raise verify.Stopped(learning, "okf", f"{owner.page} would not be a valid OKF page: {problem}")
+        raise verify.Stopped(learning, "okf", f"{owner.page} would not be a valid OKF page: {problem}", result.name)
     result.files[owner.page] = text
     return owner.page, [block]
 
@@ -175,15 +174,15 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
     folder = dirname(path)
     taken = _skill_folder_taken(snapshot, path)
     if taken:
-        raise verify.Stopped(learning, "skill-spec", taken)
+        raise verify.Stopped(learning, "skill-spec", taken, result.name)
     text = skill.render(learning, result.name, citations, sorted(rubric.contexts(learning)))
     problems = check_skill(basename(folder), text)
     if problems:
         line, problem = problems[0]
-        raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}")
+        raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}", result.name)
     read_back = _read_back(learning, path, text)
     if read_back:
-        raise verify.Stopped(learning, "skill-spec", read_back)
+        raise verify.Stopped(learning, "skill-spec", read_back, result.name)
     result.files[path] = text
     return path, [text]
 
@@ -224,12 +223,13 @@ def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]
     link = _project_link(result.routing, snapshot)
     if link is None:
         raise verify.Stopped(learning, "overlay-links", "an overlay page links to one page of project knowledge, "
-                             "and this repository has no wiki page or README.md to link to")
+                             "and this repository has no wiki page or README.md to link to", result.name)
     path = overlay.path_for(result.name)
     text = overlay.render(learning, result.name, link, at)
     problem = _read_back(learning, path, text) or _page_problem(snapshot, path, text)
     if problem:
-        raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problem}")
+        raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problem}",
+                                 result.name)
     result.files[path] = text
     return path, [text]
 

@@ -28,6 +28,7 @@ from gitstore.promote import audience
 from gitstore.promote.blocks import Citation
 from gitstore.promote.snapshot import Snapshot
 from gitstore.records.contracts import content_digest, review_digest
+from gitstore.records.headline import name_of
 from gitstore.records.identity import is_person
 from gitstore.rules.active import evaluate
 from gitstore.rules.lifecycle import History, checked
@@ -47,15 +48,29 @@ _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 
 
 class Stopped(Refused):
-    """A verification check failed; nothing was written."""
+    """A verification check failed; nothing was written. It names the learning by its id and
+    ``name``, the title it is named by (``gitstore.records.headline.name_of``), as the scanner
+    lets it be shown (:func:`claim_of`); never by a title as stored, which a clone that ran no
+    scanner may have written."""
 
-    def __init__(self, learning: dict[str, Any] | str, check: str, reason: str) -> None:
-        if isinstance(learning, dict):
-            claim = f"{learning['id']} ({learning['content']['title']!r})"
-        else:
-            claim = learning
+    def __init__(self, learning: dict[str, Any] | str, check: str, reason: str, name: str | None = None) -> None:
+        claim = claim_of(learning["id"], name) if isinstance(learning, dict) else learning
         super().__init__(f"promotion of {claim} stopped at {check}: {reason}; nothing was written")
         self.check = check
+
+
+def claim_of(learning_id: str, name: str | None) -> str:
+    """A learning as a refusal names it: its id and ``name`` screened as ``gitstore learnings``
+    shows a title (secrets and home paths redacted; a name the scanner quarantines is replaced
+    by the kinds it found), or its id alone when no name is given."""
+    if name is None:
+        return learning_id
+    from gitstore.queries.learnings import screened
+
+    shown, withheld = screened("title", name)
+    if withheld is not None:
+        return f"{learning_id} (its title withheld: {', '.join(withheld.kinds)})"
+    return f"{learning_id} ({shown!r})"
 
 
 def history_of(view: View, learning_id: str) -> History:
@@ -70,46 +85,52 @@ def history_of(view: View, learning_id: str) -> History:
 
 def check_accepted(history: History) -> dict[str, Any]:
     """The accepted version; stops unless a person accepted it and nothing came after."""
-    current = history.current
+    current, name = history.current, name_of(history)
     if current["audience"] == "personal":
-        raise Stopped(current, "audience", "it is personal, and personal learnings are never promoted")
+        raise Stopped(current, "audience", "it is personal, and personal learnings are never promoted", name)
     if current["state"] != "accepted":
         why = "the auto-safe gate's acceptance is not human review" if current["state"].startswith("auto-") else ""
-        raise Stopped(current, "accepted", f"it is {current['state']}, not accepted" + (f" ({why})" if why else ""))
+        raise Stopped(current, "accepted", f"it is {current['state']}, not accepted" + (f" ({why})" if why else ""),
+                      name)
     if not is_person(current["decision"]["by"]):
-        raise Stopped(current, "accepted", f"{current['decision']['by']} is not a person")
+        from gitstore.queries.learnings import screened_name
+
+        by = screened_name("decision.by", current["decision"]["by"])[0]  # a name any clone that can push chose
+        raise Stopped(current, "accepted", f"{by} is not a person", name)
     return current
 
 
 def check_review(history: History) -> None:
     """The decision names what was reviewed, and the accepted version says what its digests say."""
-    current = history.current
+    current, name = history.current, name_of(history)
     prior = history.chain[history.intact - 2].record
     if current["decision"]["reviewDigest"] != prior["reviewDigest"]:
-        raise Stopped(current, "review-digest", "the acceptance names a reviewDigest that was never shown")
+        raise Stopped(current, "review-digest", "the acceptance names a reviewDigest that was never shown", name)
     if current["reviewDigest"] != review_digest(current) or current["contentDigest"] != content_digest(current):
-        raise Stopped(current, "review-digest", "its digests do not match what it says")
+        raise Stopped(current, "review-digest", "its digests do not match what it says", name)
 
 
-def check_active(view: View, learning: dict[str, Any]) -> None:
-    """Stops unless the learning is in force for ``PURPOSE``."""
+def check_active(view: View, learning: dict[str, Any], name: str) -> None:
+    """Stops unless the learning (named ``name``) is in force for ``PURPOSE``."""
     status = evaluate(view, PURPOSE)[learning["id"]]
     if not status.usable:
-        raise Stopped(learning, "active", f"it is not in force for {PURPOSE}: {'; '.join(status.reasons)}")
+        raise Stopped(learning, "active", f"it is not in force for {PURPOSE}: {'; '.join(status.reasons)}", name)
 
 
-def check_audience(view: View, learning: dict[str, Any]) -> None:
-    """A project claim must stand on the repository alone."""
+def check_audience(view: View, learning: dict[str, Any], name: str) -> None:
+    """A project claim must stand on the repository alone: its text, the title it is named by
+    (``name``: ``gitstore.records.headline.name_of``; a title an edit at accept left behind is
+    promoted nowhere) and its evidence."""
     if learning["audience"] != "project":
         return
-    found = audience.claim_traces(learning["content"]["title"], learning["content"]["text"])
+    found = audience.claim_traces(name, learning["content"]["text"])
     found += audience.evidence_traces(_evidence_texts(view, learning))
     foreign = sorted({r["pin"]["repository"] for r in learning["evidence"]} - {learning["scope"]})
     if foreign:
         found.append(f"evidence pinned to another repository ({', '.join(foreign)})")
     if found:
         raise Stopped(learning, "audience", "a project claim must stand on the repository alone, but "
-                      + "; ".join(found[:4]) + " (promote it as user-tooling)")
+                      + "; ".join(found[:4]) + " (promote it as user-tooling)", name)
 
 
 def _evidence_texts(view: View, learning: dict[str, Any]) -> list[tuple[str, str]]:
@@ -150,29 +171,30 @@ _FILE_TYPES = frozenset(
 )
 
 
-def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) -> list[Citation]:
-    """Stops when a target, a cited path or a cited symbol is missing at the commit; returns the
-    citations a reader can check: files at the commit, observed test runs, the learning."""
+def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any], name: str) -> list[Citation]:
+    """Stops when a target, or a path or symbol the text or ``name`` (the title the learning is
+    named by) cites, is missing at the commit; returns the citations a reader can check: files
+    at the commit, observed test runs, the learning."""
     base = snapshot.id
     missing = [t for t in learning["targets"] if not snapshot.exists(t)]
-    cited, symbols = cited_names(f"{learning['content']['title']}\n{learning['content']['text']}")
+    cited, symbols = cited_names(f"{name}\n{learning['content']['text']}")
     cited = [p for p in cited if not _off_the_repository(snapshot, p)]
     leaving = [p for p in cited if in_repository(p) is None]
     if leaving:
         raise Stopped(learning, "citations", f"it cites {', '.join(leaving)}, which "
-                      f"{'leads' if len(leaving) == 1 else 'lead'} outside the repository")
+                      f"{'leads' if len(leaving) == 1 else 'lead'} outside the repository", name)
     paths = [in_repository(p) or "" for p in cited]
     missing += [c for c, p in zip(cited, paths) if not _path_exists(snapshot, c, p)]
     if missing:
         raise Stopped(learning, "citations", f"it cites {', '.join(missing)}, which "
-                      f"{'does' if len(missing) == 1 else 'do'} not exist at {base[:12]}")
+                      f"{'does' if len(missing) == 1 else 'do'} not exist at {base[:12]}", name)
     files = [t for t in learning["targets"] if snapshot.read(t) is not None]
     where = files or None
     absent = [s for s in symbols if not snapshot.has_word(_symbol_word(s), where)]
     if absent and where:
         absent = [s for s in absent if not snapshot.has_word(_symbol_word(s))]
     if absent:
-        raise Stopped(learning, "citations", f"it cites {', '.join(absent)}, found nowhere at {base[:12]}")
+        raise Stopped(learning, "citations", f"it cites {', '.join(absent)}, found nowhere at {base[:12]}", name)
     found = [p.rstrip("/") for c, p in zip(cited, paths) if "/" in c]
     sources = [p for p in dict.fromkeys(files + found) if snapshot.read(p) is not None]
     citations = [Citation("source", f"{p}@{base}") for p in sources[:MAX_SOURCES]]
@@ -227,7 +249,7 @@ def _tests(view: View, learning: dict[str, Any]) -> list[Citation]:
     return list(dict.fromkeys(found))[:MAX_TESTS]
 
 
-def check_safety(learning: dict[str, Any], texts: list[str]) -> str | None:
+def check_safety(learning: dict[str, Any], texts: list[str], name: str | None = None) -> str | None:
     """Stops when the safety scanner finds anything (hidden text, injection, secret) in what
     would be written; returns what it only warns of (look-alike words, spelled out), or None.
     A warning does not stop a promotion, as the ``gitstore-scan`` gate passes a file it only
@@ -241,7 +263,8 @@ def check_safety(learning: dict[str, Any], texts: list[str]) -> str | None:
         result = scanner.scan(text)
         found = sorted({f"{f.action} {f.kind}" for f in result.findings if f.action != WARN})
         if found:
-            raise Stopped(learning, "safety", f"the safety scanner found {', '.join(found)} in the rendered text")
+            raise Stopped(learning, "safety", f"the safety scanner found {', '.join(found)} in the rendered text",
+                          name)
         warned.update(f.kind for f in result.findings if f.action == WARN)
     lines = [mixed_script_warning(*texts) if kind == "mixed-script" else kind for kind in sorted(warned)]
     return "; ".join(line for line in lines if line) or None
