@@ -38,7 +38,7 @@ def test_accepting_reports_when_the_learning_is_not_in_force(tmp_path: Path) -> 
     thread.save()
     grant = grant_all(ctx, ("review",))
     proposal = propose(ctx, [ref(comment)])
-    record, standing, again = ops.accept_and_check(ctx, proposal["id"], proposal["reviewDigest"], "github:9")
+    record, standing, again, _ = ops.accept_and_check(ctx, proposal["id"], proposal["reviewDigest"], "github:9")
     assert record["state"] == "accepted" and not standing.in_force and not again
     assert any("no grant in force lets review-thread evidence" in why for why in standing.why), standing
     assert any("gitstore grant --purpose instruction --source review-thread --from 2026-03-01" in t

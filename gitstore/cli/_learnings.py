@@ -44,7 +44,7 @@ def print_shown(shown: Shown) -> None:
         for item in shown.row.history.chain:
             echo(f"  version {item.record['version']} {item.digest}")
         return
-    _print_version(version)
+    _print_version(version, shown.name if shown.edited else None)
     print_warnings(version, "  ")
     for evidence in shown.evidence:
         _print_evidence(evidence, shown.standing.purpose)
@@ -67,8 +67,13 @@ def print_warnings(version: dict[str, Any], indent: str = "", err: bool = False)
         typer.echo(f"{indent}warning: {line}", err=err)
 
 
-def _print_version(version: dict[str, Any]) -> None:
-    echo(f"\n  {version['content']['title']}\n\n  {version['content']['text']}\n")
+def _print_version(version: dict[str, Any], name: str | None = None) -> None:
+    """A version as a reviewer reads it; ``name``, the title it goes by (``listed_title``, as
+    shown), when it is not the proposed one (its text was edited at accept)."""
+    echo(f"\n  {version['content']['title']}\n")
+    if name is not None:
+        echo(f"  goes by: {one_line(name)}\n  (the headline of its accepted text: lists, recall and promotion name it so)\n")
+    echo(f"  {version['content']['text']}\n")
     echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: {version['audienceRationale']}")
     echo(f"  support {version['support']}, dissent {version['dissent']}, confidence {version['confidence']}")
     echo(f"  rationale: {version['rationale']}")

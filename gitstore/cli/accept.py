@@ -27,15 +27,24 @@ def accept(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Accept a proposal you reviewed (optionally edited); agents get it from now on."""
+    """Accept a proposal you reviewed (optionally edited); agents get it from now on.
+
+    It warns when they do not: when the rules keep it out of force, or when the safety scan
+    withholds it from them, read with the title it goes by (an edited text's headline)."""
     ctx = Context.open()
     note = accept_note(learning_id, review_digest)
-    record, standing, again = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit, note=note)
+    record, standing, again, undelivered = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit,
+                                                            note=note)
     shown, withheld = as_shown(record)  # as show printed it: quarantined text withheld
     print_warnings(shown, err=True)  # the decision stands: the reviewer was shown it
     if as_json:
-        emit_json({**shown, "standing": standing.to_json(), "withheld": [w.to_json() for w in withheld]})
+        emit_json({**shown, "standing": standing.to_json(), "withheld": [w.to_json() for w in withheld],
+                   "undelivered": undelivered})
     summary(f"accepted {learning_id} (version {record['version']})", as_json, again)
+    if not as_json and undelivered:
+        named = ("; the title it goes by is the headline of the accepted text (`gitstore show` prints it)"
+                 if record["decision"]["edited"] else "")
+        echo(f"  warning: agents will not get it: the safety scan withholds it ({undelivered}){named}")
     if not as_json and record.get("supersedes"):
         echo(f"  it replaces {', '.join(record['supersedes'])}: agents no longer get those")
     if not as_json and not standing.in_force:

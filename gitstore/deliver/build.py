@@ -187,17 +187,41 @@ def screened(view: Any, record: dict[str, Any], scanner: Any) -> dict[str, str] 
     reaches no agent. The title is the one the learning is named by (``name_in``): a title an
     edit at accept left behind names nothing and is given to no one, so its words keep no
     accepted text from agents."""
-    content = record["content"]
-    texts = {"title": name_in(view, record), "text": content["text"], "targets": "\n".join(record["targets"])}
+    texts = _texts(record, name_in(view, record))
     excerpts = _excerpts(view, record)
+    return _screened_texts({**texts, **{f"evidence {i + 1}": t for i, t in enumerate(excerpts)}}, scanner)
+
+
+def _texts(record: dict[str, Any], name: str) -> dict[str, str]:
+    """The texts of ``record``, named ``name``, an agent may be shown, its evidence aside."""
+    return {"title": name, "text": record["content"]["text"], "targets": "\n".join(record["targets"])}
+
+
+def _screened_texts(texts: dict[str, str], scanner: Any) -> dict[str, str] | str:
     found: dict[str, str] = {}
-    for name, text in [*texts.items(), *((f"evidence {i + 1}", t) for i, t in enumerate(excerpts))]:
+    for name, text in texts.items():
         result = scanner.scan(text)
         if result.quarantined:
             kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
             return f"unsafe {name.split()[0]}: {', '.join(kinds)}"
         found[name] = result.text
     return found
+
+
+def withheld_why(record: dict[str, Any], name: str) -> str | None:
+    """Why recall, the context hook, the MCP server and publishing would give agents none of
+    ``record``, named ``name`` (``gitstore.records.headline.title_for``), its evidence aside:
+    what the scan of its texts (``screened``) or of its line read with its name
+    (``scanned_line``) quarantines, by kind only; None when both pass it. ``gitstore accept``
+    says so before a person takes it that agents get what they accepted."""
+    from gitstore.safety.scanner import default_scanner
+
+    scanner = default_scanner()
+    texts = _screened_texts(_texts(record, name), scanner)
+    if isinstance(texts, str):
+        return texts
+    line = scanned_line(scanner, texts["text"], texts["title"])
+    return line if isinstance(line, str) else None
 
 
 def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[str, Any] | str:

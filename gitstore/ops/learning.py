@@ -19,6 +19,7 @@ from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
 from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
 from gitstore.ops import unfinished
+from gitstore.records.headline import name_of
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
@@ -448,12 +449,16 @@ def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, re
 
 
 def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str, edit: str | None = None, *,
-                     note: unfinished.Note | None = None) -> tuple[dict[str, Any], Standing, bool]:
+                     note: unfinished.Note | None = None) -> tuple[dict[str, Any], Standing, bool, str | None]:
     """``accept``, then whether the learning is now in force for instruction, and if not, why
     (no grant covers its evidence, its evidence was retracted or redacted, ...). With the
     command's ``note`` (``accept_note``), a run of the command stopped after its append is
     finished rather than refused: its record, and True (``unfinished.once``; the caller ends
-    the note)."""
+    the note). Last, why delivery would withhold it from agents however it stands, or None
+    (``gitstore.deliver.build.withheld_why``): it is read with the title it goes by, which
+    for a text edited at accept is the headline of that text, and a headline cut from a clean
+    text can be what the scanner quarantines."""
+    from gitstore.deliver.build import withheld_why
     from gitstore.queries.learnings import standing
 
     if note is None:
@@ -461,4 +466,5 @@ def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str
     else:
         record, again = unfinished.once(ctx.workspace.state, note,
                                         lambda: accept(ctx, learning_id, review_digest, by, edit, note=note))
-    return record, standing(ctx, learning_id, "instruction"), again
+    why = withheld_why(record, name_of(_history(_decisions_view(ctx), learning_id)))
+    return record, standing(ctx, learning_id, "instruction"), again, why

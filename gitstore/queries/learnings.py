@@ -482,6 +482,26 @@ class Shown:
         return as_shown(self.row.history.current) if self.row.history.valid else None
 
     @property
+    def edited(self) -> bool:
+        """Whether it goes by a title other than the proposed one (its text was edited at accept)."""
+        history = self.row.history
+        return history.valid and listed_title(history) != history.current["content"]["title"]
+
+    @property
+    def name(self) -> str | None:
+        """The title it goes by (``listed_title``) as it may be shown: the proposed title as
+        shown, or, once its text was edited at accept, the headline of that text screened (what
+        the scanner quarantines in a headline cut from a clean text withheld, naming why; the
+        text's own note when the text itself is withheld)."""
+        version = self.version
+        if version is None:
+            return None
+        if not self.edited:
+            return str(version["content"]["title"])
+        text = next((w for w in self.screened[1] if w.part == "text"), None) if self.screened else None
+        return text.note if text is not None else screened("title", listed_title(self.row.history))[0]
+
+    @property
     def accept_hint(self) -> str | None:
         """The command that accepts exactly this version, when it awaits a person."""
         version = self.version
@@ -493,6 +513,7 @@ class Shown:
         data = self.row.to_json()
         if self.version is not None:
             data["version"] = self.version
+            data["name"] = self.name
             data["title"] = self.version["content"]["title"]  # screened with the rest, as show prints it
         data["standing"] = self.standing.to_json()
         data["evidence"] = [e.to_json() for e in self.evidence]
