@@ -204,8 +204,6 @@ def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context
     assert result.episode is None
     assert result.receipt["status"] == "degraded" and result.receipt["reasons"] == ["transcript-missing"]
     assert "transcript" in result.receipt["unavailable"]
-    from . import cli
-
 
 
 def test_capture_run_by_hand_without_a_transcript_says_nothing_was_captured(ctx: Context) -> None:

@@ -22,7 +22,7 @@ from gitstore.queries.evidence import evidence
 from gitstore.queries.verify import verify
 
 from .cli import gitstore
-from .conftest import all_objects, git
+from .conftest import git
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
 from .world import Thread, grant_all, propose, ref
 
