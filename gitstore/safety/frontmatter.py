@@ -116,7 +116,6 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
         node = yaml.compose(block, Loader=loader)
     except (yaml.YAMLError, ValueError, RecursionError):
         return []
-    lines = block.split("\n")
     strings: list[tuple[int, int, str, str]] = []
     stack: list[tuple[Any, str]] = [(node, "")] if node is not None else []
     seen: set[int] = set()
@@ -128,7 +127,9 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
         if isinstance(item, yaml.ScalarNode):
             value = _text_of(item)
             first, last = item.start_mark.line, item.end_mark.line
-            if value and value not in "\n".join(lines[first:last + 1]):
+            # the scalar's own source (quotes included, no comment beside it): a comment on its
+            # line saying the same words is no string a reader gets, and proves nothing
+            if value and value not in block[item.start_mark.index:item.end_mark.index]:
                 strings.append((offset + first + 1, offset + last + 1, where or "(top)", value))
         elif isinstance(item, yaml.SequenceNode):
             stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item.value))))
