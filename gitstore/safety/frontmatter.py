@@ -8,7 +8,13 @@ a folded (``>``) or multi-line scalar whose lines are joined into one sentence e
 reader as text the file does not hold. The scanner, reading the file, sees only its bytes;
 :func:`decoded_strings` gives it the decoded text too, with the line it starts on.
 
-Front matter is the text between a first line ``---`` and the next line ``---`` (or ``...``).
+Front matter is the text between a first line of three or more dashes (``---``) and the next
+such line (or ``...``), after a byte order mark if the file has one (readers strip it): YAML.
+Readers such as python-frontmatter also take TOML between ``+++`` lines and a JSON object
+between a first line ``{`` and the next line ``{`` or ``}``; these are decoded with the
+standard library's ``tomllib`` and ``json`` when they hold a backslash (else every string reads
+as written), and each of their strings is given with the lines of the whole block (they have
+no source positions), for the scan to judge what the block's own lines do not already show.
 Most front matter is written verbatim (``key: value`` lines, quoted values without a backslash,
 one-line flow lists), and then nothing is parsed: YAML is loaded only when a line is not of
 that kind (a backslash, a doubled quote in a single-quoted string, a tag, a block scalar, a
@@ -27,7 +33,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_CLOSING = lazy.Pattern(r"^(?:---|\.\.\.)[ \t\r\f\v]*$", re.M)
+_CLOSING = lazy.Pattern(r"^(?:-{3,}|\.\.\.)[ \t\r\f\v]*$", re.M)
+_OPENING = lazy.Pattern(r"-{3,}[ \t\r\f\v]*")
+_TOML_FENCE = lazy.Pattern(r"^\+{3,}[ \t\r\f\v]*$", re.M)
+_JSON_FENCE = lazy.Pattern(r"^[{}]\r?$", re.M)
 # a line of front matter whose strings read as written: list markers, then `key:` and a value,
 # or a list item's value (the value's kinds: _VERBATIM)
 _ENTRY = lazy.Pattern(
@@ -35,16 +44,17 @@ _ENTRY = lazy.Pattern(
     r"(?:(?P<key>[^\s#'\"\\:!&*|>{}\[\],%@`?-][^:\\]*|\"[^\"\\]*\"|'[^']*'):(?: +(?P<value>.*))?|(?P<item>.+))?")
 # a value YAML reads as it is written: double-quoted with no escape, single-quoted with no doubled
 # quote, plain with no backslash (nor an indicator that makes it a tag, an anchor or alias, a block
-# scalar, a quoted or flow value), or a one-line flow list or mapping with no quote or backslash;
+# scalar, a quoted or flow value), or a one-line flow list or mapping with no quote or backslash
+# (nor a tag, an anchor or an alias: ``[!!binary ...]`` is decoded);
 # then a comment, if any
 _VERBATIM = lazy.Pattern(
-    r"(?:\"[^\"\\]*\"|'[^']*'|[^\s!&*|>'\"%@`#{}\[\],\\?:-][^\\]*|[\[{][^\"'\\]*[\]}])(?: +#.*)?")
+    r"(?:\"[^\"\\]*\"|'[^']*'|[^\s!&*|>'\"%@`#{}\[\],\\?:-][^\\]*|[\[{][^\"'\\!&*]*[\]}])(?: +#.*)?")
 # the same, for the most common front matter at once: a whole block of such lines, list markers
 # written "- ", where no line after one holding a value is indented past the value's key or marker
 _BLANK = r"(?:[ \t]*(?:#[^\n]*)?\n)"
 _KEY = r"(?:[^\s#'\"\\:!&*|>{}\[\],%@`?-][^:\\\n]*|\"[^\"\\\n]*\"|'[^'\n]*')"
 _VALUE = (r"(?:(?:\"[^\"\\\n]*\"|'[^'\n]*')(?: +#[^\n]*)?|[^\s!&*|>'\"%@`#{}\[\],\\?:-][^\\\n]*"
-          r"|[\[{][^\"'\\\n\[\]{}]*[\]}](?: +#[^\n]*)?)[ \t]*\n")
+          r"|[\[{][^\"'\\\n\[\]{}!&*]*[\]}](?: +#[^\n]*)?)[ \t]*\n")
 _PLAIN_BLOCK = lazy.Pattern(
     rf"(?:(?P<i> *){_KEY}: +{_VALUE}(?!{_BLANK}*(?P=i) )|(?P<j> *)- {_KEY}: +{_VALUE}(?!{_BLANK}*(?P=j)   )"
     rf"|(?P<k> *)- {_VALUE}(?!{_BLANK}*(?P=k) )| *(?:- )?{_KEY}:[ \t]*\n| *-[ \t]*\n|{_BLANK})*")
@@ -53,11 +63,12 @@ _ODD_BREAKS = ("\r", "\x85", "\u2028", "\u2029")  # line breaks to YAML that are
 
 def front_matter(text: str) -> tuple[int, str] | None:
     """(the 0-based line after the opening ``---``, the text up to the closing line) of the
-    front matter TEXT starts with, or None when it has none."""
+    YAML front matter TEXT starts with (after a byte order mark), or None when it has none."""
+    text = text.removeprefix("\ufeff")
     if not text.startswith("---"):
         return None
     first = text.find("\n")
-    if first < 0 or text[:first].rstrip() != "---":
+    if first < 0 or not _OPENING.fullmatch(text[:first]):
         return None
     closing = _CLOSING.search(text, first + 1)
     return None if closing is None else (1, text[first + 1:closing.start()])
@@ -106,7 +117,9 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
     lines; empty when TEXT has no front matter, when it is all verbatim (:func:`verbatim`), or
     when YAML cannot read it."""
     found = front_matter(text)
-    if found is None or verbatim(found[1]):
+    if found is None:
+        return _other_strings(text)
+    if verbatim(found[1]):
         return []
     offset, block = found
     import yaml  # type: ignore[import-untyped,unused-ignore]  # only front matter YAML transforms pays for it
@@ -141,6 +154,59 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
                 stack.append((key, f"{path} (key)"))
     strings.sort(key=lambda row: row[:2])
     return strings
+
+
+def _other_strings(text: str) -> list[tuple[int, int, str, str]]:
+    """:func:`decoded_strings` for TOML (``+++``) or JSON (``{``) front matter: every string
+    (key or value) of a block that holds a backslash, each with the lines of the whole block."""
+    text = text.removeprefix("\ufeff")
+    if text.startswith("+++"):
+        fence, load = _TOML_FENCE, _toml
+    elif text.startswith("{"):
+        fence, load = _JSON_FENCE, _json
+    else:
+        return []
+    first = text.find("\n")
+    if first < 0 or not fence.fullmatch(text[:first]):
+        return []
+    closing = fence.search(text, first + 1)
+    if closing is None:
+        return []
+    block = text[first + 1:closing.start()]
+    if "\\" not in block:  # no escape: every string reads as written
+        return []
+    try:
+        data = load(block)
+    except (ValueError, RecursionError):
+        return []  # no reader decodes it
+    last = 1 + block.count("\n") + (not block.endswith("\n"))
+    strings: list[tuple[int, int, str, str]] = []
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if item:
+                strings.append((2, max(2, last), where or "(top)", item))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                path = f"{where}.{key}" if where else str(key)
+                stack.append((child, path))
+                stack.append((key, f"{path} (key)"))
+    return strings
+
+
+def _toml(block: str) -> Any:
+    import tomllib
+
+    return tomllib.loads(block)
+
+
+def _json(block: str) -> Any:
+    import json
+
+    return json.loads("{" + block + "}")
 
 
 def _text_of(node: Any) -> str:

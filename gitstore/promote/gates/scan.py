@@ -23,7 +23,8 @@ archive), and one that is binary by its bytes (``_binary``): it begins as a bina
 name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding,
 and so is text behind a binary beginning. Elsewhere a binary file is left unread too.
 
-A file that opens with YAML front matter is scanned also as YAML reads it: each string (key or
+A file that opens with YAML front matter (or TOML between ``+++`` lines, or a JSON object, which
+some readers take too) is scanned also as YAML reads it: each string (key or
 value) whose decoded text is not what the file says verbatim (``"ign\\x6Fre ..."``, ``"\\u202E"``,
 a line break escaped in a double-quoted string, ``!!binary``, a folded or multi-line scalar) is
 scanned as the file's text on its line, and what the decoding adds is a finding naming the key and
@@ -105,7 +106,9 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
             continue
         text, link = committed
         result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
-        decoded = [] if link or not text.startswith("---") else _decoded(name, rel, text, scanner, agents_read)
+        # front matter, after a byte order mark readers strip: YAML (---), TOML (+++) or JSON ({)
+        opens = text.removeprefix("\ufeff").startswith(("---", "+++", "{"))
+        decoded = _decoded(name, rel, text, scanner, agents_read) if opens and not link else []
         rows += decoded
         if not result.findings:
             continue
