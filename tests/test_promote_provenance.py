@@ -237,3 +237,40 @@ def test_trailers_are_read_as_git_reads_them() -> None:
     assert trailers("Subject\n\ngitstore-route: x\n") == {"gitstore-route": [(3, "x")]}
     verbose = f"Subject\n\n{trailer}\n# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n"
     assert trailers(verbose) == {"Gitstore-Learning": [(3, trailer[19:])]} and stray_trailers(verbose) == []
+
+
+def test_a_learnings_title_is_shown_screened(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A title any clone could have stored (one without the scanner) is shown as ``gitstore
+    learnings`` shows it: a token redacted, a bidirectional control withheld with its kinds; in
+    the text, the job summary and the JSON alike."""
+    from gitstore.records.contracts import seal
+
+    from .world import Thread, grant_all, propose, ready_repo, ref
+
+    token = "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"
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    record = propose(ctx, [ref(one)])
+    root = ctx.workspace.root
+    for n, title in enumerate((f"Deploy with {token}", "Deploy \u202egnp.exe")):
+        forged = {**record, "content": {**record["content"], "title": title}}
+        forged.pop("digest", None)
+        seal(forged)
+        forged["id"] = "lrn_" + forged["contentDigest"][7:39]
+        forged.pop("digest")
+        seal(forged)
+        ctx.store.append([forged])
+        git(root, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m",
+            f"Promote {n}\n\nGitstore-Learning: {forged['id']}\nGitstore-Packet: sha256:{'0' * 64}\n")
+    titles = [c.title for c in provenance(root, "HEAD~2..HEAD").commits]
+    assert titles[0] is not None and token not in titles[0] and titles[0].startswith("Deploy with "), titles
+    assert titles[1] is not None and "\u202e" not in titles[1] and "withheld: bidi" in titles[1], titles
+    monkeypatch.chdir(root)
+    for extra in ([], ["--markdown"], ["--json"]):
+        main(["provenance", "HEAD~2..HEAD", *extra])
+        out = capsys.readouterr().out
+        assert token not in out and "\u202e" not in out and "withheld" in out, (extra, out)

@@ -1,7 +1,7 @@
 """``gitstore provenance BASE..HEAD``: where a change's promoted learnings come from.
 
 For each commit of the range that carries ``Gitstore-*`` trailers: the learning it promotes
-(its title from the store), its contentDigest, reviewDigest and packet, and whether it
+(its title from the store, screened as ``gitstore learnings`` shows titles), its contentDigest, reviewDigest and packet, and whether it
 verifies, judged by the promotion gate itself (``gitstore.promote.gates.promotion``): the
 packet is in the store and names the same learning and digests, the learning is accepted and
 in force, the commit changes only its route's file and that file is exactly what promote
@@ -114,6 +114,8 @@ def split_range(spec: str) -> tuple[str | None, str]:
 
 def provenance(root: Path, spec: str) -> Provenance:
     """The promotion commits of ``spec`` with their learnings, digests and verdicts."""
+    from gitstore.queries.learnings import screened
+
     start, end = split_range(spec)
     cache: list[Memory] = []
 
@@ -126,6 +128,8 @@ def provenance(root: Path, spec: str) -> Provenance:
     for judged in judge_range(root, start, end, memory):
         values = {name: places[0][1] for name, places in trailers(judged.message).items() if name in TRAILERS}
         title = memory().names.get(values.get("Gitstore-Learning", ""))  # the title it is named by
+        if title is not None:  # as `gitstore learnings` shows it: any clone could have written it
+            title = screened("title", title)[0]
         subject = judged.message.strip().split("\n", 1)[0]
         found.append(Promoted(judged.sha, subject, values, title, [str(f) for f in judged.findings]))
     return Provenance(spec, found)
