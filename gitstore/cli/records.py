@@ -13,7 +13,7 @@ from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused
 from gitstore.context import Context
-from gitstore.safety.gate import unscreened
+from gitstore.safety.gate import unscreened_record
 from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
 from gitstore.cli._values import checked, digest_prefix, one_of, path
 
@@ -33,11 +33,11 @@ EVENT_SCHEMA = "gitstore.event/v1"
 _NO_PAYLOAD = "an event is added with its payload (the text it carries): without it, no clone could ever read its text"
 
 # A learning is text people and plug-ins hand the store: proposing redacts its secrets and
-# refuses injected instructions. records add stores a record as written (its digests name those
-# bytes), so one that screening would change is refused rather than stored around the scanner.
-LEARNING_SCHEMA = "gitstore.learning/v1"
-_UNSCREENED = ("a learning is stored as screened, and records add stores a record as written "
-               "(propose it with `gitstore propose`, which screens it)")
+# refuses injected instructions; capture screens an episode's and an event's text. records add
+# stores a record as written (its digests name those bytes), so one that screening would change
+# (any string of it, as `records show` screens them) is refused rather than stored around the scanner.
+_UNSCREENED = ("a record is stored as screened, and records add stores it as written "
+               "(propose a learning with `gitstore propose`, which screens it)")
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
@@ -73,10 +73,9 @@ class _Lines:
                     raise Refused(refusal)
                 if value.get("schema") == EVENT_SCHEMA and "payload" not in value and "redaction" not in value:
                     raise InvalidInput(_NO_PAYLOAD)
-                if value.get("schema") == LEARNING_SCHEMA:
-                    why = unscreened(value)
-                    if why is not None:
-                        raise Refused(f"{why}: {_UNSCREENED}")
+                why = unscreened_record(value)
+                if why is not None:
+                    raise Refused(f"{why}: {_UNSCREENED}")
                 if self.do_seal:
                     value.pop("digest", None)
                     seal(value)
@@ -101,8 +100,9 @@ def add(
     stores nothing and is named in the error. Decisions,
     grants and withdrawals are refused: they are written by the commands that give them
     (accept, reject, retire, grant, withdraw), each with its audit entry. So is an event
-    without its payload: no clone could ever read its text. So is a learning holding text
-    the safety scanner would redact or quarantine: proposing stores none.
+    without its payload: no clone could ever read its text. So is a record holding text
+    the safety scanner would redact or quarantine (a learning's title or text, a proposer's
+    id, an episode's title: any string `records show` screens): proposing and capture store none.
     """
     store = Context.open().store
     lines = _Lines(file, do_seal)

@@ -3,6 +3,7 @@ redacted before anything is stored."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from gitstore.errors import Refused
@@ -73,3 +74,60 @@ def unscreened(version: dict[str, Any]) -> str | None:
         kinds = ", ".join(sorted({f.kind for f in result.findings if f.action == "quarantine"}))
         return f"the safety scanner quarantines {kinds} in its title, text, rationales and targets read together"
     return None
+
+
+# strings made by gitstore's formats, in which the scanner finds nothing (a digest, a record id,
+# a time, a schema name): not scanned, a third of a record's strings at 30 µs each
+_FORMATTED = (r"sha256:[0-9a-f]{64}|[a-z]{1,12}_[0-9a-f]{32}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"
+              r"|gitstore\.[a-z]{1,20}/v\d{1,3}")
+
+
+def unscreened_record(record: dict[str, Any]) -> str | None:
+    """:func:`unscreened` for any record ``gitstore records add`` takes: a learning's parts
+    (alone and read together), then every string of the record, as ``gitstore records show``
+    screens them (an episode's title, a proposer's or decider's id, an event's text): where the
+    safety scanner quarantines or redacts something, why; None when it would leave every string
+    as written."""
+    import re
+
+    done: set[str] = set()
+    if record.get("schema") == "gitstore.learning/v1":
+        why = unscreened(record)
+        if why is not None:
+            return why
+        content, targets = record.get("content"), record.get("targets")
+        done.update(v for v in (*(content.values() if isinstance(content, dict) else ()), record.get("rationale"),
+                                record.get("audienceRationale"), *(targets if isinstance(targets, list) else ()))
+                    if isinstance(v, str))
+    plain = re.compile(_FORMATTED).fullmatch
+    stack: list[tuple[Any, str]] = [(record, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((inner, f"{where}.{key}" if where else str(key)) for key, inner in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((inner, f"{where}[{n}]") for n, inner in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and value and value not in done and not plain(value):
+            found = _changed(value) if len(value) <= 200 else _changes(value)
+            if found is not None:
+                return f"the safety scanner {found} in its {where}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _changed(text: str) -> str | None:
+    """:func:`_changes`, once for a short string however many records repeat it (a person's
+    id, a kind, a branch name)."""
+    return _changes(text)
+
+
+def _changes(text: str) -> str | None:
+    """What the safety scanner would do to ``text`` (``quarantines KINDS``, ``redacts KINDS``),
+    or None when it leaves it as written."""
+    from gitstore.safety.scanner import default_scanner
+
+    result = default_scanner().scan(text)
+    if not result.quarantined and result.text == text:
+        return None
+    action = "quarantines" if result.quarantined else "redacts"
+    return f"{action} {', '.join(sorted({f.kind for f in result.findings if f.action != 'warn'}))}"
