@@ -832,6 +832,15 @@ def test_records_add_refuses_any_record_holding_what_show_would_screen(tmp_path:
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
                              check=True).stdout
     assert TOKEN.encode() not in objects
+    from gitstore.records.contracts import seal
+
+    # an event is taken as sealed (its text is screened where it is read): a bulk import of
+    # events pays no scan of every text
+    event = next(item.record for item in ctx.store.items(["event"], payloads=True) if "payload" in item.record)
+    sealed = seal({**{k: v for k, v in event.items() if k != "digest"}, "id": "ev_" + "ef" * 16,
+                   "payload": {**event["payload"], "text": "Run it from /home/alice/widgets."}})
+    (root / "in.jsonl").write_text(json.dumps(sealed) + "\n")
+    assert run(root, "records", "add", "in.jsonl") == f"{sealed['digest']} added\n"
 
 
 TOKEN = "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"  # a GitHub token of the right shape and checksum

@@ -35,7 +35,8 @@ _NO_PAYLOAD = "an event is added with its payload (the text it carries): without
 # A learning is text people and plug-ins hand the store: proposing redacts its secrets and
 # refuses injected instructions; capture screens an episode's and an event's text. records add
 # stores a record as written (its digests name those bytes), so one that screening would change
-# (any string of it, as `records show` screens them) is refused rather than stored around the scanner.
+# (any string of it, as `records show` screens them) is refused rather than stored around the scanner;
+# an event is taken as sealed, its text screened where it is read (see ``unscreened_record``).
 _UNSCREENED = ("a record is stored as screened, and records add stores it as written "
                "(propose a learning with `gitstore propose`, which screens it)")
 
@@ -102,7 +103,8 @@ def add(
     (accept, reject, retire, grant, withdraw), each with its audit entry. So is an event
     without its payload: no clone could ever read its text. So is a record holding text
     the safety scanner would redact or quarantine (a learning's title or text, a proposer's
-    id, an episode's title: any string `records show` screens): proposing and capture store none.
+    id, an episode's title: any string `records show` screens, but an event's, which is taken
+    as sealed and screened where it is read): proposing and capture store none.
     """
     store = Context.open().store
     lines = _Lines(file, do_seal)
