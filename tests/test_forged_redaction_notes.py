@@ -96,8 +96,7 @@ def test_another_writers_note_keeps_no_comment_from_being_imported(tmp_path: Pat
 def test_another_writers_note_keeps_no_comment_from_being_redacted(tmp_path: Path) -> None:
     """Comment 555 holds a leaked token; mallory's note names it from her thread 999: alice's
     redact removes the text of 555's own version and is not refused for two threads: mallory's
-    comment, whose only link to 555 is her note's claim and whose text is not here, has its
-    removal made to count as well, which takes no one's words."""
+    comment, whose only link to 555 is her note's claim, is left alone and named."""
     alice, _ = two_reviewers(tmp_path)
     grant_all(alice)
     import_reviews(alice, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA token here",
@@ -108,11 +107,14 @@ def test_another_writers_note_keeps_no_comment_from_being_redacted(tmp_path: Pat
     _not_counted(alice, decoy)
     [version] = _versions(alice, TARGET)
     done = gitstore("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token", cwd=alice.workspace.root)
-    assert done.returncode == 0 and "removed the text of 2 event(s)" in done.stdout, done
+    assert done.returncode == 0 and "removed the text of 1 event(s)" in done.stdout, done
+    mallory = Context.open(tmp_path / "mallory").workspace.config.writer
+    assert f"left alone {decoy['episode']}:{decoy['id']}: writer {mallory}'s redaction note without authority " \
+           f"claims it held {TARGET}; nothing was done to it" in done.stdout, done.stdout
     alice = Context.open(alice.workspace.root)
     events = alice.view().events
     assert "payload" not in events[version["id"]] and events[version["id"]]["redaction"]["sourceId"] == TARGET
-    assert "payload" not in events[decoy["id"]] and "redaction" in events[decoy["id"]]
+    assert "payload" not in events[decoy["id"]] and "redaction" not in events[decoy["id"]]
 
 
 def test_another_writers_note_scrubs_no_saved_snapshot(tmp_path: Path) -> None:
@@ -282,9 +284,10 @@ def test_a_note_in_the_own_payload_snapshot_counts_for_nothing_under_a_policy(tm
 
 def test_a_decoy_note_keeps_no_teammates_removal_from_being_made_again(tmp_path: Path) -> None:
     """Bob removed comment 555 unsigned (it counts nowhere under the policy; his snapshot
-    dropped its text); mallory's note names 555 from her thread 999. Alice's redact of 555 is
-    not refused for two threads: it makes both removals count, neither holding text here, and
-    leaves the text of comment 600, stored with its text, alone."""
+    dropped its text); mallory's note names 555 from her thread 999. Neither event holds text
+    here and each is linked to 555 only by a note without authority: alice's redact of 555
+    removes nothing, exits non-zero as for an unknown comment, naming both claims, and
+    leaves the text of comment 600 alone."""
     alice, bob = two_reviewers(tmp_path)
     grant_all(alice)
     import_reviews(bob, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA token here", "2026-03-03T10:00:00Z"),
@@ -299,10 +302,17 @@ def test_a_decoy_note_keeps_no_teammates_removal_from_being_made_again(tmp_path:
     alice = _synced(alice)
     _not_counted(alice, decoy)
     assert "payload" not in alice.view().events[version["id"]]
+    ref = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
+    before = git(alice.workspace.root, "rev-parse", ref)
     done = gitstore("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token", cwd=alice.workspace.root)
-    assert done.returncode == 0 and "removed the text of 2 event(s)" in done.stdout, done
+    assert done.returncode != 0 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done
+    assert f"no comment with source id {TARGET}" in done.stderr, done.stderr
+    for event in (version, decoy):
+        assert f"{event['episode']}:{event['id']}: writer " in done.stderr, done.stderr
+    assert done.stderr.count("nothing was done to it") == 2, done.stderr
+    assert git(alice.workspace.root, "rev-parse", ref) == before
     events = Context.open(alice.workspace.root).view().events
-    assert events[version["id"]]["redaction"]["sourceId"] == TARGET and "redaction" in events[decoy["id"]]
+    assert "redaction" not in events[version["id"]] and "redaction" not in events[decoy["id"]]
     assert _texts(alice, "github:comment:600") == [KEPT]
 
 
@@ -321,3 +331,60 @@ def test_evidence_tells_another_writers_note_as_a_claim_and_suggests_no_removal(
     assert f"claims it held comment {TARGET}" in printed.stdout and "nothing was removed by it" in printed.stdout, printed
     assert "gitstore redact" not in printed.stdout and "tidy" not in printed.stdout, printed.stdout
     assert _texts(alice, TARGET) == [KEPT]
+
+
+def test_a_claim_on_an_honest_comment_whose_text_a_forced_snapshot_dropped_is_never_redacted(tmp_path: Path) -> None:
+    """Bob stored comments 555 (a leaked token) and 700 (carol's honest words). Mallory
+    force-pushes bob's payload snapshot without 700's text, so alice's clone has none of it,
+    and appends an unsigned removal of 700's payload whose note claims 555. Alice's redact of
+    555 removes 555's own version only, names 700's event as left alone, and 700 keeps its
+    text on bob's clone, and on alice's once bob pushes his snapshot again."""
+    import pygit2
+
+    from gitstore.providers._names import payload_path, payloads_ref
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    import_reviews(bob, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA token here", "2026-03-03T10:00:00Z"),
+                                  _comment(700, KEPT, "2026-03-03T11:00:00Z")), BOB)
+    bob = _synced(bob)
+    [honest] = _versions(bob, "github:comment:700")
+    mallory = team_clone(tmp_path, bare, "mallory")
+    repo = pygit2.Repository(str(mallory.workspace.root))
+    writer = bob.workspace.config.writer
+    fetched = repo.references[f"refs/memory/v1/remotes/origin/payloads/shared/{writer}"].peel(pygit2.Commit)
+
+    def without(tree: pygit2.Tree, parts: list[str]) -> pygit2.Oid:
+        built = repo.TreeBuilder(tree)
+        if len(parts) == 1:
+            built.remove(parts[0])
+        else:
+            built.insert(parts[0], without(repo[tree[parts[0]].id], parts[1:]), pygit2.GIT_FILEMODE_TREE)
+        return built.write()
+
+    who = pygit2.Signature("bob", "bob@example.invalid")
+    forced = repo.create_commit(None, who, who, "gitstore: payloads",
+                                without(fetched.tree, payload_path(honest["payloadDigest"]).split("/")), [])
+    repo.references.create("refs/heads/forced", forced, force=True)
+    git(mallory.workspace.root, "push", "-q", "-f", "origin", f"refs/heads/forced:{payloads_ref('shared', writer)}")
+    note = {"at": "2026-03-04T11:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": TARGET}
+    GitProvider(mallory.workspace.root, mallory.workspace.config.writer).append(
+        batch(R.audit("m", [], scope=mallory.scope, action="redact"),
+              removals=[(honest["payloadDigest"], canonicalize(note))]))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    alice = _synced(alice)
+    assert "payload" not in alice.view().events[honest["id"]]
+    [leaked] = _versions(alice, TARGET)
+    done = gitstore("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token", "--json",
+                    cwd=alice.workspace.root)
+    assert done.returncode == 0, done
+    report = json.loads(done.stdout)
+    assert report["removed"] == [leaked["id"]], report
+    assert [c["event"] for c in report["claimsLeftAlone"]] == [honest["id"]], report
+    assert "redaction" not in Context.open(alice.workspace.root).view().events[honest["id"]]
+    _synced(alice)
+    gitstore("sync", cwd=bob.workspace.root)  # quarantines the forced snapshot: it drops a payload
+    assert _texts(bob, "github:comment:700") == [KEPT]
+    _synced(bob)
+    assert _texts(_synced(alice), "github:comment:700") == [KEPT]

@@ -38,6 +38,8 @@ def redact(
         name_promoted(promoted, as_json)
         return
     typer.echo(f"removed the text of {len(report.removed)} event(s); {len(report.already)} were already removed")
+    for claim in report.claims:
+        typer.echo(f"  left alone {claim.line(report.source_id)}")
     for lid in report.learnings:
         typer.echo(f"  learning {lid} cites it: retire it (`gitstore retire {lid} --reason ...`; `gitstore reject` "
                    "while it is proposed) or propose it again citing evidence that still counts; "

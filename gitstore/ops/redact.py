@@ -56,6 +56,7 @@ class RedactionReport:
     scrubbed: list[str] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
     not_scrubbed: list[tuple[str, str]] = field(default_factory=list)  # (snapshot, why): it keeps the text
+    claims: list[Claim] = field(default_factory=list)  # claimed events left alone (``claims_of``)
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
@@ -63,16 +64,18 @@ class RedactionReport:
                 "exportsThatCopiedIt": self.exports, "exportFilesRewritten": self.rewritten,
                 "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed,
                 "snapshotFoldersGone": self.forgotten,
-                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.not_scrubbed]}
+                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.not_scrubbed],
+                "claimsLeftAlone": [claim.to_json() for claim in self.claims]}
 
 
 def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]]:
-    """Every version of one comment: those whose payload or honoured redaction names it, and the
-    events with no text here whose only link to it is a note without authority (a claim:
-    ``_by_source``). Refuses a history that links two comments or threads, by the versions
-    that name the comment themselves only: a claim's event holds no text here, so making its
-    removal count removes no one's words, and anyone who can push may make a claim."""
-    named, claimed = _sources(ctx, view)
+    """Every version of one comment: those whose payload or honoured redaction names it. An
+    event with no text here whose only link to it is a note without authority (a claim:
+    ``claims_of``) is none of them: anyone who can push may make a claim, for any comment, and
+    "no text here" can be made too (a forced payload snapshot dropping an honest comment's
+    text), so removing a claimed event could take someone's words on no one's authority.
+    Refuses a history that links two comments or threads."""
+    named, _ = _sources(ctx, view)
     found = named.get(source_id, [])
     episodes = {e["episode"] for e in found}
     if len(episodes) > 1:
@@ -82,10 +85,40 @@ def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]
         parent = event.get("parentEventId")
         if event["type"] == "edit" and parent not in ids:
             raise Refused(f"edit {event['id']} of {source_id} links to another comment ({parent}); refusing")
-    return sorted(found + claimed.get(source_id, []), key=lambda e: (e["at"], e["id"]))
+    return sorted(found, key=lambda e: (e["at"], e["id"]))
 
 
-Sources = tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]
+@dataclass(frozen=True)
+class Claim:
+    """An event with no text here that a note without authority claims held a comment:
+    ``redact`` leaves it alone and names it (episode as it may be shown, event id, the writer
+    whose records stored the note, as it may be shown; None: a payload snapshot's)."""
+
+    episode: str
+    event: str
+    writer: str | None
+
+    def line(self, source_id: str) -> str:
+        who = f"writer {self.writer}'s" if self.writer else "a"
+        return (f"{self.episode}:{self.event}: {who} redaction note without authority claims it held {source_id}; "
+                "nothing was done to it")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"episode": self.episode, "event": self.event, "writer": self.writer}
+
+
+def claims_of(ctx: Context, view: View, source_id: str) -> list[Claim]:
+    """The events with no text here whose only link to a comment is a note without authority
+    naming it (``_by_source``), as ``redact`` names them when it leaves them alone."""
+    from gitstore._shown import one_line, shown
+    from gitstore.queries.learnings import screened_name
+
+    _, claimed = _sources(ctx, view)
+    return [Claim(one_line(shown(screened_name("episode", str(event["episode"]))[0])), event["id"], held.writer)
+            for event, held in sorted(claimed.get(source_id, []), key=lambda c: (c[0]["at"], c[0]["id"]))]
+
+
+Sources = tuple[dict[str, list[dict[str, Any]]], dict[str, list[tuple[dict[str, Any], HeldNote]]]]
 
 
 def _sources(ctx: Context, view: View) -> Sources:
@@ -97,19 +130,17 @@ def _sources(ctx: Context, view: View) -> Sources:
 def _by_source(view: View, held: Mapping[str, HeldNote]) -> Sources:
     """The events of a view by the source comment id their payload or redaction note names, and
     apart, by the one a note stored without authority here names (``held``), the events that
-    have neither, found in one pass (a run of removals looks up each comment in it). Such a
-    note removes nothing, and what it names is only a claim anyone who can push may make, for
-    any comment; yet a removal made before the team's policy, or a teammate's without one,
-    took the text from this clone, and its note is all that still names the comment: the
-    removal can be made again, with authority. A claim never adds an event holding text here."""
+    have neither, each with that note, found in one pass (a run of removals looks up each
+    comment in it). Such a note removes nothing, and what it names is only a claim anyone who
+    can push may make, for any comment: ``redact`` names claimed events and never removes them."""
     found: dict[str, list[dict[str, Any]]] = {}
-    claimed: dict[str, list[dict[str, Any]]] = {}
+    claimed: dict[str, list[tuple[dict[str, Any], HeldNote]]] = {}
     for event in view.events.values():
         named = [event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId")]
         if "payload" not in event and "redaction" not in event:
             kept = held.get(event.get("payloadDigest", ""))
             if kept is not None and type(source_id := kept.note.get("sourceId")) is str:
-                claimed.setdefault(source_id, []).append(event)
+                claimed.setdefault(source_id, []).append((event, kept))
         for source_id in dict.fromkeys(named):
             if type(source_id) is str:
                 found.setdefault(source_id, []).append(event)
@@ -252,12 +283,14 @@ def _stray(ctx: Context, view: View) -> dict[str, tuple[str, list[str]]]:
 
 def _targets(ctx: Context, view: View, source_id: str) -> RedactionReport:
     versions = versions_of(ctx, view, source_id)
+    claims = claims_of(ctx, view, source_id)
     if not versions:
-        raise Refused(f"no comment with source id {source_id} in this scope")
+        named = "".join(f"; {claim.line(source_id)}" for claim in claims)
+        raise Refused(f"no comment with source id {source_id} in this scope{named}")
     targets = list(versions)
     for version in versions:
         targets.extend(c for c in view.children.get(version["id"], []) if c["type"] == "label")
-    return RedactionReport(source_id, events=[t["id"] for t in targets])
+    return RedactionReport(source_id, events=[t["id"] for t in targets], claims=claims)
 
 
 def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
