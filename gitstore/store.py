@@ -482,16 +482,17 @@ class Store:
         return found
 
     def _again(self, digest: str, note: Any, append: str | None, texted: list[dict[Any, set[Any]]]) -> str:
-        """What makes this clone's own removal that carries no authority (one made before the
-        team's policy) count: made again by ``redact``, which removes every version of its
-        comment, one imported since included, and from then on imports withhold it. Nothing for
-        another writer's note (what it names is only a claim), nor while a version of the
-        comment it names holds text here in a thread other than its own event's (a writer's
-        history a runner took up as its own, ``init --writer``, may hold anyone's note)."""
+        """For a note this clone's own records hold without authority: the comment it names and
+        the ``redact`` that makes a removal made before the team's policy again (it removes the
+        versions of the comment holding text here, one imported since, and from then on imports
+        withhold it). Never the note's ``by`` or ``reason``, nor as a removal that happened: a
+        writer's history a runner took up as its own (``init --writer``) may hold anyone's note.
+        Nothing for another writer's note (what it names is only a claim), nor while a version
+        of the comment it names holds text here in a thread other than its own event's."""
         if append is None or not self.attestation(append).own or not isinstance(note, dict):
             return ""
-        source, by = note.get("sourceId"), note.get("by")
-        if not isinstance(source, str) or not isinstance(by, str):
+        source = note.get("sourceId")
+        if not isinstance(source, str):
             return ""
         if not texted:
             texted.extend(({}, {}))
@@ -504,9 +505,12 @@ class Store:
             return ""  # text of that comment in another thread: never removed on this note's word
         import shlex
 
-        return (f"; this clone's own removal, which imports do not honour either: `gitstore redact --comment "
-                f"{shlex.quote(source)} --by {shlex.quote(by)} --reason ...` makes it again, signed, removing "
-                "every version of the comment")
+        from gitstore._shown import one_line, shown
+        from gitstore.queries.learnings import screened_name
+
+        named = one_line(shown(screened_name("redaction.sourceId", source)[0]))
+        return (f"; it names comment {named}: nothing was removed by it; if it is a removal you made before the "
+                f"team's policy, make it again with `gitstore redact --comment {shlex.quote(named)} --reason ...`")
 
     def held_notes(self) -> dict[str, HeldNote]:
         """Payload digest -> the redaction note stored for it without authority here (``HeldNote``:

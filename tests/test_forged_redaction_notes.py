@@ -388,3 +388,35 @@ def test_a_claim_on_an_honest_comment_whose_text_a_forced_snapshot_dropped_is_ne
     assert _texts(bob, "github:comment:700") == [KEPT]
     _synced(bob)
     assert _texts(_synced(alice), "github:comment:700") == [KEPT]
+
+
+def test_a_runner_tells_no_note_in_the_history_it_took_up_as_what_happened(tmp_path: Path) -> None:
+    """Mallory appends to the CI writer's history on the remote an unsigned removal of her own
+    comment whose note names comment 555, by alice, "tidy". A runner (``init --writer ci-bot``,
+    sync) takes that history up as its own: its evidence and verify (which CI logs keep) say
+    a note without authority names 555 and removed nothing, never mallory's by or reason as a
+    removal that happened, and the command they name takes no --by from the note."""
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    _synced(alice)
+    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "tidy", "sourceId": TARGET}
+    GitProvider(mallory.workspace.root, "ci-bot").append(
+        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
+    done = gitstore("sync", cwd=ci.workspace.root)
+    assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
+    printed = gitstore("evidence", decoy["episode"], cwd=ci.workspace.root)
+    assert printed.returncode == 0 and f"claims it held comment {TARGET}: nothing was removed by it" in printed.stdout
+    assert "tidy" not in printed.stdout and "text removed at" not in printed.stdout, printed.stdout
+    assert "--by" not in printed.stdout, printed.stdout
+    checked = gitstore("verify", cwd=ci.workspace.root)
+    [told] = [line for line in checked.stderr.splitlines() if decoy["payloadDigest"] in line]
+    assert f"names comment {TARGET}: nothing was removed by it" in told, told
+    assert f"`gitstore redact --comment {TARGET} --reason ...`" in told and "--by" not in told, told
+    assert "tidy" not in checked.stdout + checked.stderr

@@ -147,11 +147,16 @@ def test_a_teammates_redaction_without_a_policy_is_named_as_a_claim_that_removed
 
 def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_the_text(tmp_path: Path) -> None:
     """On alice's own clone, once the policy stops her unsigned redaction counting, evidence
-    names that removal and says it counts once made again, signed."""
+    says her note names the comment and removed nothing, without its by or reason (a runner's
+    "own" history may hold anyone's note), and which command makes a removal made before the
+    policy again, without --by."""
     alice, _, comment, _ = _policy_adopted(tmp_path)
     shown = {e.event["id"]: e for e in evidence(alice, comment["episode"]).events}
     removed = shown[comment["id"]].removed or ""
-    assert "leaked a token" in removed and "is not signed" in removed and "gitstore redact --comment" in removed
+    assert "nothing was removed by it" in removed and "claims it held comment github:comment:100" in removed
+    assert "leaked a token" not in removed and "--by" not in removed, removed
+    assert "if it is a removal you made before the team's policy, make it again with " \
+           "`gitstore redact --comment github:comment:100 --reason ...`" in removed, removed
     assert "has not arrived yet" not in removed
 
 
@@ -185,8 +190,8 @@ def test_a_removal_made_before_the_policy_keeps_nothing_out_of_an_import_until_m
     done = gitstore("verify", cwd=alice.workspace.root)
     told = [line for line in done.stderr.splitlines() if comment["payloadDigest"] in line]
     assert done.returncode == 0 and len(told) == 1, done
-    assert "the payload is not treated as removed" in told[0] and "imports do not honour" in told[0], told
-    assert "`gitstore redact --comment github:comment:100 --by github:9 --reason ...`" in told[0], told
+    assert "the payload is not treated as removed" in told[0] and "nothing was removed by it" in told[0], told
+    assert "`gitstore redact --comment github:comment:100 --reason ...`" in told[0] and "--by" not in told[0], told
     again = gitstore("redact", "--comment", "github:comment:100", "--by", ALICE, "--reason", "leaked a token",
                      cwd=alice.workspace.root)
     assert again.returncode == 0 and "removed the text of 1 event(s)" in again.stdout, again

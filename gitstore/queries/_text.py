@@ -79,20 +79,21 @@ def why_no_text(event: dict[str, Any], held: Mapping[str, HeldNote] | None = Non
 
 def held_removal(note: dict[str, Any], held: HeldNote) -> str:
     """Why an event's text is gone when the only note naming its removal carries no authority
-    here (``note``: that note as it may be shown). Such a note removes nothing. This clone's own
-    (a removal it made before the team's policy) is named as the removal it was, with the
-    command that makes it count, while no version of its comment holds text here (``held.own``
-    is cleared otherwise, ``redactable``); any other's ``by`` and ``reason`` are whatever its
-    writer chose, so they are never told as what happened: it only claims the comment."""
+    here (``note``: that note as it may be shown). Such a note removes nothing, and its ``by``
+    and ``reason`` are whatever its writer chose, so they are never told as what happened, this
+    clone's own included (a runner, ``init --writer``, takes up as its own a history anyone who
+    can push may have extended): it only claims the comment. For this clone's own, while no
+    version of its comment holds text here (``held.own`` is cleared otherwise, ``redactable``),
+    it adds the command that makes a removal made before the team's policy again, without the
+    note's ``by``."""
     source = note.get("sourceId")
-    if held.own and isinstance(source, str):
-        return (f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}; that removal "
-                f"{NO_AUTHORITY}{held.why}; the text is not in this clone all the same: "
-                f"`gitstore redact --comment {shlex.quote(source)} --reason ...` makes it count")
     who = f"writer {held.writer}'s" if held.writer else "a"
     claim = f"claims it held comment {source}" if isinstance(source, str) else "names no comment"
+    again = (f"; if it is a removal you made before the team's policy, make it again with "
+             f"`gitstore redact --comment {shlex.quote(source)} --reason ...`"
+             if held.own and isinstance(source, str) else "")
     return (f"text not in this clone (its writer's payload snapshot no longer holds it); {who} redaction note, "
-            f"which {NO_AUTHORITY.rstrip(': ')} here, {claim}: nothing was removed by it")
+            f"which {NO_AUTHORITY.rstrip(': ')} here, {claim}: nothing was removed by it{again}")
 
 
 def redactable(ctx: Context, held: dict[str, HeldNote]) -> dict[str, HeldNote]:

@@ -186,9 +186,6 @@ def removal_shown(event: dict[str, Any], held: Mapping[str, HeldNote] | None = N
     kept = (held or {}).get(event.get("payloadDigest", "")) if "payload" not in event else None
     if kept is None or event.get("type") == "retraction":
         return why_no_text(event, held), ()
-    if kept.own and isinstance(kept.note.get("sourceId"), str):  # this clone's own: told as the removal it was
-        shown, found = _screened_note(kept.note, event)
-        return held_removal(shown, kept), found
     shown, found = dict(kept.note), ()  # a claim: its by and reason are never shown, its comment id screened
     if isinstance(kept.note.get("sourceId"), str):
         shown["sourceId"], withheld = screened_name("redaction.sourceId", kept.note["sourceId"], event.get("id"))
