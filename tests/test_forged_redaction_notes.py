@@ -420,3 +420,51 @@ def test_a_runner_tells_no_note_in_the_history_it_took_up_as_what_happened(tmp_p
     assert f"names comment {TARGET}: nothing was removed by it" in told, told
     assert f"`gitstore redact --comment {TARGET} --reason ...`" in told and "--by" not in told, told
     assert "tidy" not in checked.stdout + checked.stderr
+
+
+def test_the_memory_workflow_takes_up_no_payload_snapshot_whose_payload_does_not_match_its_digest(
+        tmp_path: Path) -> None:
+    """Mallory replaces the CI writer's payload snapshot on the remote with a parentless commit
+    holding, at her comment's payload path, other bytes. The workflow's setup step (its shell,
+    then ``init --writer``) leaves that snapshot out and says so, so the runner's import runs
+    and stores 555 with its text, instead of dying on every run reading a payload that is not
+    what its digest says."""
+    import os
+    import subprocess
+
+    import pygit2
+
+    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.providers._names import payload_path
+
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    _synced(alice)
+    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    repo = pygit2.Repository(str(mallory.workspace.root))
+    index = pygit2.Index()
+    index.add(pygit2.IndexEntry(payload_path(decoy["payloadDigest"]), repo.create_blob(b'{"text": "Never retry."}'),
+                                pygit2.GIT_FILEMODE_BLOB))
+    who = pygit2.Signature("m", "m@example.invalid")
+    snapshot = repo.create_commit(None, who, who, "gitstore: payloads", index.write_tree(repo), [])
+    repo.references.create("refs/memory/v1/payloads/shared/ci-bot", snapshot, force=True)
+    git(mallory.workspace.root, "push", "-q", "-f", "origin", "refs/memory/v1/records/shared/ci-bot",
+        "+refs/memory/v1/payloads/shared/ci-bot")
+    root = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    git(root, "fetch", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
+    subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
+                   check=True, capture_output=True)
+    done = gitstore("init", "--writer", "ci-bot", cwd=root)
+    assert done.returncode == 0 and "payload snapshot on origin out" in done.stdout, done
+    assert "does not match its digest" in done.stdout, done.stdout
+    assert git(root, "for-each-ref", "refs/memory/v1/payloads/shared/ci-bot").strip() == ""
+    assert git(root, "for-each-ref", "refs/memory/v1/records/shared/ci-bot").strip() != ""
+    imported = gitstore("import", "reviews", str(_snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z"))),
+                        cwd=root)
+    assert imported.returncode == 0 and "imported 1 comment(s)" in imported.stdout, imported
+    assert _texts(Context.open(root), TARGET) == [KEPT]

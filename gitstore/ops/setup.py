@@ -207,7 +207,40 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         _set_up_store(opened, state, repo, renewed, report)
     finally:
         getattr(opened, "close", lambda: None)()  # an sqlite store's connection, at once: see below
+    if writer is not None and config.provider == "git":
+        _take_up_snapshot(repo, config.writer, report)
     return report
+
+
+def _take_up_snapshot(repo: pygit2.Repository, writer: str, report: InitReport) -> None:
+    """A runner without ``gitstore sync`` (the memory workflow's git-only setup step takes the
+    remote's records history of its named writer up as its own before ``init --writer``):
+    the payload snapshot a plain fetch put beside it is taken up too, once checked as sync
+    checks it (``_admit.check_snapshot``: a parentless commit holding no notes, each payload
+    matching its digest), so every later append extends it. Anyone who can push may force
+    that ref; one that fails the check stays where the fetch put it and is named (a ``left``
+    line): taken up, an import would die reading a payload that is not what its digest says.
+    Nothing while this writer's records are not taken up, or a snapshot of its own is there."""
+    from gitstore.providers._admit import check_snapshot
+    from gitstore.providers._incoming import ref_tip
+
+    own_records, own = f"{PREFIX}records/shared/{writer}", f"{PREFIX}payloads/shared/{writer}"
+    if ref_tip(repo, own_records) is None or ref_tip(repo, own) is not None:
+        return
+    for remote in sorted(str(name) for name in repo.remotes.names()):
+        fetched_ref = f"{PREFIX}remotes/{remote}/payloads/shared/{writer}"
+        fetched = ref_tip(repo, fetched_ref)
+        if fetched is None:
+            continue
+        problem = check_snapshot(repo, None, fetched, lambda dropped: set()).problem
+        if problem is not None:
+            report.left.append(f"writer {writer}'s payload snapshot on {shown(remote)} out, not taken up: "
+                               f"{one_line(shown(problem))}")
+            continue
+        repo.references.create(own, fetched)
+        repo.references.delete(fetched_ref)
+        report.created.append(f"writer {writer}'s payload snapshot from {shown(remote)}, checked")
+        return
 
 
 def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report: InitReport) -> None:

@@ -248,18 +248,13 @@ _SETUP = """\
         run: |
           git config user.name '@BOT_NAME@'
           git config user.email '@BOT_EMAIL@'
-          # a payload snapshot is one parentless commit with no notes/ (a removal travels in an
-          # append): any other is left where the fetch put it, for `gitstore sync` to quarantine
-          for kind in records payloads; do
-            fetched="refs/memory/v1/remotes/origin/$kind/shared/$GITSTORE_WRITER"
-            if [ "$kind" = payloads ] && { git rev-parse -q --verify "$fetched^" >/dev/null ||
-                 git cat-file -e "$fetched:notes" 2>/dev/null; }; then
-              echo "::warning::the remote's payload snapshot of $GITSTORE_WRITER is malformed; not taken up"
-            elif git rev-parse -q --verify "$fetched" >/dev/null; then
-              git update-ref "refs/memory/v1/$kind/shared/$GITSTORE_WRITER" "$fetched"
-              git update-ref -d "$fetched"
-            fi
-          done
+          # the records history; `gitstore init --writer` takes the payload snapshot up after
+          # checking it (each payload matching its digest), and names one it leaves out
+          fetched="refs/memory/v1/remotes/origin/records/shared/$GITSTORE_WRITER"
+          if git rev-parse -q --verify "$fetched" >/dev/null; then
+            git update-ref "refs/memory/v1/records/shared/$GITSTORE_WRITER" "$fetched"
+            git update-ref -d "$fetched"
+          fi
           gitstore init --writer "$GITSTORE_WRITER"
           gitstore verify
       - name: Import the pull requests' review comments
