@@ -148,16 +148,24 @@ def test_a_teammates_redaction_without_a_policy_is_named_as_a_claim_that_removed
 def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_the_text(tmp_path: Path) -> None:
     """On alice's own clone, once the policy stops her unsigned redaction counting, evidence
     says her note names the comment and removed nothing, without its by or reason (a runner's
-    "own" history may hold anyone's note), and which command makes a removal made before the
-    policy again, without --by."""
+    "own" history may hold anyone's note). While no version of the comment holds text here no
+    command is suggested (redact would refuse: only the note links the event to it); once a
+    later version is imported, evidence says which command makes the removal again, without
+    --by."""
     alice, _, comment, _ = _policy_adopted(tmp_path)
     shown = {e.event["id"]: e for e in evidence(alice, comment["episode"]).events}
     removed = shown[comment["id"]].removed or ""
     assert "nothing was removed by it" in removed and "claims it held comment github:comment:100" in removed
     assert "leaked a token" not in removed and "--by" not in removed, removed
+    assert "gitstore redact" not in removed and "has not arrived yet" not in removed, removed
+    import_reviews(alice, _later(tmp_path, "Retries: the ZORBLAX VENTRIQUE words, edited.", "2026-03-05T10:00:00Z"),
+                   ALICE)
+    alice = Context.open(alice.workspace.root)
+    shown = {e.event["id"]: e for e in evidence(alice, comment["episode"]).events}
+    removed = shown[comment["id"]].removed or ""
     assert "if it is a removal you made before the team's policy, make it again with " \
            "`gitstore redact --comment github:comment:100 --reason ...`" in removed, removed
-    assert "has not arrived yet" not in removed
+    assert "--by" not in removed, removed
 
 
 def _later(tmp_path: Path, text: str, updated: str) -> Path:

@@ -97,15 +97,17 @@ def held_removal(note: dict[str, Any], held: HeldNote) -> str:
 
 
 def redactable(ctx: Context, held: dict[str, HeldNote]) -> dict[str, HeldNote]:
-    """``held`` with ``own`` cleared on each note whose comment has a version holding text here:
-    making that removal count would take words someone stored here, so no hint suggests it."""
+    """``held`` with ``own`` cleared on each note whose comment has no version holding text
+    here: ``redact`` removes only versions that name the comment themselves, never one a note
+    without authority alone links to it, so a hint to make such a removal again would be
+    refused (a later version imported since is what it removes)."""
     if not any(h.own for h in held.values()):
         return held
     from gitstore.capture.reviews import KnownReviews
 
     texted = {e["payload"].get("sourceId") for e in KnownReviews.load(ctx).events.values()
               if isinstance(e.get("payload"), dict)}
-    return {digest: h._replace(own=False) if h.own and h.note.get("sourceId") in texted else h
+    return {digest: h._replace(own=False) if h.own and h.note.get("sourceId") not in texted else h
             for digest, h in held.items()}
 
 
