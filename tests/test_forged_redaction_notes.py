@@ -468,3 +468,38 @@ def test_the_memory_workflow_takes_up_no_payload_snapshot_whose_payload_does_not
                         cwd=root)
     assert imported.returncode == 0 and "imported 1 comment(s)" in imported.stdout, imported
     assert _texts(Context.open(root), TARGET) == [KEPT]
+
+
+def test_a_decoy_version_in_another_thread_is_left_alone_once_the_thread_is_chosen(tmp_path: Path) -> None:
+    """Bob imported comment 555, which leaked a token; mallory (push access, no key) stores,
+    unsigned, a comment of her own in another thread naming 555 ("LGTM"). Alice's redact is
+    refused, naming both threads' episodes and --episode; --episode naming a thread holding no
+    version of 555 is a one-line error; --episode naming bob's removes the leaked text and
+    leaves mallory's decoy alone."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    alice, bob = _synced(alice), _synced(bob)
+    import_reviews(bob, _snapshot(tmp_path / "pr-12.json", _comment(555, "oops AKIA1234SECRET token here",
+                                                                      "2026-03-03T10:00:00Z")), BOB)
+    bob = _synced(bob)
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("555", "LGTM", "2026-03-04T10:00:00.000000Z")
+    thread.save()
+    git(mallory.workspace.root, "push", "-q", "origin")
+    alice = _synced(alice)
+    [leak] = [v for v in _versions(alice, TARGET) if v["id"] != decoy["id"]]
+    assert decoy["id"] in alice.view().events and leak["episode"] != decoy["episode"]
+    redacting = ("redact", "--comment", TARGET, "--by", ALICE, "--reason", "leaked a token")
+    refused = gitstore(*redacting, cwd=alice.workspace.root)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused
+    assert "appears in 2 threads" in refused.stderr and "--episode" in refused.stderr, refused.stderr
+    assert leak["episode"] in refused.stderr and decoy["episode"] in refused.stderr, refused.stderr
+    wrong = gitstore(*redacting, "--episode", "ep_" + "0" * 32, cwd=alice.workspace.root)
+    assert wrong.returncode != 0 and len(wrong.stderr.strip().splitlines()) == 1, wrong
+    assert "holds no version of comment github:comment:555" in wrong.stderr, wrong.stderr
+    done = gitstore(*redacting, "--episode", leak["episode"], cwd=alice.workspace.root)
+    assert done.returncode == 0 and "removed the text of 1 event(s)" in done.stdout, done
+    events = Context.open(alice.workspace.root).view().events
+    assert "payload" not in events[leak["id"]] and events[leak["id"]]["redaction"]["sourceId"] == TARGET
+    assert events[decoy["id"]]["payload"]["text"] == "LGTM" and "redaction" not in events[decoy["id"]]

@@ -103,6 +103,16 @@ def source_id(value: str) -> str | None:
     return f"{_shown(value)} is not a comment's source id (such as github:comment:123: no blanks, at most 200 characters)"
 
 
+_EPISODE_PREFIX = re.compile(r"ep_[0-9a-f]{1,32}")
+
+
+def episode_prefix(value: str) -> str | None:
+    """An episode id (``ep_`` and 32 hex digits), or a prefix of one with at least one digit."""
+    if _EPISODE_PREFIX.fullmatch(value):
+        return None
+    return f"{_shown(value)} is not an episode id or a prefix of one (ep_<hex>; `gitstore episodes` lists them)"
+
+
 def _shown(value: str) -> str:
     """A value given on the command line as an error names it: whole up to 80 characters, else
     its first 40 and an ellipsis (a line, not a screen of it)."""

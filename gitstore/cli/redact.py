@@ -11,7 +11,7 @@ from gitstore.ops.redact import redact as do_redact
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
-from gitstore.cli._values import checked, filled, source_id
+from gitstore.cli._values import checked, episode_prefix, filled, source_id
 
 
 def redact(
@@ -19,10 +19,19 @@ def redact(
                                 help="The comment's id at its source, e.g. github:comment:123.",
                                 callback=checked(filled, source_id)),
     reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why its text goes.", callback=checked(filled)),
+    episode: Optional[str] = typer.Option(None, "--episode", metavar="EPISODE",
+                                          help="The thread whose versions of the comment go (ep_..., or a unique "
+                                               "prefix), where versions name it from several.",
+                                          callback=checked(episode_prefix)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Remove the text of every version of a comment and of every label on it.
+
+    Versions naming the comment from more than one thread (review and issue comments share
+    their ids, and anyone who can push may store an event naming any comment) are refused,
+    each thread's episode named: --episode chooses the one whose versions go, the others are
+    left alone.
 
     A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force (as
     those citing the comment do): each block in the work tree whose learning is no longer in
@@ -30,7 +39,7 @@ def redact(
     promotedBlocks.
     """
     ctx = Context.open()
-    report = do_redact(ctx, comment, actor(ctx, by), reason)
+    report = do_redact(ctx, comment, actor(ctx, by), reason, episode)
     promoted = still_promoted(ctx, as_json)
     if as_json:
         emit_json({**report.to_json(), "promotedBlocks": [judged.to_json() for judged in promoted]})

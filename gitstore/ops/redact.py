@@ -57,6 +57,7 @@ class RedactionReport:
     forgotten: list[str] = field(default_factory=list)
     not_scrubbed: list[tuple[str, str]] = field(default_factory=list)  # (snapshot, why): it keeps the text
     claims: list[Claim] = field(default_factory=list)  # claimed events left alone (``claims_of``)
+    episode: str | None = None  # the thread chosen (``versions_of``), as given; None: the only one
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
@@ -68,24 +69,44 @@ class RedactionReport:
                 "claimsLeftAlone": [claim.to_json() for claim in self.claims]}
 
 
-def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]]:
+def versions_of(ctx: Context, view: View, source_id: str, episode: str | None = None) -> list[dict[str, Any]]:
     """Every version of one comment: those whose payload or honoured redaction names it. An
     event with no text here whose only link to it is a note without authority (a claim:
     ``claims_of``) is none of them: anyone who can push may make a claim, for any comment, and
     "no text here" can be made too (a forced payload snapshot dropping an honest comment's
     text), so removing a claimed event could take someone's words on no one's authority.
-    Refuses a history that links two comments or threads."""
+    Refuses a history that links two comments, and versions in several threads unless
+    ``episode`` (an episode id, or a unique prefix of one) chooses the thread: review and issue
+    comments share one namespace of ids, and anyone who can push may store an event naming any
+    comment, so which thread holds the words to remove is a person's choice, never a guess."""
     named, _ = _sources(ctx, view)
     found = named.get(source_id, [])
-    episodes = {e["episode"] for e in found}
+    episodes = sorted({str(e["episode"]) for e in found})
+    if episode is not None and found:
+        chosen = [e for e in episodes if e.startswith(episode)]
+        if len(chosen) != 1:
+            what = "holds no version" if not chosen else f"names {len(chosen)} threads holding versions"
+            raise Refused(f"episode {_episode_shown(episode)} {what} of comment {source_id}; "
+                          f"its versions are in {', '.join(_episode_shown(e) for e in episodes)}")
+        found, episodes = [e for e in found if e["episode"] == chosen[0]], chosen
     if len(episodes) > 1:
-        raise Refused(f"comment {source_id} appears in {len(episodes)} threads; refusing to guess whose words to remove")
+        raise Refused(f"comment {source_id} appears in {len(episodes)} threads "
+                      f"({', '.join(_episode_shown(e) for e in episodes)}); refusing to guess whose words to remove: "
+                      "choose one with --episode")
     ids = {e["id"] for e in found}
     for event in found:
         parent = event.get("parentEventId")
         if event["type"] == "edit" and parent not in ids:
             raise Refused(f"edit {event['id']} of {source_id} links to another comment ({parent}); refusing")
     return sorted(found, key=lambda e: (e["at"], e["id"]))
+
+
+def _episode_shown(episode: str) -> str:
+    """An episode id as a message may show it: anyone who can push chose it."""
+    from gitstore._shown import one_line, shown
+    from gitstore.queries.learnings import screened_name
+
+    return one_line(shown(screened_name("episode", episode)[0]))
 
 
 @dataclass(frozen=True)
@@ -110,11 +131,8 @@ class Claim:
 def claims_of(ctx: Context, view: View, source_id: str) -> list[Claim]:
     """The events with no text here whose only link to a comment is a note without authority
     naming it (``_by_source``), as ``redact`` names them when it leaves them alone."""
-    from gitstore._shown import one_line, shown
-    from gitstore.queries.learnings import screened_name
-
     _, claimed = _sources(ctx, view)
-    return [Claim(one_line(shown(screened_name("episode", str(event["episode"]))[0])), event["id"], held.writer)
+    return [Claim(_episode_shown(str(event["episode"])), event["id"], held.writer)
             for event, held in sorted(claimed.get(source_id, []), key=lambda c: (c[0]["at"], c[0]["id"]))]
 
 
@@ -147,12 +165,14 @@ def _by_source(view: View, held: Mapping[str, HeldNote]) -> Sources:
     return found, claimed
 
 
-def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionReport:
-    """Remove the text of every version of a comment and every label on them."""
-    return redact_each(ctx, [source_id], by, reason)[0]
+def redact(ctx: Context, source_id: str, by: str, reason: str, episode: str | None = None) -> RedactionReport:
+    """Remove the text of every version of a comment and every label on them (those in the
+    thread ``episode`` names, where versions name the comment from several: ``versions_of``)."""
+    return redact_each(ctx, [source_id], by, reason, episode)[0]
 
 
-def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> list[RedactionReport]:
+def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str,
+                episode: str | None = None) -> list[RedactionReport]:
     """``redact`` of several comments, one after another, the store read once (and again after
     a conflict) rather than once per comment: removing one comment's text changes nothing
     another's removal reads (its events, their labels, the exports and learnings citing them)."""
@@ -166,7 +186,7 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
         view = ctx.view()
         try:
             while left:
-                report = _targets(ctx, view, left[0])
+                report = _targets(ctx, view, left[0], episode)
                 _apply(ctx, view, report, by, reason)
                 reports[left.pop(0)] = report
         except ConflictError:
@@ -281,8 +301,8 @@ def _stray(ctx: Context, view: View) -> dict[str, tuple[str, list[str]]]:
     return found
 
 
-def _targets(ctx: Context, view: View, source_id: str) -> RedactionReport:
-    versions = versions_of(ctx, view, source_id)
+def _targets(ctx: Context, view: View, source_id: str, episode: str | None) -> RedactionReport:
+    versions = versions_of(ctx, view, source_id, episode)
     claims = claims_of(ctx, view, source_id)
     if not versions:
         named = "".join(f"; {claim.line(source_id)}" for claim in claims)
@@ -290,12 +310,12 @@ def _targets(ctx: Context, view: View, source_id: str) -> RedactionReport:
     targets = list(versions)
     for version in versions:
         targets.extend(c for c in view.children.get(version["id"], []) if c["type"] == "label")
-    return RedactionReport(source_id, events=[t["id"] for t in targets], claims=claims)
+    return RedactionReport(source_id, events=[t["id"] for t in targets], claims=claims, episode=episode)
 
 
 def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
     """One append per namespace: the removals and their audit entries together."""
-    versions = {e["id"] for e in versions_of(ctx, view, report.source_id)}
+    versions = {e["id"] for e in versions_of(ctx, view, report.source_id, report.episode)}
     places = view.memo("redact.places", lambda: {item.record["id"]: item.stored.namespace
                                                  for item in view.items if item.kind == "event"})
     groups: dict[str, tuple[list[dict[str, Any]], list[Removal]]] = {}
@@ -314,7 +334,7 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         removals.append(Removal(event["payloadDigest"], canonicalize(note) if stored is None else stored))
         report.removed.append(event_id)
     for namespace, (audits, removals) in sorted(groups.items()):
-        with unfinished.noting(ctx.workspace.state, _note(report.source_id, reason)):
+        with unfinished.noting(ctx.workspace.state, _note(report.source_id, reason, report.episode)):
             ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
 
 
@@ -344,12 +364,13 @@ def _note_name(source_id: str) -> str:
     return "redact-" + hashlib.sha256(source_id.encode()).hexdigest()[:16]
 
 
-def _note(source_id: str, reason: str) -> unfinished.Note:
+def _note(source_id: str, reason: str, episode: str | None = None) -> unfinished.Note:
     """What a removal killed after its append leaves: files that may still hold the text."""
+    chosen = "" if episode is None else f" --episode {shlex.quote(episode)}"
     return unfinished.Note(
         _note_name(source_id), f"removing the text of {source_id} was stopped midway: export files and "
         "saved GitHub snapshots may still hold it",
-        f"gitstore redact --comment {shlex.quote(source_id)} --reason {shlex.quote(reason)} && gitstore gc",
+        f"gitstore redact --comment {shlex.quote(source_id)}{chosen} --reason {shlex.quote(reason)} && gitstore gc",
         "fail")
 
 
