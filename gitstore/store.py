@@ -482,25 +482,27 @@ class Store:
         return found
 
     def _again(self, digest: str, note: Any, append: str | None, texted: list[dict[Any, set[Any]]]) -> str:
-        """For a note this clone's own records hold without authority: the comment it names and
-        the ``redact`` that makes a removal made before the team's policy again (it removes the
-        versions of the comment holding text here, one imported since, and from then on imports
-        withhold it). Never the note's ``by`` or ``reason``, nor as a removal that happened: a
-        writer's history a runner took up as its own (``init --writer``) may hold anyone's note.
-        Nothing for another writer's note (what it names is only a claim), nor while a version
-        of the comment it names holds text here in a thread other than its own event's."""
+        """For a note this clone's own records hold without authority: the comment it names and,
+        once a version of it holds text here (``queries._text.makes_again``, as evidence and
+        show judge it: before then ``redact`` would refuse), the ``redact`` that makes a removal
+        made before the team's policy again (it removes the versions of the comment holding
+        text here, one imported since, and from then on imports withhold it). Never the note's
+        ``by`` or ``reason``, nor as a removal that happened: a writer's history a runner took
+        up as its own (``init --writer``) may hold anyone's note. Nothing for another writer's
+        note (what it names is only a claim), nor while a version of the comment it names holds
+        text here in a thread other than its own event's."""
         if append is None or not self.attestation(append).own or not isinstance(note, dict):
             return ""
         source = note.get("sourceId")
         if not isinstance(source, str):
             return ""
+        from gitstore.queries._text import makes_again, texted_threads
+
         if not texted:
-            texted.extend(({}, {}))
-            for item in self.items(["event"], payloads=True):
-                event = item.record
+            events = [item.record for item in self.items(["event"], payloads=True)]
+            texted.extend((texted_threads(events), {}))
+            for event in events:
                 texted[1].setdefault(event.get("payloadDigest"), set()).add(event.get("episode"))
-                if isinstance(event.get("payload"), dict):
-                    texted[0].setdefault(event["payload"].get("sourceId"), set()).add(event.get("episode"))
         if not texted[0].get(source, set()) <= texted[1].get(digest, set()):
             return ""  # text of that comment in another thread: never removed on this note's word
         import shlex
@@ -509,8 +511,9 @@ class Store:
         from gitstore.queries.learnings import screened_name
 
         named = one_line(shown(screened_name("redaction.sourceId", source)[0]))
-        return (f"; it names comment {named}: nothing was removed by it; if it is a removal you made before the "
-                f"team's policy, make it again with `gitstore redact --comment {shlex.quote(named)} --reason ...`")
+        again = (f"; if it is a removal you made before the team's policy, make it again with "
+                 f"`gitstore redact --comment {shlex.quote(named)} --reason ...`" if makes_again(texted[0], source) else "")
+        return f"; it names comment {named}: nothing was removed by it{again}"
 
     def held_notes(self) -> dict[str, HeldNote]:
         """Payload digest -> the redaction note stored for it without authority here (``HeldNote``:

@@ -395,7 +395,7 @@ def test_a_runner_tells_no_note_in_the_history_it_took_up_as_what_happened(tmp_p
     comment whose note names comment 555, by alice, "tidy". A runner (``init --writer ci-bot``,
     sync) takes that history up as its own: its evidence and verify (which CI logs keep) say
     a note without authority names 555 and removed nothing, never mallory's by or reason as a
-    removal that happened, and the command they name takes no --by from the note."""
+    removal that happened, and, no version of 555 holding text here, name no command."""
     alice, _ = two_reviewers(tmp_path)
     grant_all(alice)
     bare = tmp_path / "remote.git"
@@ -418,7 +418,7 @@ def test_a_runner_tells_no_note_in_the_history_it_took_up_as_what_happened(tmp_p
     checked = gitstore("verify", cwd=ci.workspace.root)
     [told] = [line for line in checked.stderr.splitlines() if decoy["payloadDigest"] in line]
     assert f"names comment {TARGET}: nothing was removed by it" in told, told
-    assert f"`gitstore redact --comment {TARGET} --reason ...`" in told and "--by" not in told, told
+    assert "gitstore redact" not in told and "--by" not in told, told  # no version of 555 here: redact would refuse
     assert "tidy" not in checked.stdout + checked.stderr
 
 

@@ -188,8 +188,13 @@ def test_a_removal_made_before_the_policy_keeps_nothing_out_of_an_import_until_m
     without authority names the comment and which command makes a removal again, without the
     note's ``by``; made again, it removes the version imported since (the earlier one, with no
     text here, is left alone: only a note without authority links it to the comment), and from
-    then on an import withholds the comment."""
+    then on an import withholds the comment. Before that import no version of the comment
+    holds text here, and verify suggests no command (redact would refuse)."""
     alice, _, comment, label = _policy_adopted(tmp_path)
+    before = gitstore("verify", cwd=alice.workspace.root)
+    told = [line for line in before.stderr.splitlines() if comment["payloadDigest"] in line]
+    assert before.returncode == 0 and len(told) == 1 and "nothing was removed by it" in told[0], before
+    assert "gitstore redact" not in told[0] and "make it again" not in told[0], told
     import_reviews(alice, _later(tmp_path, "Retries: the ZORBLAX VENTRIQUE words, edited.", "2026-03-05T10:00:00Z"),
                    ALICE)
     alice = Context.open(alice.workspace.root)

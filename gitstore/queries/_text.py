@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gitstore.rules.trust import NO_AUTHORITY
@@ -105,10 +105,26 @@ def redactable(ctx: Context, held: dict[str, HeldNote]) -> dict[str, HeldNote]:
         return held
     from gitstore.capture.reviews import KnownReviews
 
-    texted = {e["payload"].get("sourceId") for e in KnownReviews.load(ctx).events.values()
-              if isinstance(e.get("payload"), dict)}
-    return {digest: h._replace(own=False) if h.own and h.note.get("sourceId") not in texted else h
+    texted = texted_threads(KnownReviews.load(ctx).events.values())
+    return {digest: h._replace(own=False) if h.own and not makes_again(texted, h.note.get("sourceId")) else h
             for digest, h in held.items()}
+
+
+def texted_threads(events: Iterable[dict[str, Any]]) -> dict[Any, set[Any]]:
+    """Source comment id -> the threads (episode ids) where a version of it holds text here."""
+    found: dict[Any, set[Any]] = {}
+    for event in events:
+        if isinstance(event.get("payload"), dict):
+            found.setdefault(event["payload"].get("sourceId"), set()).add(event.get("episode"))
+    return found
+
+
+def makes_again(texted: Mapping[Any, set[Any]], source: Any) -> bool:
+    """Whether a hint to make again a removal this clone's own note without authority names
+    (``source``) is given: only once a version of that comment holds text here (``texted``:
+    ``texted_threads``), since ``redact`` removes only versions that name the comment
+    themselves and refuses one that only such a note links to it."""
+    return bool(texted.get(source)) if isinstance(source, str) else False
 
 
 def matches(pattern: Any, *texts: str | None) -> bool:
