@@ -827,7 +827,7 @@ def test_records_add_refuses_any_record_holding_what_show_would_screen(tmp_path:
         (root / "in.jsonl").write_text(json.dumps(forged) + "\n")
         before = run(root, "records", "list")
         refused = run(root, "records", "add", "--seal", "in.jsonl", code=1)
-        assert f"in.jsonl:1: the safety scanner" in refused and said in refused, refused
+        assert "in.jsonl:1: the safety scanner" in refused and said in refused, refused
         assert refused.count("\n") == 1 and TOKEN not in refused and run(root, "records", "list") == before
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
                              check=True).stdout
