@@ -275,6 +275,23 @@ class Item(NamedTuple):
                                         stored.append))
 
 
+def texted_threads(events: Iterable[dict[str, Any]]) -> dict[Any, set[Any]]:
+    """Source comment id -> the threads (episode ids) where a version of it holds text here."""
+    found: dict[Any, set[Any]] = {}
+    for event in events:
+        if isinstance(event.get("payload"), dict):
+            found.setdefault(event["payload"].get("sourceId"), set()).add(event.get("episode"))
+    return found
+
+
+def makes_again(texted: Mapping[Any, set[Any]], source: Any) -> bool:
+    """Whether a hint to make again a removal this clone's own note without authority names
+    (``source``) is given: only once a version of that comment holds text here (``texted``:
+    ``texted_threads``), since ``redact`` removes only versions that name the comment
+    themselves and refuses one that only such a note links to it."""
+    return bool(texted.get(source)) if isinstance(source, str) else False
+
+
 class HeldNote(NamedTuple):
     """A redaction note stored without authority here (``Store.held_notes``)."""
 
@@ -483,7 +500,7 @@ class Store:
 
     def _again(self, digest: str, note: Any, append: str | None, texted: list[dict[Any, set[Any]]]) -> str:
         """For a note this clone's own records hold without authority: the comment it names and,
-        once a version of it holds text here (``queries._text.makes_again``, as evidence and
+        once a version of it holds text here (``makes_again``, as evidence and
         show judge it: before then ``redact`` would refuse), the ``redact`` that makes a removal
         made before the team's policy again (it removes the versions of the comment holding
         text here, one imported since, and from then on imports withhold it). Never the note's
@@ -496,8 +513,6 @@ class Store:
         source = note.get("sourceId")
         if not isinstance(source, str):
             return ""
-        from gitstore.queries._text import makes_again, texted_threads
-
         if not texted:
             events = [item.record for item in self.items(["event"], payloads=True)]
             texted.extend((texted_threads(events), {}))
@@ -508,12 +523,24 @@ class Store:
         import shlex
 
         from gitstore._shown import one_line, shown
-        from gitstore.queries.learnings import screened_name
+        from gitstore.safety.scanner import default_scanner
 
-        named = one_line(shown(screened_name("redaction.sourceId", source)[0]))
+        result = default_scanner().scan(source)  # anyone who can push wrote it
+        if result.quarantined:
+            return "; it names a comment whose id the safety scanner withholds: nothing was removed by it"
+        named = one_line(shown(result.text))
         again = (f"; if it is a removal you made before the team's policy, make it again with "
                  f"`gitstore redact --comment {shlex.quote(named)} --reason ...`" if makes_again(texted[0], source) else "")
         return f"; it names comment {named}: nothing was removed by it{again}"
+
+    def comment_threads(self) -> dict[Any, set[Any]]:
+        """``texted_threads`` of the review threads' events (agent sessions', most of a store,
+        hold no comment and are not read)."""
+        threads = [item.record["id"] for item in self.items(["episode"])
+                   if isinstance(item.record.get("source"), dict) and item.record["source"].get("kind") == "review-thread"]
+        if not threads:
+            return {}
+        return texted_threads(item.record for item in self.items(["event"], streams=threads, payloads=True))
 
     def held_notes(self) -> dict[str, HeldNote]:
         """Payload digest -> the redaction note stored for it without authority here (``HeldNote``:

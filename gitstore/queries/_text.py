@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gitstore.rules.trust import NO_AUTHORITY
+from gitstore.store import makes_again
 
 if TYPE_CHECKING:
     from gitstore.context import Context
@@ -103,28 +104,9 @@ def redactable(ctx: Context, held: dict[str, HeldNote]) -> dict[str, HeldNote]:
     refused (a later version imported since is what it removes)."""
     if not any(h.own for h in held.values()):
         return held
-    from gitstore.capture.reviews import KnownReviews
-
-    texted = texted_threads(KnownReviews.load(ctx).events.values())
+    texted = ctx.store.comment_threads()
     return {digest: h._replace(own=False) if h.own and not makes_again(texted, h.note.get("sourceId")) else h
             for digest, h in held.items()}
-
-
-def texted_threads(events: Iterable[dict[str, Any]]) -> dict[Any, set[Any]]:
-    """Source comment id -> the threads (episode ids) where a version of it holds text here."""
-    found: dict[Any, set[Any]] = {}
-    for event in events:
-        if isinstance(event.get("payload"), dict):
-            found.setdefault(event["payload"].get("sourceId"), set()).add(event.get("episode"))
-    return found
-
-
-def makes_again(texted: Mapping[Any, set[Any]], source: Any) -> bool:
-    """Whether a hint to make again a removal this clone's own note without authority names
-    (``source``) is given: only once a version of that comment holds text here (``texted``:
-    ``texted_threads``), since ``redact`` removes only versions that name the comment
-    themselves and refuses one that only such a note links to it."""
-    return bool(texted.get(source)) if isinstance(source, str) else False
 
 
 def matches(pattern: Any, *texts: str | None) -> bool:
