@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from gitstore.capture.reviews import import_reviews
 from gitstore.conformance import R, batch
@@ -162,21 +163,7 @@ def test_a_ci_runner_taking_up_its_writers_history_withholds_no_comment_a_note_t
     """Mallory appends to the CI writer's history on the remote an unsigned removal whose note
     names comment 555. A fresh runner (``init --writer ci-bot``, sync) takes that history up as
     its own; its import stores 555 with its text all the same, and every clone reads it so."""
-    alice, _ = two_reviewers(tmp_path)
-    grant_all(alice)
-    bare = tmp_path / "remote.git"
-    alice = _synced(alice)
-    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
-    thread = Thread(mallory, 9, "999")
-    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": TARGET}
-    GitProvider(mallory.workspace.root, "ci-bot").append(
-        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
-    git(mallory.workspace.root, "push", "-q", "origin")
-    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
-    done = gitstore("sync", cwd=ci.workspace.root)
-    assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
+    alice, ci, _ = _runner_took_up_a_note(tmp_path, "x")
     done = gitstore("import", "reviews", str(_snapshot(tmp_path / "pr-12.json", _comment(555, KEPT, "2026-03-03T10:00:00Z"))),
                     cwd=ci.workspace.root)
     assert done.returncode == 0 and "imported 1 comment(s)" in done.stdout, done
@@ -396,21 +383,7 @@ def test_a_runner_tells_no_note_in_the_history_it_took_up_as_what_happened(tmp_p
     sync) takes that history up as its own: its evidence and verify (which CI logs keep) say
     a note without authority names 555 and removed nothing, never mallory's by or reason as a
     removal that happened, and, no version of 555 holding text here, name no command."""
-    alice, _ = two_reviewers(tmp_path)
-    grant_all(alice)
-    bare = tmp_path / "remote.git"
-    _synced(alice)
-    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
-    thread = Thread(mallory, 9, "999")
-    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "tidy", "sourceId": TARGET}
-    GitProvider(mallory.workspace.root, "ci-bot").append(
-        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
-    git(mallory.workspace.root, "push", "-q", "origin")
-    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
-    done = gitstore("sync", cwd=ci.workspace.root)
-    assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
+    _, ci, decoy = _runner_took_up_a_note(tmp_path, "tidy")
     printed = gitstore("evidence", decoy["episode"], cwd=ci.workspace.root)
     assert printed.returncode == 0 and f"claims it held comment {TARGET}: nothing was removed by it" in printed.stdout
     assert "tidy" not in printed.stdout and "text removed at" not in printed.stdout, printed.stdout
@@ -503,3 +476,26 @@ def test_a_decoy_version_in_another_thread_is_left_alone_once_the_thread_is_chos
     events = Context.open(alice.workspace.root).view().events
     assert "payload" not in events[leak["id"]] and events[leak["id"]]["redaction"]["sourceId"] == TARGET
     assert events[decoy["id"]]["payload"]["text"] == "LGTM" and "redaction" not in events[decoy["id"]]
+
+
+def _runner_took_up_a_note(tmp_path: Path, reason: str) -> tuple[Any, Any, dict[str, Any]]:
+    """Mallory, with push access and no key, appends to the CI writer's history on the remote a
+    decoy comment and an unsigned removal of it whose note names comment 555 (``reason`` its
+    reason); a fresh runner (``init --writer ci-bot``) syncs and takes that history up as its
+    own. (alice, synced before; the runner; the decoy event)."""
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    alice = _synced(alice)
+    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
+    thread = Thread(mallory, 9, "999")
+    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": reason, "sourceId": TARGET}
+    GitProvider(mallory.workspace.root, "ci-bot").append(
+        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    ci = _as_writer(tmp_path, bare, "ci", "ci-bot")
+    done = gitstore("sync", cwd=ci.workspace.root)
+    assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
+    return alice, ci, decoy
