@@ -83,8 +83,8 @@ def held_removal(note: dict[str, Any], held: HeldNote) -> str:
     here (``note``: that note as it may be shown). Such a note removes nothing, and its ``by``
     and ``reason`` are whatever its writer chose, so they are never told as what happened, this
     clone's own included (a runner, ``init --writer``, takes up as its own a history anyone who
-    can push may have extended): it only claims the comment. For this clone's own, while no
-    version of its comment holds text here (``held.own`` is cleared otherwise, ``redactable``),
+    can push may have extended): it only claims the comment. For this clone's own, once a
+    version of its comment holds text here (``held.own`` is cleared before, ``redactable``),
     it adds the command that makes a removal made before the team's policy again, without the
     note's ``by``."""
     source = note.get("sourceId")

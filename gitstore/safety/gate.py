@@ -7,6 +7,7 @@ import functools
 from typing import Any
 
 from gitstore.errors import Refused
+from gitstore.safety import lazy
 
 
 def screen_text(text: str, what: str) -> str:
@@ -48,7 +49,6 @@ def unscreened(version: dict[str, Any]) -> str | None:
     changing the digests that name it, so such a record is refused, never rewritten."""
     from gitstore.safety.scanner import default_scanner
 
-    scanner = default_scanner()
     content = version.get("content")
     targets = version.get("targets")
     parts: list[tuple[str, Any]] = [
@@ -60,16 +60,14 @@ def unscreened(version: dict[str, Any]) -> str | None:
     for what, text in parts:
         if not isinstance(text, str):
             continue  # the store's schema check names it
-        result = scanner.scan(text)
-        if result.quarantined or result.text != text:
-            action = "quarantines" if result.quarantined else "redacts"
-            kinds = ", ".join(sorted({f.kind for f in result.findings if f.action != "warn"}))
-            return f"the safety scanner {action} {kinds} in its {what}"
+        found = _changes(text)
+        if found is not None:
+            return f"the safety scanner {found} in its {what}"
     try:
         together = read_together(version)
     except (KeyError, TypeError, AttributeError):
         return None  # the store's schema check names what is missing
-    result = scanner.scan(together)
+    result = default_scanner().scan(together)
     if result.quarantined:
         kinds = ", ".join(sorted({f.kind for f in result.findings if f.action == "quarantine"}))
         return f"the safety scanner quarantines {kinds} in its title, text, rationales and targets read together"
@@ -78,8 +76,8 @@ def unscreened(version: dict[str, Any]) -> str | None:
 
 # strings made by gitstore's formats, in which the scanner finds nothing (a digest, a record id,
 # a time, a schema name): not scanned, a third of a record's strings at 30 µs each
-_FORMATTED = (r"sha256:[0-9a-f]{64}|[a-z]{1,12}_[0-9a-f]{32}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"
-              r"|gitstore\.[a-z]{1,20}/v\d{1,3}")
+_FORMATTED = lazy.Pattern(r"sha256:[0-9a-f]{64}|[a-z]{1,12}_[0-9a-f]{32}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"
+                          r"|gitstore\.[a-z]{1,20}/v\d{1,3}")
 
 
 def unscreened_record(record: dict[str, Any]) -> str | None:
@@ -90,8 +88,6 @@ def unscreened_record(record: dict[str, Any]) -> str | None:
     An event is taken as sealed: its text, most of a bulk import's bytes, is screened where it
     is read (evidence, show, dream), and scanning every event's text here would cost a bulk
     append three times its time (1.3 s to 4.5 s of CPU for 20,000 events)."""
-    import re
-
     if record.get("schema") == "gitstore.event/v1":
         return None
     done: set[str] = set()
@@ -103,7 +99,7 @@ def unscreened_record(record: dict[str, Any]) -> str | None:
         done.update(v for v in (*(content.values() if isinstance(content, dict) else ()), record.get("rationale"),
                                 record.get("audienceRationale"), *(targets if isinstance(targets, list) else ()))
                     if isinstance(v, str))
-    plain = re.compile(_FORMATTED).fullmatch
+    plain = _FORMATTED.fullmatch
     stack: list[tuple[Any, str]] = [(record, "")]
     while stack:
         value, where = stack.pop()
