@@ -499,3 +499,72 @@ def _runner_took_up_a_note(tmp_path: Path, reason: str) -> tuple[Any, Any, dict[
     done = gitstore("sync", cwd=ci.workspace.root)
     assert done.returncode == 0 and "took up writer ci-bot's history" in done.stdout + done.stderr, done
     return alice, ci, decoy
+
+
+def _run_imports(tmp_path: Path, bare: Path, name: str, number: int, body: str) -> Context:
+    """A fresh runner of the CI writer, set up as the memory workflow's setup step does (its
+    shell, then ``init --writer ci-bot``), imports one comment and syncs."""
+    import os
+    import subprocess
+
+    from gitstore.ops.setup import fetch_refspecs
+
+    root = tmp_path / name
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    git(root, "fetch", "-q", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
+    subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
+                   check=True, capture_output=True)
+    assert gitstore("init", "--writer", "ci-bot", cwd=root).returncode == 0
+    for spec in MEMORY_PUSH:
+        git(root, "config", "--add", "remote.origin.push", spec)
+    ci = Context.open(root)
+    saved = _snapshot(tmp_path / f"pr-{number}.json", _comment(number, body, f"2026-03-0{number % 7 + 1}T10:00:00Z"))
+    done = gitstore("import", "reviews", str(saved), cwd=ci.workspace.root)
+    assert done.returncode == 0 and "imported 1 comment(s)" in done.stdout, done
+    return _synced(ci)
+
+
+def test_a_forced_snapshot_without_a_comments_text_cuts_no_later_text_off(tmp_path: Path) -> None:
+    """Mallory forces the CI writer's payload snapshot on the remote to one without comment
+    700's text. The next runner takes it up as its own, imports 800 and pushes. Alice, who
+    read 700's text, refused every later snapshot of that writer for dropping it: 800's and
+    each later comment's text never reached her, and verify said ok. She now reads them all,
+    keeps 700's (through gc too), and each sync names what the remote's snapshot lacks."""
+    import pygit2
+
+    from gitstore.providers._names import payload_path
+
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    alice = _synced(alice)
+    _run_imports(tmp_path, bare, "run1", 700, "Retries must back off with full jitter.")
+    alice = _synced(alice)
+    assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
+    digest = _versions(alice, "github:comment:700")[0]["payloadDigest"]
+
+    mallory = team_clone(tmp_path, bare, "mallory")
+    git(mallory.workspace.root, "fetch", "-q", "origin", "+refs/memory/v1/payloads/shared/ci-bot:refs/m/ci")
+    repo = pygit2.Repository(str(mallory.workspace.root))
+    index = pygit2.Index()
+    index.read_tree(repo.revparse_single("refs/m/ci").peel(pygit2.Tree))
+    index.remove(payload_path(digest))
+    who = pygit2.Signature("m", "m@example.invalid")
+    forced = repo.create_commit(None, who, who, "gitstore: payloads", index.write_tree(repo), [])
+    repo.references.create("refs/m/forced", forced, force=True)
+    git(mallory.workspace.root, "push", "-q", "-f", "origin", "refs/m/forced:refs/memory/v1/payloads/shared/ci-bot")
+
+    for name, number, body in (("run2", 800, "Log the request id on every error."), ("run3", 900, "Rule 900.")):
+        _run_imports(tmp_path, bare, name, number, body)
+        done = gitstore("sync", "--json", cwd=alice.workspace.root)
+        report = json.loads(done.stdout)
+        assert report["status"] == "degraded" and not report["quarantined"], report
+        assert [line.split(";")[0] for line in report["keptText"]] == [
+            f"writer ci-bot: its payload snapshot on origin lacks 1 payload(s) no stored append removed (first {digest})"]
+        assert _texts(alice, f"github:comment:{number}") == [body]
+    assert gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    alice = Context.open(alice.workspace.root)
+    assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
+    assert _texts(alice, "github:comment:800") == ["Log the request id on every error."]
+    checked = gitstore("verify", cwd=alice.workspace.root)
+    assert checked.returncode == 0, (checked.stdout, checked.stderr)

@@ -271,10 +271,11 @@ def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) ->
     report = sync(str(bob.workspace.root))
     assert report.attempts == 2 and [m.kind for m in report.pushed] == ["records", "payloads"], report.render()
     assert git(bare, "rev-parse", ref).strip() == git(bob.workspace.root, "rev-parse", ref).strip()
-    # what the second fetch found (a snapshot dropping bob's payloads) was held, not admitted
-    assert [(q.writer, q.kind) for q in report.quarantined] == [(writer, "payloads")]
+    # what the second fetch found (a snapshot dropping bob's payloads) was read with his text kept
+    assert not report.quarantined and len(report.kept_text) == 1, report.render()
+    assert report.kept_text[0].startswith(f"writer {writer}: its payload snapshot on origin lacks 1 payload(s)")
     again = sync(str(bob.workspace.root))
-    assert again.status == "no-update" and not again.quarantined, again.render()
+    assert again.status == "no-update" and not again.quarantined and not again.kept_text, again.render()
 
 
 def test_an_unreachable_remote_is_one_line(team: tuple, tmp_path: Path) -> None:
@@ -569,7 +570,7 @@ def test_a_removal_nobody_here_honours_drops_no_other_writer_s_text(team: tuple,
     assert cli.gitstore("gc", cwd=bob.workspace.root).returncode == 0
     assert "keep retries bounded" in texts(bob)
     got = sync(str(bob.workspace.root))
-    assert any(q.writer == writer and q.kind == "payloads" for q in got.quarantined), got.line
+    assert any(line.startswith(f"writer {writer}: its payload snapshot") for line in got.kept_text), got.render()
     assert "keep retries bounded" in texts(bob)
     redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by its author")  # her own
     sync(str(alice.workspace.root))  # her snapshot may be the very commit forced before (the same second)
@@ -622,21 +623,21 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == forced
     assert "bob's own words" in texts(alice)
     said = cli.gitstore("verify", cwd=alice.workspace.root)
-    assert "drops 1 payload(s) no stored append removed" in said.stdout + said.stderr, (said.stdout, said.stderr)
+    assert f"writer {writer}'s payload snapshot, as fetched, lacks text read here before" in said.stderr, said.stderr
     assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
     assert "bob's own words" in texts(alice)
     got = sync(str(alice.workspace.root))
-    assert any(q.writer == writer and q.kind == "payloads" and "drops 1 payload" in q.damage
-               for q in got.quarantined), got.line
-    assert git(alice.workspace.root, "rev-parse", fetched).strip() != forced  # put back
+    assert got.status == "degraded" and any("lacks 1 payload(s) no stored append removed" in line
+                                            for line in got.kept_text), got.render()
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() != forced  # read with bob's text kept
     assert "bob's own words" in texts(alice)
     more = Thread(bob, 9, "300")
     more.comment("300", "bob's later words", "2026-03-02T11:00:00.000000Z")
     more.save()
     mended = sync(str(bob.workspace.root))  # his own snapshot goes out over the forced one, which he is told of
     assert any(m.kind == "payloads" and m.before == forced for m in mended.pushed), mended.line
-    assert [q.tip for q in mended.quarantined] == [forced]
-    sync(str(alice.workspace.root))
+    assert len(mended.kept_text) == 1 and not mended.quarantined, mended.render()
+    assert not sync(str(alice.workspace.root)).kept_text
     assert {"bob's own words", "bob's later words"} <= texts(alice)
 
 
@@ -688,9 +689,10 @@ def test_another_writers_payload_planted_in_a_snapshot_cuts_no_later_text_off(te
         assert cli.gitstore("verify", cwd=ctx.workspace.root).returncode == 0
 
 
-def test_a_snapshot_that_drops_its_own_writers_text_is_still_refused(team: tuple) -> None:
+def test_a_snapshot_that_drops_its_own_writers_text_keeps_it(team: tuple) -> None:
     """Bob's own payload, dropped from his snapshot with another writer's planted in its
-    place, is still text his events name: the snapshot is refused and his text stays."""
+    place, is still text his events name: it stays read, and the sync names what the remote's
+    snapshot lacks."""
     alice, bob, bare, _ = team
     bob_speaks(bob, alice)
     repo = pygit2.Repository(str(bare))
@@ -702,8 +704,8 @@ def test_a_snapshot_that_drops_its_own_writers_text_is_still_refused(team: tuple
     swapped = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
     repo.references.create(f"refs/memory/v1/payloads/shared/{writer}", swapped, force=True)
     got = sync(str(alice.workspace.root))
-    assert any(q.writer == writer and q.kind == "payloads" and "drops 1 payload" in q.damage
-               for q in got.quarantined), got.line
+    assert not got.quarantined and any(line.startswith(f"writer {writer}: its payload snapshot on origin lacks 1 ")
+                                       for line in got.kept_text), got.render()
     assert "bob's own words" in texts(alice)
 
 

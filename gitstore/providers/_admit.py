@@ -186,9 +186,10 @@ class Admissions:
             return Admission(ref, str(tip), known.get("problem"))
         base = self.base(ref)
         found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
-        admission = Admission(ref, str(tip), found.problem)
+        read = kept_text(repo, base, tip, found.owed) if found.owed and base is not None else tip
+        admission = Admission(ref, str(tip), found.problem if read is not None else found.refusal)
         self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
-                            "checks": CHECKS_VERSION, "admitted": admission.tip if admission.admitted else _text(base)}
+                            "checks": CHECKS_VERSION, "admitted": _text(read) if admission.admitted else _text(base)}
         if not admission.admitted:
             self._known[ref]["records"] = records()
         self._changed = True
@@ -386,6 +387,15 @@ def parted_line(writer: str, tip: pygit2.Oid | str) -> str:
             "the forgery; `gitstore doctor` says what to do)")
 
 
+def kept_text_line(writer: str, remote: str, owed: tuple[str, ...]) -> str:
+    """How sync's report names a writer's snapshot on the remote that lacks text its records name
+    and no removal took (``kept_text``): read here as before, and told at each sync while the
+    remote's lacks it, since a clone that never read that text cannot have it."""
+    return (f"writer {writer}: its payload snapshot on {remote} lacks {len(owed)} payload(s) no stored append "
+            f"removed (first {owed[0]}); the text read here before is kept and still read (text leaves memory "
+            "only through a redaction: someone with push access may have taken it off the remote)")
+
+
 def parted_writer_line(writer: str, tips: list[str], listed: str) -> str:
     """How ``gitstore doctor`` names the parted histories kept for one fetched writer (``tips``),
     in one line however many there are (``listed``: the refs' folder, for ``git for-each-ref``)."""
@@ -414,6 +424,30 @@ def _joined(repo: pygit2.Repository, trees: list[pygit2.Tree]) -> pygit2.Oid:
         if builder.get(name) is None:
             alike = len({tree.id for tree in held}) == 1
             builder.insert(name, held[0].id if alike else _joined(repo, held), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def _with_entries(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                  entries: dict[str, tuple[pygit2.Oid, int]]) -> pygit2.Oid:
+    """``tree`` with the blobs ``entries`` names (path -> id, mode) added, each tree written once:
+    a tree written on the way and left out of the result would be an object no commit of
+    memory's reaches, which gc keeps as anyone's, with the text under it."""
+    here: dict[str, tuple[pygit2.Oid, int]] = {}
+    below: dict[str, dict[str, tuple[pygit2.Oid, int]]] = {}
+    for path, entry in entries.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below.setdefault(head, {})[rest] = entry
+        else:
+            here[head] = entry
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    for name, inner in below.items():
+        held = tree[name] if tree is not None and name in tree else None
+        folder = repo[held.id].peel(pygit2.Tree) if held is not None and held.filemode == pygit2.GIT_FILEMODE_TREE \
+            else None
+        builder.insert(name, _with_entries(repo, folder, inner), pygit2.GIT_FILEMODE_TREE)
+    for name, (oid, mode) in here.items():
+        builder.insert(name, oid, mode)
     return builder.write()
 
 
@@ -451,10 +485,21 @@ def _admitted_tip(known: object) -> pygit2.Oid | None:
 
 class Checked(NamedTuple):
     """What a check found: the records (or payloads) that arrived, and the first problem (a
-    named tuple: reads import this module, and a dataclass costs a capture its compile)."""
+    named tuple: reads import this module, and a dataclass costs a capture its compile); for a
+    payload snapshot, the payloads it drops that no removal took (``owed``): it passes, and is
+    read with them kept (``kept_text``)."""
 
     arrived: int  # not ``count``: a tuple has a method of that name
     problem: str | None = None
+    owed: tuple[str, ...] = ()
+
+    @property
+    def refusal(self) -> str | None:
+        """The problem, or what is wrong with a snapshot whose owed text cannot be kept."""
+        if self.problem is not None or not self.owed:
+            return self.problem
+        return (f"drops {len(self.owed)} payload(s) no stored append removed (first {self.owed[0]}); "
+                "text leaves memory only through a redaction")
 
 
 def object_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object | str:
@@ -504,10 +549,32 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
     except Unreadable as exc:
         return Checked(count, str(exc))
     unexplained = removed(dropped) if dropped else set()
-    if unexplained:
-        return Checked(count, f"drops {len(unexplained)} payload(s) no stored append removed "
-                              f"(first {sorted(unexplained)[0]}); text leaves memory only through a redaction")
-    return Checked(count)
+    return Checked(count, None, tuple(sorted(unexplained)))
+
+
+def kept_text(repo: pygit2.Repository, before: pygit2.Oid, tip: pygit2.Oid, owed: tuple[str, ...]) -> pygit2.Oid | None:
+    """A snapshot holding every payload of ``tip`` and, from ``before`` (the one admitted last),
+    the ``owed`` ones ``tip`` drops though no removal took them: where a clone reads a writer's
+    text once someone with push access forced a snapshot without some of it, and what the
+    writer's next snapshot is checked against. Refusing the whole snapshot instead cut every
+    later payload of the writer off for good (each next one drops the same text), while a
+    runner that took the forced one up went on pushing. Only text this clone read already is
+    added: nothing the snapshot brings is taken unchecked. The commit carries no time of its
+    own, so the same two snapshots make the same one, and a sync that finds the remote's
+    unchanged writes nothing new. None when it cannot be written (a read-only repository)."""
+    from gitstore.providers._names import payload_path
+
+    try:
+        old = object_at(repo, before)
+        new = object_at(repo, tip)
+        if not isinstance(old, pygit2.Commit) or not isinstance(new, pygit2.Commit):
+            return None
+        kept = {payload_path(digest): old.tree[payload_path(digest)] for digest in owed}
+        tree = _with_entries(repo, new.tree, {path: (entry.id, entry.filemode) for path, entry in kept.items()})
+        signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL, 0, 0)
+        return repo.create_commit(None, signature, signature, "gitstore: payloads, text kept\n", tree, [])
+    except (KeyError, pygit2.GitError, ValueError, OSError):
+        return None
 
 
 def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None:
@@ -519,4 +586,4 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
 
 
 __all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "Fork",
-           "object_at", "parted_line", "parted_writer_line"]
+           "kept_text", "kept_text_line", "object_at", "parted_line", "parted_writer_line"]

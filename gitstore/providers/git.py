@@ -985,12 +985,13 @@ class GitProvider:
 
     def _admitted_snapshot(self, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
         """Where a fetched payload snapshot is read: its tip once it passes the check a sync
-        makes (a parentless commit, every new payload hashing to its name, dropping none that
-        no stored append removed), against the snapshot admitted last; else that one, kept,
-        and the ref is named as quarantined. A plain ``git fetch`` forces the ref (snapshots
-        have no history), so a snapshot that drops another writer's text is never read. A
-        parted history's snapshot is read where it was kept: only this clone writes it, and
-        admits what it writes (``_rewrite_snapshots``)."""
+        makes (a parentless commit, every new payload hashing to its name), against the
+        snapshot admitted last, with any payload it drops that no stored append removed kept
+        from that one (``kept_text``); else that one, and the ref is named as quarantined. A
+        plain ``git fetch`` forces the ref (snapshots have no history), so a snapshot forced
+        without some of a writer's text takes none of it from reads. A parted history's
+        snapshot is read where it was kept: only this clone writes it, and admits what it
+        writes (``_rewrite_snapshots``)."""
         tip = self._target(repo, ref)
         if tip is not None and not is_parted_snapshot(ref):
             writer = ref.rsplit("/", 1)[-1]
@@ -998,9 +999,15 @@ class GitProvider:
                                                   self._records_state)
             if admission.admitted:
                 self._quarantine.pop(ref, None)
-                return tip
-            self._quarantine[ref] = admission
-        base = self._admissions.base(ref)
+            else:
+                self._quarantine[ref] = admission
+        base = self._admissions.base(ref)  # the tip admitted, or it with the text it dropped kept (``kept_text``)
+        if base is not None and tip is not None and base != tip and ref not in self._quarantine \
+                and not is_parted_snapshot(ref):
+            from gitstore.notices import note
+
+            note(f"writer {ref.rsplit('/', 1)[-1]}'s payload snapshot, as fetched, lacks text read here before and "
+                 "no removal took: it is kept and still read (`gitstore sync` names it)")
         return base if base is not None and base in repo else None
 
     def _records_state(self) -> str:

@@ -86,7 +86,7 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
-from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
+from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
@@ -174,6 +174,7 @@ class SyncReport:
     came_in: list[Moved] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
+    kept_text: list[str] = field(default_factory=list)  # snapshots that drop text no removal took: it stays read here
     parted: list[str] = field(default_factory=list)  # histories a writer's ref parted from, kept and read here
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
@@ -195,7 +196,7 @@ class SyncReport:
 
     @property
     def status(self) -> str:
-        if (self.quarantined or self.nested or self.misnamed or self.not_pushed or self.left_out
+        if (self.quarantined or self.kept_text or self.nested or self.misnamed or self.not_pushed or self.left_out
                 or self.snapshots.failed):
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped or self.followed
@@ -210,6 +211,8 @@ class SyncReport:
                  f"{len(self.changed)} verdict(s) changed"]
         if self.quarantined:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
+        if self.kept_text:
+            parts.append(f"text kept for {len(self.kept_text)} writer(s) whose snapshot lacks it")
         if self.nested:
             parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
         if self.misnamed:
@@ -238,7 +241,7 @@ class SyncReport:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
-                *(q.line for q in self.quarantined),
+                *(q.line for q in self.quarantined), *self.kept_text,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
@@ -251,7 +254,7 @@ class SyncReport:
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested,
                 "misnamed": self.misnamed, "cleared": self.cleared, "defaultMoved": self.default_moved,
-                "kept": self.kept, "parted": self.parted,
+                "kept": self.kept, "keptText": self.kept_text, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
@@ -790,6 +793,17 @@ class _Admitting:
         base = self._admissions.base(self.fetched_ref("payloads", writer))
         return base if base is not None and base in self.repo else before
 
+    def _kept(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid, found: Checked,
+              report: SyncReport) -> pygit2.Oid | None:
+        """Where a snapshot that drops text no removal took is read (``kept_text``: it with that
+        text kept from the one admitted last), named in the report while the remote's lacks it;
+        None when that cannot be written (it is refused then, as it used to be)."""
+        base = self._snapshot_base(writer, before)
+        read = kept_text(self.repo, base, tip, found.owed) if base is not None else None
+        if read is not None:
+            report.kept_text.append(kept_text_line(writer, self.remote, found.owed))
+        return read
+
     def _still_held(self, kind: str) -> set[str]:
         return {w for w, tip in self.incoming[kind].items() if self.refusals.known(self.held_ref(kind, w), tip)}
 
@@ -841,12 +855,17 @@ class _Admitting:
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, known))
                 continue
             found: Checked = check(writer, before, tip)
-            if found.problem is not None:
-                self.refusals.hold(self.repo, held, tip, found.problem, records)
-                report.quarantined.append(Quarantined(writer, kind, str(tip), held, found.problem))
+            read = self._kept(writer, before, tip, found, report) if found.owed else tip
+            if read is None or found.problem is not None:
+                problem = found.refusal or ""
+                self.refusals.hold(self.repo, held, tip, problem, records)
+                report.quarantined.append(Quarantined(writer, kind, str(tip), held, problem))
                 continue
-            moved = Moved(writer, kind, str(before) if before else None, str(tip), found.arrived)
-            moves.append((self.fetched_ref(kind, writer), tip, before, moved))
+            if found.owed and read == before:  # the remote's snapshot lacks the same text as at the last sync
+                self.refusals.release(self.repo, held)
+                continue
+            moved = Moved(writer, kind, str(before) if before else None, str(read), found.arrived)
+            moves.append((self.fetched_ref(kind, writer), read, before, moved))
         if moves:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
             for ref, tip, _, moved in moves:
