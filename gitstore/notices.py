@@ -16,6 +16,13 @@ def note(line: str) -> None:
     _NOTED.setdefault(" ".join(line.split()), None)
 
 
+def forget(containing: str) -> None:
+    """Forget every line noted so far that holds ``containing``: what a command found stale and
+    says better itself (sync names each fetched snapshot read with text kept, as it leaves it)."""
+    for line in [line for line in _NOTED if containing in line]:
+        del _NOTED[line]
+
+
 def take() -> list[str]:
     """Every line noted since the last call, in order; forgets them."""
     lines = list(_NOTED)
@@ -23,4 +30,4 @@ def take() -> list[str]:
     return lines
 
 
-__all__ = ["note", "take"]
+__all__ = ["forget", "note", "take"]

@@ -524,16 +524,27 @@ def _run_imports(tmp_path: Path, bare: Path, name: str, number: int, body: str) 
     return _synced(ci)
 
 
-def test_a_forced_snapshot_without_a_comments_text_cuts_no_later_text_off(tmp_path: Path) -> None:
-    """Mallory forces the CI writer's payload snapshot on the remote to one without comment
-    700's text. The next runner takes it up as its own, imports 800 and pushes. Alice, who
-    read 700's text, refused every later snapshot of that writer for dropping it: 800's and
-    each later comment's text never reached her, and verify said ok. She now reads them all,
-    keeps 700's (through gc too), and each sync names what the remote's snapshot lacks."""
+def _forced_without(tmp_path: Path, bare: Path, digest: str) -> None:
+    """Mallory forces the CI writer's payload snapshot on the remote to one without ``digest``."""
     import pygit2
 
     from gitstore.providers._names import payload_path
 
+    mallory = tmp_path / "mallory-forces"
+    git(tmp_path, "clone", "-q", str(bare), str(mallory))
+    git(mallory, "fetch", "-q", "origin", "+refs/memory/v1/payloads/shared/ci-bot:refs/m/ci")
+    repo = pygit2.Repository(str(mallory))
+    index = pygit2.Index()
+    index.read_tree(repo.revparse_single("refs/m/ci").peel(pygit2.Tree))
+    index.remove(payload_path(digest))
+    who = pygit2.Signature("m", "m@example.invalid")
+    forced = repo.create_commit(None, who, who, "gitstore: payloads", index.write_tree(repo), [])
+    repo.references.create("refs/m/forced", forced, force=True)
+    git(mallory, "push", "-q", "-f", "origin", "refs/m/forced:refs/memory/v1/payloads/shared/ci-bot")
+
+
+def _read_700(tmp_path: Path) -> tuple[Context, Path, str]:
+    """Alice's team (a policy); the CI writer imports comment 700; alice reads its text."""
     alice, _ = two_reviewers(tmp_path)
     grant_all(alice)
     bare = tmp_path / "remote.git"
@@ -541,30 +552,54 @@ def test_a_forced_snapshot_without_a_comments_text_cuts_no_later_text_off(tmp_pa
     _run_imports(tmp_path, bare, "run1", 700, "Retries must back off with full jitter.")
     alice = _synced(alice)
     assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
-    digest = _versions(alice, "github:comment:700")[0]["payloadDigest"]
+    return alice, bare, _versions(alice, "github:comment:700")[0]["payloadDigest"]
 
-    mallory = team_clone(tmp_path, bare, "mallory")
-    git(mallory.workspace.root, "fetch", "-q", "origin", "+refs/memory/v1/payloads/shared/ci-bot:refs/m/ci")
-    repo = pygit2.Repository(str(mallory.workspace.root))
-    index = pygit2.Index()
-    index.read_tree(repo.revparse_single("refs/m/ci").peel(pygit2.Tree))
-    index.remove(payload_path(digest))
-    who = pygit2.Signature("m", "m@example.invalid")
-    forced = repo.create_commit(None, who, who, "gitstore: payloads", index.write_tree(repo), [])
-    repo.references.create("refs/m/forced", forced, force=True)
-    git(mallory.workspace.root, "push", "-q", "-f", "origin", "refs/m/forced:refs/memory/v1/payloads/shared/ci-bot")
 
-    for name, number, body in (("run2", 800, "Log the request id on every error."), ("run3", 900, "Rule 900.")):
-        _run_imports(tmp_path, bare, name, number, body)
-        done = gitstore("sync", "--json", cwd=alice.workspace.root)
-        report = json.loads(done.stdout)
-        assert report["status"] == "degraded" and not report["quarantined"], report
-        assert [line.split(";")[0] for line in report["keptText"]] == [
-            f"writer ci-bot: its payload snapshot on origin lacks 1 payload(s) no stored append removed (first {digest})"]
-        assert _texts(alice, f"github:comment:{number}") == [body]
-    assert gitstore("gc", cwd=alice.workspace.root).returncode == 0
-    alice = Context.open(alice.workspace.root)
-    assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
+def test_a_forced_snapshot_without_a_comments_text_cuts_no_later_text_off(tmp_path: Path) -> None:
+    """Mallory forces the CI writer's payload snapshot on the remote to one without comment
+    700's text. The next runner takes it up as its own, imports 800 and pushes. Alice, who
+    read 700's text, refused every later snapshot of that writer for dropping it: 800's and
+    each later comment's text never reached her, and verify said ok; runners and new clones
+    never had 700's again. Alice's sync now reads the runner's snapshot with 700's text kept,
+    names it, and puts the text back on the remote, where the next runner and a new clone
+    find it."""
+    alice, bare, digest = _read_700(tmp_path)
+    _forced_without(tmp_path, bare, digest)
+    _run_imports(tmp_path, bare, "run2", 800, "Log the request id on every error.")
+    report = json.loads(gitstore("sync", "--json", cwd=alice.workspace.root).stdout)
+    assert report["status"] == "degraded" and not report["quarantined"], report
+    assert [line.split(";")[0] for line in report["keptText"]] == [
+        f"writer ci-bot: its payload snapshot on origin lacks 1 payload(s) no stored append removed (first {digest})"]
+    assert report["restored"] == ["writer ci-bot: put the 1 payload(s) its snapshot on origin lacked back there, "
+                                  "from the text read here"], report
     assert _texts(alice, "github:comment:800") == ["Log the request id on every error."]
-    checked = gitstore("verify", cwd=alice.workspace.root)
-    assert checked.returncode == 0, (checked.stdout, checked.stderr)
+    run3 = _run_imports(tmp_path, bare, "run3", 900, "Rule 900.")
+    assert _texts(run3, "github:comment:700") == ["Retries must back off with full jitter."]
+    report = json.loads(gitstore("sync", "--json", cwd=alice.workspace.root).stdout)
+    assert report["status"] == "ok" and not report["keptText"] and not report["restored"], report
+    assert _texts(alice, "github:comment:900") == ["Rule 900."]
+    assert gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    for ctx in (alice, _as_writer(tmp_path, bare, "dave", "dave")):
+        _synced(ctx)
+        assert _texts(ctx, "github:comment:700") == ["Retries must back off with full jitter."]
+        assert _texts(ctx, "github:comment:800") == ["Log the request id on every error."]
+        checked = gitstore("verify", cwd=ctx.workspace.root)
+        assert checked.returncode == 0, (checked.stdout, checked.stderr)
+
+
+def test_text_a_note_names_is_kept_but_never_put_back(tmp_path: Path) -> None:
+    """The same forced snapshot, after mallory stored a removal of 700 that nobody the policy
+    lets redact signed: alice does not honour it and keeps reading 700's text, but puts
+    nothing back on the remote (a removal this clone does not honour may be one the team
+    does)."""
+    alice, bare, digest = _read_700(tmp_path)
+    mallory = team_clone(tmp_path, bare, "mallory")
+    note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "tidy", "sourceId": "github:comment:700"}
+    GitProvider(mallory.workspace.root, mallory.workspace.config.writer).append(
+        batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(digest, canonicalize(note))]))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    _forced_without(tmp_path, bare, digest)
+    report = json.loads(gitstore("sync", "--json", cwd=alice.workspace.root).stdout)
+    assert len(report["keptText"]) == 1 and report["restored"] == [], report
+    assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
+    assert git(bare, "ls-tree", "-r", "--name-only", "refs/memory/v1/payloads/shared/ci-bot").count(digest[7:]) == 0

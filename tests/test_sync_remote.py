@@ -271,9 +271,9 @@ def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) ->
     report = sync(str(bob.workspace.root))
     assert report.attempts == 2 and [m.kind for m in report.pushed] == ["records", "payloads"], report.render()
     assert git(bare, "rev-parse", ref).strip() == git(bob.workspace.root, "rev-parse", ref).strip()
-    # what the second fetch found (a snapshot dropping bob's payloads) was read with his text kept
-    assert not report.quarantined and len(report.kept_text) == 1, report.render()
-    assert report.kept_text[0].startswith(f"writer {writer}: its payload snapshot on origin lacks 1 payload(s)")
+    # what the second fetch found (a snapshot dropping bob's payloads) was read with his text
+    # kept, and his own went out over it
+    assert not report.quarantined and not report.kept_text and not report.restored, report.render()
     again = sync(str(bob.workspace.root))
     assert again.status == "no-update" and not again.quarantined and not again.kept_text, again.render()
 
@@ -626,17 +626,24 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert f"writer {writer}'s payload snapshot, as fetched, lacks text read here before" in said.stderr, said.stderr
     assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
     assert "bob's own words" in texts(alice)
-    got = sync(str(alice.workspace.root))
-    assert got.status == "degraded" and any("lacks 1 payload(s) no stored append removed" in line
-                                            for line in got.kept_text), got.render()
-    assert git(alice.workspace.root, "rev-parse", fetched).strip() != forced  # read with bob's text kept
+    done = cli.gitstore("sync", "--json", cwd=alice.workspace.root)
+    assert done.returncode == 3 and "as fetched" not in done.stderr, done.stderr  # named in the report, not twice
+    got = json.loads(done.stdout)
+    assert got["status"] == "degraded" and any("lacks 1 payload(s) no stored append removed" in line
+                                               for line in got["keptText"]), got
+    kept = git(alice.workspace.root, "rev-parse", fetched).strip()
+    assert kept != forced  # read with bob's text kept, and that put back on the remote
+    assert got["restored"] and git(bare, "rev-parse", f"refs/memory/v1/payloads/shared/{writer}").strip() == kept
     assert "bob's own words" in texts(alice)
+    dave = clone(bare.parent, bare, "dave")  # a clone that never read it has it again
+    sync(str(dave.workspace.root))
+    assert "bob's own words" in texts(dave)
     more = Thread(bob, 9, "300")
     more.comment("300", "bob's later words", "2026-03-02T11:00:00.000000Z")
     more.save()
-    mended = sync(str(bob.workspace.root))  # his own snapshot goes out over the forced one, which he is told of
-    assert any(m.kind == "payloads" and m.before == forced for m in mended.pushed), mended.line
-    assert len(mended.kept_text) == 1 and not mended.quarantined, mended.render()
+    mended = sync(str(bob.workspace.root))  # his own snapshot goes out over the one put back
+    assert any(m.kind == "payloads" and m.before == kept for m in mended.pushed), mended.line
+    assert not mended.kept_text and not mended.quarantined, mended.render()
     assert not sync(str(alice.workspace.root)).kept_text
     assert {"bob's own words", "bob's later words"} <= texts(alice)
 

@@ -23,8 +23,10 @@ def sync(
     rewritten is named too, and tried again by the next sync.
     A ref nested under a writer's name (no writer's) is named and never read; under this
     writer's own name it is deleted on the remote, where it keeps this writer's ref from being written.
-    Exit 3 when something that arrived was quarantined, nested under a writer's name, named by no
-    writer id or is never used, 1 when the push was refused.
+    A writer's snapshot that arrives without text read here, which no removal took, is read with
+    that text kept, and the text is put back on the remote's snapshot (never text any note names).
+    Exit 3 when something that arrived was quarantined, lacked text read here, nested under a
+    writer's name, named by no writer id or is never used, 1 when the push was refused.
     """
     report = run_sync(".", remote)
     if as_json:
@@ -32,7 +34,7 @@ def sync(
     else:
         for line in report.render():
             typer.echo(line)
-    if report.quarantined or report.nested or report.misnamed or report.left_out:
+    if report.quarantined or report.kept_text or report.nested or report.misnamed or report.left_out:
         raise typer.Exit(3)  # damage arrived: named above, never read
     if report.not_pushed:
         raise typer.Exit(1)

@@ -99,7 +99,7 @@ from gitstore.records.canonical import sha256_digest
 from gitstore.scope import open_git
 
 __all__ = [  # the provider, and what other modules name memory's refs, paths and messages by
-    "LOST", "PREFIX", "WRITER_PATTERN", "GitProvider", "RefInfo", "acknowledged", "commit_at", "discover_refs",
+    "KEPT_NOTE", "LOST", "PREFIX", "WRITER_PATTERN", "GitProvider", "RefInfo", "acknowledged", "commit_at", "discover_refs",
     "format_message", "last_acknowledged", "lost_refs", "misplaced_refs", "move_local_refs", "note_path",
     "parse_message", "payload_path", "payloads_ref", "readable", "record_path", "records_ref", "refs_in", "rewound",
     "tips_log",
@@ -153,6 +153,9 @@ def commit_at(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Co
     if not isinstance(found, pygit2.Commit):
         raise IntegrityError(f"{where}: {oid} is a {found.type_str}, not a commit")
     return found
+
+
+KEPT_NOTE = "as fetched, lacks text read here before and no removal took"  # what reads say of a kept snapshot
 
 
 @contextmanager
@@ -932,6 +935,12 @@ class GitProvider:
         noted = payloads & self._notes_governing(namespace)
         return set(self._honoured(namespace, noted)) if noted else set()
 
+    def noted_payloads(self) -> set[str]:
+        """The payload digests a note kept here removes from shared memory, honoured or not:
+        text no clone puts back on a remote for a writer (``gitstore sync``)."""
+        with readable("redaction notes"):
+            return self._notes_governing("shared")
+
     def _notes_governing(self, namespace: Namespace) -> set[str]:
         """The payload digests a note kept here, honoured or not, removes from ``namespace``'s
         memory (``_governs``): the few an append judges (``_removed_from``), and what a carry
@@ -1006,8 +1015,8 @@ class GitProvider:
                 and not is_parted_snapshot(ref):
             from gitstore.notices import note
 
-            note(f"writer {ref.rsplit('/', 1)[-1]}'s payload snapshot, as fetched, lacks text read here before and "
-                 "no removal took: it is kept and still read (`gitstore sync` names it)")
+            note(f"writer {ref.rsplit('/', 1)[-1]}'s payload snapshot, {KEPT_NOTE}: it is kept and still read "
+                 "(`gitstore sync` names it)")
         return base if base is not None and base in repo else None
 
     def _records_state(self) -> str:

@@ -77,7 +77,7 @@ from typing import Any, cast
 
 import pygit2
 
-from gitstore import _jsontext
+from gitstore import _jsontext, notices
 from gitstore._files import replace_file
 from gitstore.config import former_writers, writers_of_other_trees
 from gitstore.context import Context
@@ -97,7 +97,7 @@ from gitstore.providers._incoming import (
 )
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
-from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
+from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
 QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
@@ -175,6 +175,8 @@ class SyncReport:
     quarantined: list[Quarantined] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
     kept_text: list[str] = field(default_factory=list)  # snapshots that drop text no removal took: it stays read here
+    restored: list[str] = field(default_factory=list)  # such text put back on the remote's snapshot of its writer
+    owed: dict[str, tuple[pygit2.Oid, tuple[str, ...]]] = field(default_factory=dict, repr=False)  # writer -> kept
     parted: list[str] = field(default_factory=list)  # histories a writer's ref parted from, kept and read here
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
@@ -199,7 +201,8 @@ class SyncReport:
         if (self.quarantined or self.kept_text or self.nested or self.misnamed or self.not_pushed or self.left_out
                 or self.snapshots.failed):
             return "degraded"
-        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped or self.followed
+        return ("ok" if self.came_in or self.pushed or self.restored or self.continued or self.carried or self.dropped
+                or self.followed
                 or self.cleared or self.snapshots.rewritten or self.policy else "no-update")
 
     @property
@@ -213,6 +216,8 @@ class SyncReport:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
         if self.kept_text:
             parts.append(f"text kept for {len(self.kept_text)} writer(s) whose snapshot lacks it")
+        if self.restored:
+            parts.append(f"text put back on {len(self.restored)} writer(s)' snapshot")
         if self.nested:
             parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
         if self.misnamed:
@@ -241,7 +246,7 @@ class SyncReport:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
-                *(q.line for q in self.quarantined), *self.kept_text,
+                *(q.line for q in self.quarantined), *self.kept_text, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
@@ -254,7 +259,7 @@ class SyncReport:
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested,
                 "misnamed": self.misnamed, "cleared": self.cleared, "defaultMoved": self.default_moved,
-                "kept": self.kept, "keptText": self.kept_text, "parted": self.parted,
+                "kept": self.kept, "keptText": self.kept_text, "restored": self.restored, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
@@ -314,6 +319,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
+        _put_back(_reopened(provider, ctx.scope), remote, report)
     except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
         raise
@@ -326,6 +332,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
+    notices.forget(KEPT_NOTE)  # what the reads of this sync said of a snapshot as a plain fetch left it: named above
 
 
 def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> None:
@@ -797,11 +804,15 @@ class _Admitting:
               report: SyncReport) -> pygit2.Oid | None:
         """Where a snapshot that drops text no removal took is read (``kept_text``: it with that
         text kept from the one admitted last), named in the report while the remote's lacks it;
-        None when that cannot be written (it is refused then, as it used to be)."""
+        None when that cannot be written (it is refused then, as it used to be). A snapshot of
+        this clone's own writer ids is not named: the push below sends this clone's own over
+        it (and what the remote's lacks may be what this clone's gc let go)."""
         base = self._snapshot_base(writer, before)
         read = kept_text(self.repo, base, tip, found.owed) if base is not None else None
-        if read is not None:
+        own = self.ctx.workspace.config.writer
+        if read is not None and writer != own and writer not in _former_writers(self.repo, own):
             report.kept_text.append(kept_text_line(writer, self.remote, found.owed))
+            report.owed[writer] = (read, found.owed)
         return read
 
     def _still_held(self, kind: str) -> set[str]:
@@ -1005,6 +1016,34 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     why = next((r.split("\t")[-1] for r in rejected if "atomic transaction failed" not in r), None) or _last_line(done)
     report.not_pushed.append(f"git push {remote} refused: {why}")
     return False
+
+
+def _put_back(provider: GitProvider, remote: str, report: SyncReport) -> None:
+    """Put text another writer's snapshot on the remote lacks back there (``SyncReport.owed``:
+    what this sync read with text kept, ``kept_text``), so a clone that never read it (a new
+    teammate's, each fresh CI runner, which would take the snapshot up as its own) has it
+    too: someone with push access who forced the snapshot without it took it from them for
+    good. Only text read here from that writer's snapshots before, which its records name,
+    and which no note this clone holds names at all (honoured or not: a removal this clone
+    does not honour may be one the team does), while this clone reads every records ref it
+    fetched (a quarantined one may hold a removal) and reads the policy where the remote
+    keeps it. Its own push, with a lease on the snapshot fetched: whatever moved it since,
+    or a remote that refuses a clone writing another writer's ref, leaves it for the next
+    sync, and nothing of this clone's own is held back for it."""
+    if not report.owed or report.default_moved or any(q.kind == "records" for q in report.quarantined) \
+            or provider.quarantined():
+        return
+    noted = provider.noted_payloads()
+    for writer, (kept, digests) in sorted(report.owed.items()):
+        ref = f"{PREFIX}payloads/shared/{writer}"
+        theirs = ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+        if theirs is None or theirs == kept or noted.intersection(digests):
+            continue
+        done = _git(provider.repo, "push", "--porcelain", "--no-verify", f"--force-with-lease={ref}:{theirs}",
+                    remote, f"+{kept}:{ref}")
+        if done.returncode == 0:
+            report.restored.append(f"writer {writer}: put the {len(digests)} payload(s) its snapshot on {remote} "
+                                   "lacked back there, from the text read here")
 
 
 def _former_writers(repo: pygit2.Repository, writer: str) -> list[str]:
