@@ -11,7 +11,7 @@ _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def doctor(as_json: bool = JSON_OPTION) -> None:
-    """Check the set-up: scope, init, provider, other clones' memory left out, who may decide, whether the gates workflow has a policy to read, capture hooks, hook errors, sessions the hooks gave up on, refspecs, a partial clone's filter, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway.
+    """Check the set-up: scope, init, provider, other clones' memory left out, who may decide, whether the gates workflow has a policy to read, capture hooks, hook errors, sessions the hooks gave up on, refspecs, a partial clone's filter, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway, memory refs a killed process left locked.
 
     Each check prints ok, warn or FAIL with what to do about it; the exit code is 1 when
     something does not work. Where gitstore publish wrote files, it reads the learnings in

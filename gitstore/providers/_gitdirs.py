@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pygit2
@@ -22,6 +23,7 @@ from gitstore.errors import IntegrityError
 LOCAL = "local"
 SCRATCH = "tmp"
 PENDING = "pending"
+STALE_LOCK_SECONDS = 5.0  # a ref lock git or libgit2 holds for a live process is gone long before
 
 
 def common_dir(repo: pygit2.Repository) -> Path:
@@ -129,6 +131,55 @@ def may_nest(repo: pygit2.Repository, prefix: str) -> bool:
     except OSError:
         pass
     return any("/" in name[len(prefix):] for name in _packed_refs(os.path.join(root, "packed-refs"), prefix))
+
+
+def clear_stale_lock(lock: Path) -> bool:
+    """Remove the ref lock ``lock`` when it is older than ``STALE_LOCK_SECONDS``: a process
+    moving a ref holds it for microseconds (git's ``fetch``, for its ref transaction: while the
+    objects arrive it holds none), so one that old was left by a process killed while it held
+    it, and blocks every later move of that ref. A younger one may be a live process's: it
+    stays. Whether it is gone now (or was never there)."""
+    try:
+        if time.time() - lock.stat().st_mtime <= STALE_LOCK_SECONDS:
+            return False
+        lock.unlink()
+    except FileNotFoundError:
+        pass
+    return True
+
+
+def ref_locks(repo: pygit2.Repository, prefix: str) -> list[Path]:
+    """The ref lock files (``<ref>.lock``) under the refs folder ``prefix``, sorted."""
+    found: list[Path] = []
+    for folder, _, files in os.walk(os.path.join(_common(repo), prefix)):
+        found.extend(Path(folder, name) for name in files if name.endswith(".lock"))
+    return sorted(found)
+
+
+def stale_ref_locks(repo: pygit2.Repository, prefix: str) -> list[Path]:
+    """The ref locks under ``prefix`` a killed process left (see ``clear_stale_lock``)."""
+    now = time.time()
+    stale = []
+    for lock in ref_locks(repo, prefix):
+        try:
+            if now - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                stale.append(lock)
+        except FileNotFoundError:
+            pass
+    return stale
+
+
+def clear_stale_ref_locks(repo: pygit2.Repository, prefixes: tuple[str, ...], wait: float = 0.0) -> list[Path]:
+    """Remove the ref locks under ``prefixes`` a killed process left (``clear_stale_lock``),
+    for a caller about to move refs there whom nothing else may move them for (a sync, under
+    its lock). A younger one is waited on up to ``wait`` seconds (it goes with the live process
+    that holds it, or turns stale and is removed); those still there are returned."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [lock for prefix in prefixes for lock in ref_locks(repo, prefix) if not clear_stale_lock(lock)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
 
 
 BROKEN_REF = "its file holds no object id: git and every read leave out the history it pointed to"

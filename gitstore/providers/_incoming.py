@@ -32,14 +32,19 @@ import pygit2
 
 from gitstore._files import held
 from gitstore.errors import IntegrityError
-from gitstore.providers._gitdirs import common_dir, git_env, ref_ids, ref_targets
-from gitstore.providers._names import PREFIX
+from gitstore.providers._admit import ANCHORS
+from gitstore.providers._gitdirs import clear_stale_lock, common_dir, git_env, ref_ids, ref_targets
+from gitstore.providers._names import PREFIX, QUARANTINE
 from gitstore.providers._policy_git import default_branch
 
 INCOMING = "refs/memory/sync/"
 POLICY_BRANCH = "policy-branch"  # under ``INCOMING<remote>/``: one name, never a writer's ref
 HEAD_FETCHED = "remote-head"  # under ``INCOMING<remote>/``: where the remote's HEAD was at the fetch
 LOCK = "sync.lock"
+# the ref folders a sync moves refs in and nothing else does but for a moment (an append rewriting
+# a fetched snapshot): a ref lock left there by a process killed holding it (a sync's `git fetch`)
+# blocks every later sync, which removes it once it is stale (``clear_stale_ref_locks``)
+SYNC_MOVES = (INCOMING, f"{PREFIX}remotes/", ANCHORS, QUARANTINE)
 
 
 @contextmanager
@@ -105,6 +110,8 @@ def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> l
     lock."""
     names = stale_incoming(repo, remote)
     if names:
+        for name in names:  # one a killed fetch left locked would stay reachable through it
+            clear_stale_lock(common_dir(repo) / f"{name}.lock")
         script = "".join(f"delete {name}\n" for name in names)
         done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
                               env=git_env(), capture_output=True, text=True)

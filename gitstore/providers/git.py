@@ -71,8 +71,9 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
-from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, alternates, common_dir, is_broken,
-                                        open_local, ref_names, run_git, state_dir)
+from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, STALE_LOCK_SECONDS, alternates,
+                                        clear_stale_lock, common_dir, is_broken, open_local, ref_names, run_git,
+                                        state_dir)
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
@@ -124,7 +125,6 @@ MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not b
 AUTHORITY_KINDS = frozenset({"learning", "grant", "withdrawal", "audit"})  # see copies: decisions and what vouches for them
 FEW_MARKS = 8  # marks a pass over an append's record lines searches for, one at a time, rather than read every line
 SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
-STALE_LOCK_SECONDS = 5.0
 
 
 def _named_path(folder: Path, ref: str) -> Path:
@@ -703,12 +703,7 @@ class GitProvider:
 
     def _clear_stale_lock(self, repo: pygit2.Repository, ref: str) -> None:
         """Remove a ref lock left by a killed process (held for microseconds when alive)."""
-        lock = common_dir(repo) / f"{ref}.lock"
-        try:
-            if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
-                lock.unlink()
-        except FileNotFoundError:
-            pass
+        clear_stale_lock(common_dir(repo) / f"{ref}.lock")
 
     def _payload_tree(self, repo: pygit2.Repository, namespace: str, files: dict[str, bytes | None],
                       writer: ObjectWriter, reader: TreeReader) -> pygit2.Oid:

@@ -23,7 +23,8 @@ them is in memory (one fetched from another clone), the review threads, to name 
 still holding the text. It says how many capture jobs wait in ``.git/gitstore/held-jobs/`` for the inbox to
 take them. It names each session whose capture the hooks gave up on (set aside in the inbox), with the
 import that captures it by hand. It also names the commands of several steps that were killed midway
-(their notes in ``okf/.memory/unfinished/``), each with the command that finishes it. In a
+(their notes in ``okf/.memory/unfinished/``), each with the command that finishes it, and each ref
+lock under ``refs/memory/`` a process killed while it moved a ref left, with what removes it. In a
 partial clone it warns of a remote whose fetches leave objects out and of the objects of other
 clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them). It warns of memory refs
 whose history a fetch or clone with ``--depth`` cut short (``gitstore sync`` fetches it whole).
@@ -146,6 +147,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _held_jobs(report, workspace)
     _remotes(report, workspace)
     _unfinished(report, workspace.state)
+    _ref_locks(report, workspace.repo)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
         _published(report, root, workspace.state)  # where records cannot be read, those checks said why
         _promoted(report, root)
@@ -690,6 +692,23 @@ def _unfinished(report: Report, state: Path) -> None:
 
     for note in notes(state):
         report.add("unfinished", FAIL if note.state == FAIL else WARN, note.what, note.todo)
+
+
+def _ref_locks(report: Report, repo: Any) -> None:
+    """The ref locks under ``refs/memory/`` a process killed while it moved a ref left
+    (``stale_ref_locks``: older than any live one), each with what removes it: a sync those in
+    the folders it moves, the next append this writer's own, which each waits out and removes."""
+    from gitstore.providers._gitdirs import common_dir, stale_ref_locks
+    from gitstore.providers._incoming import SYNC_MOVES
+
+    root = common_dir(repo)
+    for lock in stale_ref_locks(repo, "refs/memory/"):
+        ref = lock.relative_to(root).as_posix()
+        todo = ("`gitstore sync` removes it" if ref.startswith(SYNC_MOVES) else
+                "the next append to that ref (any gitstore write to it) removes it")
+        report.add("ref locks", WARN, f"{lock} was left by a process killed while it moved {ref[:-len('.lock')]}: "
+                                      "git cannot move that ref while it is there",
+                   f"{todo}, or remove it: `rm {shlex.quote(str(lock))}`")
 
 
 def _published(report: Report, root: Path, state: Path) -> None:

@@ -87,13 +87,14 @@ from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
-from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names, ref_targets
+from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
+                                        git_env, may_nest, ref_names, ref_targets)
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
-    INCOMING, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
+    INCOMING, SYNC_MOVES, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
 )
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
@@ -423,6 +424,22 @@ def _last_line(done: subprocess.CompletedProcess[str]) -> str:
     return said or (lines[-1] if lines else f"exit {done.returncode}")
 
 
+_LOCK_IN_WAY = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+
+
+def _lock_in_way(done: subprocess.CompletedProcess[str]) -> str | None:
+    """What to do when git failed because a ref lock file was in the way: another git process
+    holds it, or a process killed while it held it left it (then running sync again alone
+    never helps); None when git failed for another reason."""
+    found = _LOCK_IN_WAY.search(done.stderr)
+    if found is None:
+        return None
+    lock = found.group(1)
+    return (f"{lock} is held by another git process, or was left by one killed while it held it: once no git "
+            f"command runs in this repository, a sync removes it when it is {STALE_LOCK_SECONDS:g} seconds old "
+            f"where it is memory's (`gitstore doctor` names it), else remove it")
+
+
 def fetch_specs(remote: str) -> list[str]:
     """What a sync fetches: every writer's shared refs, into names nothing reads."""
     return [f"+{PREFIX}{kind}/shared/*:{INCOMING}{remote}/{kind}/shared/*" for kind in KINDS]
@@ -436,10 +453,14 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # `--depth` may have cut memory's histories short: they are fetched whole (``_deepen``)
     partial = is_partial(repo)
     branch = _policy_branch(repo, remote)
+    # a ref lock a killed sync's fetch left in memory's sync folders fails every fetch after it:
+    # waited out until stale (a live process's goes first) and removed, as appends do theirs
+    clear_stale_ref_locks(repo, SYNC_MOVES, wait=2 * STALE_LOCK_SECONDS)
     done, fetched = _fetch_beside(repo, remote, ["--prune", "--no-filter"], fetch_specs(remote),
                                   branch.specs if branch and not partial else [])
     if done.returncode != 0:
-        raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+        lock = _lock_in_way(done)
+        raise Refused(f"git fetch {remote} failed: {_last_line(done)}" + (f"; {lock}" if lock else ""))
     if is_shallow(repo):
         _deepen(repo, remote)
     else:
@@ -892,11 +913,18 @@ class _Admitting:
 
 
 def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
-    """Move refs all at once, each only from where it was read (git's ref transaction)."""
+    """Move refs all at once, each only from where it was read (git's ref transaction). A stale
+    lock of one of memory's (``SYNC_MOVES``) is removed first: the caller holds the sync lock."""
+    for ref, _, _ in moves:
+        if ref.startswith(SYNC_MOVES):
+            clear_stale_lock(common_dir(repo) / f"{ref}.lock")
     script = "".join(f"update {ref} {tip} {before or ZERO}\n" for ref, tip, before in moves)
     done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
                           env=git_env(), capture_output=True, text=True)
     if done.returncode != 0:
+        lock = _lock_in_way(done)
+        if lock:  # no move of the remote's: running sync again alone changes nothing
+            raise Refused(f"sync could not move the fetched refs ({_last_line(done)}): {lock}")
         raise Refused(f"the fetched refs moved while sync admitted them ({_last_line(done)}); run sync again")
 
 
