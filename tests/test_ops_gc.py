@@ -137,3 +137,55 @@ def test_gc_writes_a_multi_pack_index_and_commit_graph_that_name_only_what_stays
         checked = subprocess.run(["git", *argv], cwd=repo, capture_output=True, text=True)
         assert checked.returncode == 0 and not checked.stderr.strip(), (argv, checked.stderr)
     assert main(["verify"]) == 0
+
+
+# a gc run in a process of its own, SIGKILLed as a machine that dies would be, before or after
+# the first call of one of its steps
+_KILLED_GC = """
+import os, signal, sys
+from gitstore.providers import _gc_git
+holder = _gc_git.Collector if sys.argv[1] == "Collector" else _gc_git
+real = getattr(holder, sys.argv[2])
+def killed(*args, **kwargs):
+    if sys.argv[3] == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    out = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+    return out
+setattr(holder, sys.argv[2], killed)
+from gitstore.cli import main
+sys.exit(main(["gc"]))
+"""
+
+
+@pytest.mark.parametrize("step", [("Collector", "_rewrite_pack", "after"), ("module", "_unindex", "after"),
+                                  ("module", "_remove_packs", "before"), ("module", "_remove_packs", "after")],
+                         ids=lambda step: f"{step[2]}-{step[1]}")
+def test_a_gc_killed_at_any_step_leaves_no_index_naming_a_pack_gone(
+        lived_in: dict[str, str], monkeypatch: pytest.MonkeyPatch, step: tuple[str, str, str]) -> None:
+    """A gc killed once it rewrote a pack left the multi-pack index naming the old pack it had
+    deleted (``git fsck`` failed) until the next gc: the index is written without the old packs
+    before they go. The next gc finishes what the killed one began."""
+    import sys
+
+    repo = Path(lived_in["repo"])
+    git(repo, "multi-pack-index", "write", "--bitmap")
+    git(repo, "commit-graph", "write", "--reachable")
+    monkeypatch.chdir(repo)
+    assert main(["redact", "--comment", "github:comment:100", "--reason", "asked", "--by", "github:9"]) == 0
+    killed = subprocess.run([sys.executable, "-c", _KILLED_GC, *step], cwd=repo, capture_output=True, text=True)
+    assert killed.returncode == -9, killed.stderr
+    if step[1] != "_remove_packs" or step[2] == "before":
+        assert (repo / ".git" / "gitstore" / "gc-dropping").exists()  # the old packs it was removing, journaled
+    for argv in (["fsck", "--connectivity-only"], ["multi-pack-index", "verify"], ["commit-graph", "verify"]):
+        checked = subprocess.run(["git", *argv], cwd=repo, capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stderr.strip(), (argv, checked.stderr)
+    assert main(["gc"]) == 0
+    assert SECRET[:8].encode() not in all_objects(repo)
+    pack = repo / ".git" / "objects" / "pack"
+    assert (pack / "multi-pack-index").exists() and any(pack.glob("multi-pack-index-*.bitmap"))
+    assert not (repo / ".git" / "gitstore" / "gc-dropping").exists()
+    for argv in (["multi-pack-index", "verify"], ["commit-graph", "verify"], ["fsck", "--strict"]):
+        checked = subprocess.run(["git", *argv], cwd=repo, capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stderr.strip(), (argv, checked.stderr)
+    assert main(["verify"]) == 0

@@ -19,8 +19,11 @@ repository memory writes to (the repository itself, and the local namespace's ow
 4. whatever any other unreachable object refers to (a user's dangling commit or tree) is kept;
 5. the rest is erased: loose files unlinked, each pack holding some of it written again
    without them (``git pack-objects`` with the objects that stay, keeping the pack's time so
-   git's own expiry of unreachable objects in it is unchanged), then the multi-pack index,
-   commit graph and server info that named the old packs are written again when present.
+   git's own expiry of unreachable objects in it is unchanged), then the multi-pack index
+   (and its bitmap) written again without the old packs while their files are still there
+   (``--stdin-packs``), and the commit graph, when present; only then do the old packs go,
+   and the server info that named them is written again: at no moment does one of git's
+   indexes name a pack file already gone.
 
 Before step 2 the refs ``git maintenance run --task=prefetch`` made of memory's refspecs (under
 ``refs/prefetch/memory/``) are deleted: a cache git makes again, which kept the payload
@@ -33,8 +36,9 @@ instead, and a gc run in that moment could erase them: run gc while no plain ``g
 memory's refs is under way (``gitstore sync`` and appends wait for it). Scratch packs and
 journals left by killed appends go too. A pack written again is named in a journal of gc's own
 (``gc-dropping``) before its old files go, its index first: a gc killed meanwhile leaves some
-of them, and the next gc removes exactly those and writes the multi-pack index, commit graph
-and server info again (the killed one may have stopped before it did).
+of them, and the next gc removes exactly those, the multi-pack index written without them
+first, and writes the multi-pack index, commit graph and server info again (the killed one may
+have stopped before it did).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore.errors import IntegrityError
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, ref_names, ref_targets, run_git
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
@@ -132,18 +137,20 @@ def _acknowledged(state: Path, namespace: str) -> set[str]:
 
 
 def _dropped(journal: Path) -> int:
-    """Remove what is left of the packs a killed gc was removing; returns how many files went."""
+    """Remove what is left of the packs a killed gc was removing, each pack folder's
+    multi-pack index written again without them first (the gc may have been killed before it
+    did); returns how many files went."""
     try:
-        bases = journal.read_text(encoding="utf-8").splitlines()
+        bases = [Path(line) for line in journal.read_text(encoding="utf-8").splitlines() if line]
     except FileNotFoundError:
         return 0
     erased = 0
-    for base in filter(None, bases):
-        for suffix in _PACK_SIDECARS:
-            path = Path(base + suffix)
-            if path.exists():
-                path.unlink()
-                erased += 1
+    for folder in sorted({base.parent for base in bases}):
+        bitmap = any(folder.glob("multi-pack-index-*.bitmap"))
+        written = _unindex(folder.parent.parent, folder, {str(base) for base in bases})
+        erased += _remove_packs(base for base in bases if base.parent == folder)
+        if not written:
+            run_git(folder.parent.parent, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
     journal.unlink()
     return erased
 
@@ -262,32 +269,35 @@ class Collector:
                     packs.add(place)
                 else:
                     place.unlink(missing_ok=True)
-        for index in sorted(packs):
-            self._rewrite_pack(index, garbage)
-        self.write_indexes(packs=bool(packs), commits=commits)
+        going = [base for index in sorted(packs) if (base := self._rewrite_pack(index, garbage)) is not None]
+        self.write_indexes(packs=bool(packs), commits=commits, going=going)
 
-    def write_indexes(self, *, packs: bool, commits: bool) -> None:
+    def write_indexes(self, *, packs: bool, commits: bool, going: list[Path] | None = None) -> None:
         """Write again, where the repository has them, what names packs (the multi-pack index,
-        the server info) when ``packs`` changed, and the commit graph when ``commits`` went."""
+        the server info) when ``packs`` changed, and the commit graph when ``commits`` went;
+        the old packs ``going`` (journaled, their files still there) are removed once the
+        multi-pack index no longer names them and the commit graph names only commits that
+        stay: at no moment does an index name a pack file already gone (``git fsck`` and reads
+        of the objects it lists fail while one does)."""
         info, folder = self.objects_dir / "info", self.objects_dir / "pack"
-        if packs and (folder / "multi-pack-index").exists():
-            # git carries the packs an existing index names into the one it writes, removed or
-            # not: the index and its bitmap and reverse index go first (readers look in the
-            # packs meanwhile)
-            bitmap = any(folder.glob("multi-pack-index-*.bitmap"))
-            for old in [folder / "multi-pack-index", *folder.glob("multi-pack-index-*.bitmap"),
-                        *folder.glob("multi-pack-index-*.rev")]:
-                old.unlink(missing_ok=True)
-            run_git(self.git_dir, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
-        if commits and (info / "commit-graphs").is_dir():
+        rewrite = packs and (folder / "multi-pack-index").exists()
+        bitmap = any(folder.glob("multi-pack-index-*.bitmap"))
+        if rewrite and _unindex(self.git_dir, folder, {str(base) for base in going or ()}):
+            rewrite = False
+        if commits and (info / "commit-graphs").is_dir():  # it names only reachable commits: none of those going
             run_git(self.git_dir, "commit-graph", "write", "--reachable", "--split=replace")
         elif commits and (info / "commit-graph").exists():
             run_git(self.git_dir, "commit-graph", "write", "--reachable")
+        _remove_packs(going or ())
+        if rewrite:  # git could not leave the old packs out of an index while they were there: written now
+            run_git(self.git_dir, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
         if packs and (info / "packs").exists():
             run_git(self.git_dir, "update-server-info")
 
-    def _rewrite_pack(self, index: Path, garbage: set[str]) -> None:
-        """Write the pack of ``index`` again without ``garbage``, with the old pack's time."""
+    def _rewrite_pack(self, index: Path, garbage: set[str]) -> Path | None:
+        """Write the pack of ``index`` again without ``garbage``, with the old pack's time, and
+        journal the old one; returns its base (its files go once no index names it), None when
+        it stays as it is."""
         stays = [raw.hex() for raw in pack_ids(index) if raw.hex() not in garbage]
         base = index.with_suffix("")
         old = base.with_suffix(".pack")
@@ -303,13 +313,46 @@ class Collector:
                 for suffix in (".pack", ".idx"):
                     os.utime(new.with_suffix(suffix), (stamp, stamp))
             if new == base:
-                return
+                return None
         with open(self.dropping, "a", encoding="utf-8") as journal:
             journal.write(f"{base}\n")
             journal.flush()
             os.fsync(journal.fileno())
+        return base
+
+
+def _unindex(git_dir: Path, folder: Path, going: set[str]) -> bool:
+    """Write the multi-pack index of the pack folder ``folder`` again naming every pack there
+    but those of ``going`` (bases; their files still there, their objects that stay in other
+    packs), with a bitmap when it had one. Without ``--stdin-packs`` git carries every pack
+    the old index names into the new one, gone or not. True when it was written (or there is
+    none); when git could not write it, the old index and its bitmap and reverse index are
+    removed (readers look in the packs meanwhile) and False says one is still to be written."""
+    midx = folder / "multi-pack-index"
+    if not midx.exists():
+        return True
+    bitmaps = list(folder.glob("multi-pack-index-*.bitmap"))
+    stays = sorted(index.name for index in folder.glob("pack-*.idx") if str(index.with_suffix("")) not in going)
+    try:
+        run_git(git_dir, "multi-pack-index", "write", "--stdin-packs", *(["--bitmap"] if bitmaps else []),
+                data="".join(f"{name}\n" for name in stays).encode())
+        return True
+    except IntegrityError:
+        for old in [midx, *bitmaps, *folder.glob("multi-pack-index-*.rev")]:
+            old.unlink(missing_ok=True)
+        return False
+
+
+def _remove_packs(bases: Iterable[Path]) -> int:
+    """Remove the files of the packs ``bases``, the index first; returns how many went."""
+    erased = 0
+    for base in bases:
         for suffix in _PACK_SIDECARS:
-            base.with_suffix(suffix).unlink(missing_ok=True)
+            path = base.with_suffix(suffix)
+            if path.exists():
+                path.unlink()
+                erased += 1
+    return erased
 
 
 def _children(odb: pygit2.Odb, kind: int, data: bytes) -> Iterable[str]:
