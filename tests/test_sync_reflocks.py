@@ -99,5 +99,6 @@ def test_a_lock_in_the_way_is_said_so_and_not_that_running_sync_again_helps(team
     with pytest.raises(Refused) as refused:
         _update_refs(repo, [(tracking, tip, tip)])
     said = str(refused.value)
-    assert f"{tracking}.lock" in said and "run sync again" not in said, said
+    assert f"{tracking}.lock" in said and "run sync again" not in said and "File exists" not in said, said
+    assert said.startswith(f"sync could not move the fetched refs: cannot lock ref '{tracking}': "), said
     assert verdicts(bob)  # nothing stored was lost

@@ -428,16 +428,17 @@ _LOCK_IN_WAY = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 
 
 def _lock_in_way(done: subprocess.CompletedProcess[str]) -> str | None:
-    """What to do when git failed because a ref lock file was in the way: another git process
+    """Why git failed when a ref lock file was in the way, and what to do: another git process
     holds it, or a process killed while it held it left it (then running sync again alone
     never helps); None when git failed for another reason."""
     found = _LOCK_IN_WAY.search(done.stderr)
     if found is None:
         return None
     lock = found.group(1)
-    return (f"{lock} is held by another git process, or was left by one killed while it held it: once no git "
-            f"command runs in this repository, a sync removes it when it is {STALE_LOCK_SECONDS:g} seconds old "
-            f"where it is memory's (`gitstore doctor` names it), else remove it")
+    said = _last_line(done).split(": Unable to create", 1)[0]  # git's "cannot lock ref 'X'"
+    return (f"{said}: {lock} is held by another git process, or was left by one killed while it held it: "
+            f"a sync removes it once it is {STALE_LOCK_SECONDS:g} seconds old where it is memory's "
+            f"(`gitstore doctor` names it), else remove it once no git command runs in this repository")
 
 
 def fetch_specs(remote: str) -> list[str]:
@@ -459,8 +460,7 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     done, fetched = _fetch_beside(repo, remote, ["--prune", "--no-filter"], fetch_specs(remote),
                                   branch.specs if branch and not partial else [])
     if done.returncode != 0:
-        lock = _lock_in_way(done)
-        raise Refused(f"git fetch {remote} failed: {_last_line(done)}" + (f"; {lock}" if lock else ""))
+        raise Refused(f"git fetch {remote} failed: {_lock_in_way(done) or _last_line(done)}")
     if is_shallow(repo):
         _deepen(repo, remote)
     else:
@@ -924,7 +924,7 @@ def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pyg
     if done.returncode != 0:
         lock = _lock_in_way(done)
         if lock:  # no move of the remote's: running sync again alone changes nothing
-            raise Refused(f"sync could not move the fetched refs ({_last_line(done)}): {lock}")
+            raise Refused(f"sync could not move the fetched refs: {lock}")
         raise Refused(f"the fetched refs moved while sync admitted them ({_last_line(done)}); run sync again")
 
 
