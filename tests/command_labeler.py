@@ -3,7 +3,7 @@
 It labels every text mentioning jitter with the theme ``retry-jitter`` (objecting when the text
 disagrees) and appends one line per call to the log file named by ``--log``. Other options make
 it misbehave the ways a real program can: ``--sleep``, ``--garbage``, ``--unsent``,
-``--inject``, ``--exit``.
+``--inject``, ``--exit``; ``--keep`` appends every request as received to a file.
 """
 
 from __future__ import annotations
@@ -22,8 +22,13 @@ def main() -> int:
     parser.add_argument("--unsent", action="store_true")
     parser.add_argument("--inject", action="store_true")
     parser.add_argument("--exit", type=int, default=0)
+    parser.add_argument("--keep", help="a file to append every request to, as received")
     args = parser.parse_args()
-    request = json.load(sys.stdin)
+    raw = sys.stdin.read()
+    if args.keep:
+        with open(args.keep, "a", encoding="utf-8") as kept:
+            kept.write(raw + "\n")
+    request = json.loads(raw)
     with open(args.log, "a", encoding="utf-8") as log:
         log.write(json.dumps({"at": time.time(), "items": [i["id"] for i in request["items"]],
                               "keys": sorted(request["items"][0]) if request["items"] else []}) + "\n")

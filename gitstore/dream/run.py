@@ -4,7 +4,8 @@
 2. Freeze the view for the purpose (``gitstore.dream.view``); with no evidence and no learnings
    in it, an explicit **no-update** result.
 3. Label: the configured labeler reads the view's evidence. One that sends text anywhere gets a
-   data-flow disclosure printed and recorded first. A labeler that cannot run (or fails, or
+   data-flow disclosure printed and recorded first, and is given the evidence as the safety
+   scanner shows it, none it quarantines (``_as_sent``). A labeler that cannot run (or fails, or
    answers malformed labels) makes the dream **degraded**; it never claims to have completed.
 4. Consolidate, then tidy, each under a read-only store: whatever they return is re-checked
    (``gitstore.dream.checks``) before anything is written, and a consolidator that tried to
@@ -185,6 +186,10 @@ class _Dream:
         the same evidence then (``labelers.memo``), else worked out (and kept, unless a dry run).
         A kept answer holding a label no labeler may give is doubt about the file, as one that
         does not parse: labelling again costs a labelling, taking it would degrade every dream."""
+        withheld: list[tuple[str, tuple[str, ...]]] = []
+        redacted: set[str] = set()
+        if labeler.sends_to:
+            items, withheld, redacted = _as_sent(items)
         wanted = label_memo.key(labeler, items)
         where = label_memo.path(self.ctx.workspace.state / REPORTS, labeler)
         if wanted is not None:
@@ -193,9 +198,11 @@ class _Dream:
             sent = {e.id: e for e in items}
             if kept is not None and not any(_label_problem(lab, sent.get(lab.event)) for lab in kept.labels):
                 return kept
-        if items and labeler.sends_to:
-            self._disclose(labeler, items)
+        if (items or withheld) and labeler.sends_to:
+            self._disclose(labeler, items, withheld)
         run = _guarded_label(labeler, items)
+        if redacted:  # its spans point into the text sent, not the one stored
+            run.labels = [replace(lab, spans=()) if lab.event in redacted else lab for lab in run.labels]
         if wanted is not None and not self.request.dry_run:
             label_memo.keep(where, wanted, run)
         return run
@@ -225,10 +232,17 @@ class _Dream:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(sorted(judged)), encoding="utf-8")
 
-    def _disclose(self, labeler: Labeler, items: Sequence[Any]) -> None:
+    def _disclose(self, labeler: Labeler, items: Sequence[Any],
+                  withheld: Sequence[tuple[str, tuple[str, ...]]] = ()) -> None:
         sessions = sum(1 for e in items if e.source == "agent-session")
         text = (f"the {labeler.name} labeler sends the text of {len(items) - sessions} review comments and "
-                f"{sessions} session texts (no author ids) admitted for {self.request.purpose} to {labeler.sends_to}")
+                f"{sessions} session texts (no author ids) admitted for {self.request.purpose} to {labeler.sends_to}"
+                ", as the safety scanner shows them (secrets redacted)")
+        if withheld:
+            kinds = sorted({kind for _, why in withheld for kind in why})
+            named = ", ".join(event for event, _ in withheld[:5]) + (", ..." if len(withheld) > 5 else "")
+            text += (f"; {len(withheld)} texts the scanner quarantines ({', '.join(kinds)}) are not sent: "
+                     f"{named}")
         text = screen_text(text, "disclosure")
         self.notify(f"gitstore dream: {text}")
         self.report.labeler["disclosure"] = text
@@ -331,6 +345,31 @@ def _guarded_label(labeler: Labeler, items: Sequence[Any]) -> LabelRun:
         return labeler.label(items)
     except Exception as exc:  # a plug-in's failure degrades the dream, never a traceback
         return LabelRun(problems=[f"labeler {labeler.name} failed ({type(exc).__name__}: {exc})"])
+
+
+def _as_sent(items: Sequence[Any]) -> tuple[list[Any], list[tuple[str, tuple[str, ...]]], set[str]]:
+    """What a labeler that sends text out of this process may be given: each piece of evidence
+    as the safety scanner shows it (what it redacts redacted), none the scanner quarantines. A
+    stored text was screened when it was imported or captured, but anyone who can push can
+    store a text no import would have let in; the program is a model that reads it. Returns the
+    pieces to send, the ``(event, kinds)`` withheld, and the events whose text was redacted."""
+    from gitstore.safety.scanner import default_scanner
+
+    scanner = default_scanner()
+    sent: list[Any] = []
+    withheld: list[tuple[str, tuple[str, ...]]] = []
+    redacted: set[str] = set()
+    for evidence in items:
+        results = [scanner.scan(evidence.text)] + ([scanner.scan(evidence.path)] if evidence.path else [])
+        if any(r.quarantined for r in results):
+            kinds = sorted({f.kind for r in results for f in r.findings if f.action == "quarantine"})
+            withheld.append((evidence.id, tuple(kinds)))
+            continue
+        if results[0].text != evidence.text or (len(results) > 1 and results[1].text != evidence.path):
+            redacted.add(evidence.id)
+            evidence = evidence._replace(text=results[0].text, path=results[1].text if len(results) > 1 else None)
+        sent.append(evidence)
+    return sent, withheld, redacted
 
 
 def _valid_labels(run: LabelRun, sent: dict[str, Any], name: str) -> list[Label]:

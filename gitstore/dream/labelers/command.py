@@ -8,7 +8,9 @@ Configured in ``okf/.memory/config.json``::
 
 It receives ``{"schema": "gitstore.label-request/1", "categories": [...], "polarities": [...],
 "items": [{"id": "ev_...", "text": "...", "kind": "review-comment" | "session-text", "path":
-"src/x.py" | null}]}`` (no author, no thread: who wrote a text is not the program's business) and
+"src/x.py" | null}]}`` (no author, no thread: who wrote a text is not the program's business; each
+text as the safety scanner shows it, none it quarantines: ``gitstore.dream.run`` screens what any
+labeler that sends text out is given) and
 answers ``{"labels": [{"id", "theme", "category", "polarity", "spans": [[start, end], ...]}],
 "usage": {...}}``. Before the first call the dream prints and records a data-flow disclosure.
 
