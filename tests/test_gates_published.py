@@ -511,3 +511,26 @@ def test_a_merge_that_keeps_a_retired_learnings_line_fails(repo: tuple[Path, dic
     git(root, "reset", "-q", "--hard", "HEAD~1")
     git(root, "merge", "-q", "--no-ff", "--no-edit", "main")  # the published files as main has them
     assert promotion_gate.check([], root, "main", "feature") == []
+
+
+def test_a_section_an_earlier_publish_wrote_under_its_earlier_header_passes(
+        repo: tuple[Path, dict[str, Any]]) -> None:
+    """The header once sent agents to `gitstore show`, the reviewer's view (evidence, title and
+    all); a section a publish wrote under it is still publish's own until the next publish."""
+    from gitstore.deliver import sections
+    from gitstore.deliver.publish import HEADER
+
+    root, _ = repo
+    earlier = ("Accepted by the people who review this repository; each line cites its learning "
+               "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.")
+    assert "gitstore show" not in "\n".join(HEADER) and "recall --json" in HEADER[2]
+
+    def as_before(text: str) -> str:
+        parts = sections.split(text, "AGENTS.md")
+        return sections.place(parts, (parts.body or "").replace(HEADER[2], earlier))
+
+    _commit(root, "AGENTS.md", as_before, "Publish as it was")
+    assert earlier in (root / "AGENTS.md").read_text()
+    assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []
+    assert publish(str(root)).status == "published"
+    assert earlier not in (root / "AGENTS.md").read_text() and HEADER[2] in (root / "AGENTS.md").read_text()

@@ -60,9 +60,14 @@ COPILOT_CHARS = 4000
 PRIORITY = ("decision", "constraint", "convention", "resolved-problem", "project-knowledge")
 HEADER = ("## Learnings from review (gitstore)",
           "",
-          "Accepted by the people who review this repository; each line cites its learning "
-          "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.",
+          "Accepted by the people who review this repository; each line cites its learning by id "
+          "(its accepted text alone: the MCP tool `show`, or `gitstore recall --json`). "
+          "`gitstore publish` rewrites this section: edit outside it.",
           "")
+# the header's line as publish wrote it before: still publish's own, until the next publish
+# rewrites it (it sent agents to `gitstore show`, the reviewer's view, evidence and all)
+EARLIER_HEADER = ("Accepted by the people who review this repository; each line cites its learning "
+                  "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.",)
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def section_line(line: str) -> tuple[str, tuple[str, ...]] | None:
     """What a line of the section says, read back: (text, learning ids) for a learning's line
     (``Line.render``), ("", ()) for one that carries no learning's text (the header, the line
     saying none is in force or what was left out); None for a line publish never writes."""
-    if line in HEADER or line == NONE_IN_FORCE or left_out_line(line) is not None:
+    if line in HEADER or line in EARLIER_HEADER or line == NONE_IN_FORCE or left_out_line(line) is not None:
         return "", ()
     matched = _RENDERED.fullmatch(line)
     return (matched.group("text"), tuple(matched.group("ids").split(", "))) if matched else None
