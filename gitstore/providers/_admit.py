@@ -174,7 +174,8 @@ class Admissions:
         return entry
 
     def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
-                 removed: Callable[[set[str]], set[str]], records: Callable[[], str]) -> Admission:
+                 removed: Callable[[set[str]], set[str]], records: Callable[[], str],
+                 taken: Callable[[set[str]], set[str]] | None = None) -> Admission:
         """A fetched payload snapshot's admission at ``tip``: checked against the snapshot
         admitted last (``check_snapshot``; ``removed`` as it takes it), once per tip; a refusal
         stands while ``records`` (the records refs, as a digest) says the same: the removal a
@@ -185,15 +186,23 @@ class Admissions:
                 and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
         base = self.base(ref)
-        found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
-        read = kept_text(repo, base, tip, found.owed) if found.owed and base is not None else tip
+        before = base if base is not None and base in repo else None
+        found = check_snapshot(repo, before, tip, removed, taken)
+        read = kept_text(repo, before, tip, found.owed, found.back) if found.owed or found.back else tip
         admission = Admission(ref, str(tip), found.problem if read is not None else found.refusal)
         self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
                             "checks": CHECKS_VERSION, "admitted": _text(read) if admission.admitted else _text(base)}
+        if admission.admitted and found.owed:
+            self._known[ref]["owes"] = str(len(found.owed))  # read with text kept that it lacks
         if not admission.admitted:
             self._known[ref]["records"] = records()
         self._changed = True
         return admission
+
+    def owes(self, ref: str) -> bool:
+        """Whether the snapshot ``ref`` is at lacks text read here, which is kept (``kept_text``)."""
+        known = self._known.get(ref)
+        return isinstance(known, dict) and bool(known.get("owes"))
 
     def refused(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> str | None:
         """Why ``ref`` at ``tip`` was refused when it was checked there (None: it was not, or
@@ -428,12 +437,13 @@ def _joined(repo: pygit2.Repository, trees: list[pygit2.Tree]) -> pygit2.Oid:
 
 
 def _with_entries(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                  entries: dict[str, tuple[pygit2.Oid, int]]) -> pygit2.Oid:
-    """``tree`` with the blobs ``entries`` names (path -> id, mode) added, each tree written once:
-    a tree written on the way and left out of the result would be an object no commit of
-    memory's reaches, which gc keeps as anyone's, with the text under it."""
-    here: dict[str, tuple[pygit2.Oid, int]] = {}
-    below: dict[str, dict[str, tuple[pygit2.Oid, int]]] = {}
+                  entries: dict[str, tuple[pygit2.Oid, int] | None]) -> pygit2.Oid:
+    """``tree`` with the blobs ``entries`` names (path -> id, mode) added, or removed (path ->
+    None), each tree written once: a tree written on the way and left out of the result would
+    be an object no commit of memory's reaches, which gc keeps as anyone's, with the text under
+    it. A folder left empty goes."""
+    here: dict[str, tuple[pygit2.Oid, int] | None] = {}
+    below: dict[str, dict[str, tuple[pygit2.Oid, int] | None]] = {}
     for path, entry in entries.items():
         head, _, rest = path.partition("/")
         if rest:
@@ -445,9 +455,18 @@ def _with_entries(repo: pygit2.Repository, tree: pygit2.Tree | None,
         held = tree[name] if tree is not None and name in tree else None
         folder = repo[held.id].peel(pygit2.Tree) if held is not None and held.filemode == pygit2.GIT_FILEMODE_TREE \
             else None
-        builder.insert(name, _with_entries(repo, folder, inner), pygit2.GIT_FILEMODE_TREE)
-    for name, (oid, mode) in here.items():
-        builder.insert(name, oid, mode)
+        if folder is None and all(entry is None for entry in inner.values()):
+            continue  # nothing there to remove
+        written = _with_entries(repo, folder, inner)
+        if len(repo[written].peel(pygit2.Tree)):
+            builder.insert(name, written, pygit2.GIT_FILEMODE_TREE)
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    for name, entry in here.items():
+        if entry is not None:
+            builder.insert(name, *entry)
+        elif builder.get(name) is not None:
+            builder.remove(name)
     return builder.write()
 
 
@@ -492,12 +511,16 @@ class Checked(NamedTuple):
     arrived: int  # not ``count``: a tuple has a method of that name
     problem: str | None = None
     owed: tuple[str, ...] = ()
+    back: tuple[str, ...] = ()  # payloads it adds that a removal took: read without them (``kept_text``)
 
     @property
     def refusal(self) -> str | None:
         """The problem, or what is wrong with a snapshot whose owed text cannot be kept."""
-        if self.problem is not None or not self.owed:
+        if self.problem is not None or not (self.owed or self.back):
             return self.problem
+        if self.back:
+            return (f"brings back {len(self.back)} payload(s) a removal took (first {self.back[0]}); "
+                    "text once removed stays removed")
         return (f"drops {len(self.owed)} payload(s) no stored append removed (first {self.owed[0]}); "
                 "text leaves memory only through a redaction")
 
@@ -517,9 +540,12 @@ def object_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object | str:
 
 
 def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid,
-                   removed: Callable[[set[str]], set[str]]) -> Checked:
+                   removed: Callable[[set[str]], set[str]],
+                   taken: Callable[[set[str]], set[str]] | None = None) -> Checked:
     """Whether a fetched payload snapshot may replace ``before`` (None: new). ``removed`` is
-    given the payload digests it drops and returns those no stored append removed (or named)."""
+    given the payload digests it drops and returns those no stored append removed (or named):
+    the snapshot owes them (``Checked.owed``); ``taken`` is given those it adds and returns
+    those a removal took (``Checked.back``)."""
     from gitstore.providers._verify_git import _PAYLOAD, changes  # what a check reads, loaded when one runs
 
     found = object_at(repo, tip)
@@ -529,7 +555,7 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
         return Checked(0, "a payload snapshot must be a parentless commit" if isinstance(found, pygit2.Commit)
                        else f"points at a {found.type_str}, not a commit")
     old = _tree_of(repo, before)
-    count, dropped = 0, set()
+    count, dropped, added = 0, set(), set()
     try:
         for status, path, mode, oid in changes(repo.odb, old, found.tree_id.raw):
             match = _PAYLOAD.match(path)
@@ -545,18 +571,22 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
                 return Checked(count, f"{path} is not a regular file")
             if sha256_digest(read_blob(repo.odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
                 return Checked(count, f"payload {path} does not match its digest")
+            added.add("sha256:" + match.group(4))
             count += 1
     except Unreadable as exc:
         return Checked(count, str(exc))
     unexplained = removed(dropped) if dropped else set()
-    return Checked(count, None, tuple(sorted(unexplained)))
+    back = taken(added) if added and taken is not None else set()
+    return Checked(count, None, tuple(sorted(unexplained)), tuple(sorted(back)))
 
 
-def kept_text(repo: pygit2.Repository, before: pygit2.Oid, tip: pygit2.Oid, owed: tuple[str, ...]) -> pygit2.Oid | None:
-    """A snapshot holding every payload of ``tip`` and, from ``before`` (the one admitted last),
-    the ``owed`` ones ``tip`` drops though no removal took them: where a clone reads a writer's
-    text once someone with push access forced a snapshot without some of it, and what the
-    writer's next snapshot is checked against. Refusing the whole snapshot instead cut every
+def kept_text(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid, owed: tuple[str, ...],
+              back: tuple[str, ...] = ()) -> pygit2.Oid | None:
+    """A snapshot holding every payload of ``tip`` but those ``back`` names (text a removal took,
+    which it brings back) and, from ``before`` (the one admitted last), the ``owed`` ones ``tip``
+    drops though no removal took them: where a clone reads a writer's text once someone with
+    push access forced a snapshot without some of it, or with some it lost to a removal, and
+    what the writer's next snapshot is checked against. Refusing the whole snapshot instead cut every
     later payload of the writer off for good (each next one drops the same text), while a
     runner that took the forced one up went on pushing. Only text this clone read already is
     added: nothing the snapshot brings is taken unchecked. The commit carries no time of its
@@ -565,12 +595,15 @@ def kept_text(repo: pygit2.Repository, before: pygit2.Oid, tip: pygit2.Oid, owed
     from gitstore.providers._names import payload_path
 
     try:
-        old = object_at(repo, before)
+        old = object_at(repo, before) if before is not None else None
         new = object_at(repo, tip)
-        if not isinstance(old, pygit2.Commit) or not isinstance(new, pygit2.Commit):
+        if not isinstance(new, pygit2.Commit) or (owed and not isinstance(old, pygit2.Commit)):
             return None
-        kept = {payload_path(digest): old.tree[payload_path(digest)] for digest in owed}
-        tree = _with_entries(repo, new.tree, {path: (entry.id, entry.filemode) for path, entry in kept.items()})
+        kept = {payload_path(digest): old.tree[payload_path(digest)] for digest in owed} \
+            if isinstance(old, pygit2.Commit) else {}
+        entries: dict[str, tuple[pygit2.Oid, int] | None] = {payload_path(digest): None for digest in back}
+        entries.update({path: (entry.id, entry.filemode) for path, entry in kept.items()})
+        tree = _with_entries(repo, new.tree, entries)
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL, 0, 0)
         return repo.create_commit(None, signature, signature, "gitstore: payloads, text kept\n", tree, [])
     except (KeyError, pygit2.GitError, ValueError, OSError):
@@ -585,5 +618,5 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
     return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
 
 
-__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "Fork",
-           "kept_text", "kept_text_line", "object_at", "parted_line", "parted_writer_line"]
+__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked",
+           "check_snapshot", "Fork", "kept_text", "kept_text_line", "object_at", "parted_line", "parted_writer_line"]

@@ -43,10 +43,11 @@ have stopped before it did).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from pathlib import Path
 
 import pygit2
@@ -57,7 +58,7 @@ from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import TEMPORARY
 from gitstore.providers._names import PREFIX
-from gitstore.providers._objects import pack_ids
+from gitstore.providers._objects import MAX_PAYLOAD_BYTES, pack_ids
 from gitstore.providers._tips import acknowledged, logged_refs
 
 _HEX = re.compile(r"^[0-9a-f]{40}\Z")
@@ -68,10 +69,12 @@ SIGNATURE = b"gitstore <gitstore@localhost>"
 PREFETCHED = "refs/prefetch/memory/"  # what git's prefetch makes of memory's refspecs (refs/ -> refs/prefetch/)
 
 
-def collect(shared: pygit2.Repository, state: Path) -> int:
+def collect(shared: pygit2.Repository, state: Path, removed: Mapping[str, AbstractSet[str]] | None = None) -> int:
     """Erase memory's unreachable objects from every repository it writes to (``shared``, and
     the local namespace's beside it), ``state`` being the provider's state folder; the caller
-    holds every append back. Returns how many objects and leftover files went."""
+    holds every append back. ``removed``: namespace -> the payload digests a note kept there
+    removes, whose text goes wherever it is unreachable (``Collector``). Returns how many
+    objects and leftover files went."""
     pending = _journaled(state / PENDING)
     resumed = (state / DROPPING).exists()  # a gc killed once it began removing packs
     erased = _dropped(state / DROPPING)
@@ -79,7 +82,8 @@ def collect(shared: pygit2.Repository, state: Path) -> int:
     admitted = {str(tip) for tip in Admissions(state).bases(PREFIX + "remotes/").values()}
     for repo, namespace in [(shared, "shared"), *([(local, "local")] if local is not None else [])]:
         collector = Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING,
-                              held=admitted if namespace == "shared" else set())
+                              held=admitted if namespace == "shared" else set(),
+                              removed=(removed or {}).get(namespace, frozenset()))
         erased += collector.run()
         if resumed and not collector.erased:  # what it killed gc had not written again yet
             collector.write_indexes(packs=True, commits=True)
@@ -169,8 +173,9 @@ class Collector:
     """One repository's collection (see the module docstring)."""
 
     def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str], dropping: Path,
-                 held: frozenset[str] | set[str] = frozenset()) -> None:
+                 held: frozenset[str] | set[str] = frozenset(), removed: AbstractSet[str] = frozenset()) -> None:
         self.repo = repo
+        self.removed = {digest.removeprefix("sha256:") for digest in removed}  # text a removal took
         self.held = held  # fetched tips admitted last: kept with their history, their refs gone or not
         self.dropping = dropping
         self.git_dir = common_dir(repo)
@@ -193,6 +198,7 @@ class Collector:
         memory = self._closure(roots, unreachable)
         others = [oid for oid in unreachable if oid not in memory and types.get(oid) in ("commit", "tree", "tag")]
         garbage = memory - self._closure({*others, *(self.held & unreachable)}, unreachable)
+        garbage |= self._removed_text(unreachable, types)
         if not garbage:
             return 0
         self._erase(garbage, places, any(types.get(oid) == "commit" for oid in garbage))
@@ -233,6 +239,45 @@ class Collector:
         data = "".join(f"{oid}\n" for oid in oids).encode()
         out = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)", data=data)
         return dict(line.decode().split(" ", 1) for line in out.splitlines() if b" " in line)
+
+    def _removed_text(self, unreachable: set[str], types: dict[str, str]) -> set[str]:
+        """The unreachable blobs holding text a note removes (their bytes hash to its payload
+        digest), and every unreachable object that refers to one, directly or not: whoever made
+        it (someone with push access forces a writer's snapshot back to one holding the text,
+        under a name of their own, and a sync lets it go), it is memory's removed text, which
+        must not outlive gc because something nobody reaches names it. Any note counts, honoured
+        or not: what nothing reaches nobody reads, and a removal this clone does not honour may
+        be one the team does. Objects git reaches are never among them: a read hides text a
+        removal took, and the snapshot a ref is at is written again without it."""
+        if not self.removed:
+            return set()
+        blobs = [oid for oid in unreachable if types.get(oid) == "blob"]
+        if not blobs:
+            return set()
+        sizes = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objectsize)",
+                        data="".join(f"{oid}\n" for oid in blobs).encode())
+        odb = self.repo.odb
+        found: set[str] = set()
+        for line in sizes.splitlines():
+            oid, _, size = line.decode().partition(" ")
+            if size.isdigit() and int(size) <= MAX_PAYLOAD_BYTES \
+                    and hashlib.sha256(odb.read(pygit2.Oid(hex=oid))[1]).hexdigest() in self.removed:
+                found.add(oid)
+        if not found:
+            return found
+        holders: dict[str, list[str]] = {}  # object -> the unreachable objects that refer to it
+        for oid in unreachable:
+            if types.get(oid) in ("commit", "tree", "tag"):
+                kind, data = odb.read(pygit2.Oid(hex=oid))
+                for child in _children(odb, kind, data):
+                    holders.setdefault(child, []).append(oid)
+        todo = list(found)
+        while todo:
+            for holder in holders.get(todo.pop(), ()):
+                if holder not in found and holder not in self.keep:
+                    found.add(holder)
+                    todo.append(holder)
+        return found
 
     def _is_memory_commit(self, oid: str) -> bool:
         found, data = self.repo.odb.read(pygit2.Oid(hex=oid))

@@ -1000,14 +1000,15 @@ class GitProvider:
         if tip is not None and not is_parted_snapshot(ref):
             writer = ref.rsplit("/", 1)[-1]
             admission = self._admissions.snapshot(repo, ref, tip, lambda dropped: self.unremoved(dropped, writer),
-                                                  self._records_state)
+                                                  self._records_state,
+                                                  lambda added: self.brought_back(added, writer))
             if admission.admitted:
                 self._quarantine.pop(ref, None)
             else:
                 self._quarantine[ref] = admission
         base = self._admissions.base(ref)  # the tip admitted, or it with the text it dropped kept (``kept_text``)
         if base is not None and tip is not None and base != tip and ref not in self._quarantine \
-                and not is_parted_snapshot(ref):
+                and self._admissions.owes(ref):
             from gitstore.notices import note
 
             note(f"writer {ref.rsplit('/', 1)[-1]}'s payload snapshot, {KEPT_NOTE}: it is kept and still read "
@@ -1031,10 +1032,29 @@ class GitProvider:
         with readable("redaction notes"):
             left = dropped - set(self._honoured("shared"))  # a fetched snapshot is shared memory
             if left and self.trust.state.mode != "policy":
-                left -= {digest for digest, kept in self._kept_notes().items()
-                         if any(where is not None and where[0].writer == writer and kept_in == "shared"
-                                for _, where, kept_in in kept)}
+                left -= self._writers_own_removals(writer)
             return left & self._named_payloads(writer) if left else left
+
+    def brought_back(self, added: set[str], writer: str) -> set[str]:
+        """Of the payloads a snapshot of ``writer`` adds, those a removal it follows took (as
+        ``unremoved`` counts them): someone with push access forced the writer's snapshot back
+        to one holding text its writer, or someone the policy lets, removed. Reads leave them
+        out of it, as a snapshot that drops text no removal took is read with that text kept."""
+        with readable("redaction notes"):
+            noted = added & self._notes_governing("shared")  # few: the notes are read first
+            if not noted:
+                return set()
+            taken = set(self._honoured("shared", noted))
+            if self.trust.state.mode != "policy":
+                taken |= noted & self._writers_own_removals(writer)
+            return taken
+
+    def _writers_own_removals(self, writer: str) -> set[str]:
+        """The payload digests a note kept in ``writer``'s own shared records removes: without a
+        policy, what counts for that writer's snapshot."""
+        return {digest for digest, kept in self._kept_notes().items()
+                if any(where is not None and where[0].writer == writer and kept_in == "shared"
+                       for _, where, kept_in in kept)}
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -1804,7 +1824,9 @@ class GitProvider:
             self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
             drop_prefetched(self.repo)  # nor through git's prefetch of memory's refspecs
-            report.objects += collect(self.repo, self.state)
+            with readable("redaction notes"):  # unreachable, its text goes whoever's note names it
+                removed = {namespace: self._notes_governing(namespace) for namespace in NAMESPACES}
+            report.objects += collect(self.repo, self.state, removed)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)
         report.alternates = alternates(self.repo)  # the local namespace's repository borrows from none

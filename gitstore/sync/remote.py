@@ -800,7 +800,8 @@ class _Admitting:
         refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
         self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
                    if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
-                                                       lambda dropped: self._unremoved(dropped, w)))
+                                                       lambda dropped: self._unremoved(dropped, w),
+                                                       lambda added: self._brought_back(added, w)))
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
         self._release_gone()
         self.refusals.save()
@@ -829,11 +830,12 @@ class _Admitting:
         this clone's own writer ids is not named: the push below sends this clone's own over
         it (and what the remote's lacks may be what this clone's gc let go)."""
         base = self._snapshot_base(writer, before)
-        read = kept_text(self.repo, base, tip, found.owed) if base is not None else None
+        read = kept_text(self.repo, base, tip, found.owed, found.back) if base is not None or not found.owed else None
         own = self.ctx.workspace.config.writer
-        if read is not None and writer != own and writer not in _former_writers(self.repo, own):
+        if read is not None and found.owed and writer != own and writer not in _former_writers(self.repo, own):
             report.kept_text.append(kept_text_line(writer, self.remote, found.owed))
-            report.owed[writer] = (read, found.owed)
+            if not found.back:  # the text a removal took may be there for its writer to take off yet
+                report.owed[writer] = (read, found.owed)
         return read
 
     def _still_held(self, kind: str) -> set[str]:
@@ -859,6 +861,13 @@ class _Admitting:
             return Checked(0, rewritten)
         verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
         return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
+
+    def _brought_back(self, added: set[str], writer: str) -> set[str]:
+        """The payloads a snapshot of ``writer`` adds that a removal it follows took
+        (``GitProvider.brought_back``)."""
+        if self._reader is None:
+            self._reader = cast(GitProvider, Context.open(self.ctx.workspace.root).store.provider)
+        return self._reader.brought_back(added, writer)
 
     def _unremoved(self, dropped: set[str], writer: str) -> set[str]:
         """The payloads a snapshot of ``writer`` dropped that no removal it may follow took and
@@ -887,13 +896,13 @@ class _Admitting:
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, known))
                 continue
             found: Checked = check(writer, before, tip)
-            read = self._kept(writer, before, tip, found, report) if found.owed else tip
+            read = self._kept(writer, before, tip, found, report) if found.owed or found.back else tip
             if read is None or found.problem is not None:
                 problem = found.refusal or ""
                 self.refusals.hold(self.repo, held, tip, problem, records)
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, problem))
                 continue
-            if found.owed and read == before:  # the remote's snapshot lacks the same text as at the last sync
+            if (found.owed or found.back) and read == before:  # the remote's is as it was at the last sync
                 self.refusals.release(self.repo, held)
                 continue
             moved = Moved(writer, kind, str(before) if before else None, str(read), found.arrived)
@@ -1051,9 +1060,10 @@ def _put_back(provider: GitProvider, remote: str, report: SyncReport) -> None:
     what this sync read with text kept, ``kept_text``), so a clone that never read it (a new
     teammate's, each fresh CI runner, which would take the snapshot up as its own) has it
     too: someone with push access who forced the snapshot without it took it from them for
-    good. Only text read here from that writer's snapshots before, which its records name,
-    and which no note this clone holds names at all (honoured or not: a removal this clone
-    does not honour may be one the team does), while this clone reads every records ref it
+    good. Never while the snapshot holds text a removal took (its writer may not have taken
+    it off yet: what it is read without is this clone's view). Only text read here from that writer's snapshots before, which its records name, and
+    which no note this clone holds names at all (honoured or not: a removal this clone does
+    not honour may be one the team does), while this clone reads every records ref it
     fetched (a quarantined one may hold a removal) and reads the policy where the remote
     keeps it. Its own push, with a lease on the snapshot fetched: whatever moved it since,
     or a remote that refuses a clone writing another writer's ref, leaves it for the next
@@ -1066,7 +1076,7 @@ def _put_back(provider: GitProvider, remote: str, report: SyncReport) -> None:
         ref = f"{PREFIX}payloads/shared/{writer}"
         theirs = ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
         if theirs is None or theirs == kept or noted.intersection(digests):
-            continue
+            continue  # text a note names is never put back
         done = _git(provider.repo, "push", "--porcelain", "--no-verify", f"--force-with-lease={ref}:{theirs}",
                     remote, f"+{kept}:{ref}")
         if done.returncode == 0:
