@@ -59,6 +59,14 @@ applied to the GitHub snapshots ``import github`` saved on this clone and to its
 (``gitstore.ops.snapshots``): a file that cannot be rewritten is named, and tried again by the
 next sync, without failing this one.
 
+Last, the files ``gitstore publish`` wrote (AGENTS.md, CLAUDE.md, the index) lose every
+learning no longer in force, as a local ``retire``, ``withdraw`` or ``redact`` takes it out
+(``gitstore.deliver.refresh``): a teammate's retirement, withdrawal or redaction that arrived
+(this sync, or a plain ``git fetch`` before it) leaves force here too, and agents read those
+files at session start. Only what left force goes; nothing is added. Where they must not be
+written (a merge or rebase in progress, a section edited by hand), the files that still give
+agents a learning not in force are named in one line.
+
 It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
 ``gitstore learnings`` runs) and every saved snapshot it scrubbed and export it rewrote. Every step is idempotent
@@ -196,6 +204,8 @@ class SyncReport:
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
+    published: list[str] = field(default_factory=list)  # published files rewritten without what left force
+    published_stale: str | None = None  # why published files still give agents what left force
 
     @property
     def status(self) -> str:
@@ -203,8 +213,8 @@ class SyncReport:
                 or self.snapshots.failed):
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.restored or self.continued or self.carried or self.dropped
-                or self.followed
-                or self.cleared or self.snapshots.rewritten or self.policy else "no-update")
+                or self.followed or self.cleared or self.snapshots.rewritten or self.policy or self.published
+                else "no-update")
 
     @property
     def line(self) -> str:
@@ -241,6 +251,10 @@ class SyncReport:
             parts.append(f"{len(self.snapshots.exports)} export(s) rewritten")
         if self.snapshots.failed:
             parts.append(f"redacted text left in {len(self.snapshots.failed)} file(s)")
+        if self.published:
+            parts.append(f"{len(self.published)} published file(s) rewritten without what left force")
+        if self.published_stale:
+            parts.append("published files stale")
         return ", ".join(parts)
 
     def render(self) -> list[str]:
@@ -253,7 +267,10 @@ class SyncReport:
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
                 *self.parted,
                 *self.stranded, *self.carried, *self.continued,
-                *(c.line for c in self.changed)]
+                *(c.line for c in self.changed),
+                *([f"rewrote the published {', '.join(self.published)} without what left force"]
+                  if self.published else []),
+                *([self.published_stale] if self.published_stale else [])]
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
@@ -265,6 +282,7 @@ class SyncReport:
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
+                "published": self.published, "publishedStale": self.published_stale,
                 **self.snapshots.to_json()}
 
 
@@ -284,7 +302,34 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
             _run(ctx, provider, remote, report)
         finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
             drop_stale_incoming(provider.repo, remote)
+    _keep_published(ctx.workspace.root, report)
     return report
+
+
+def _keep_published(root: Path, report: SyncReport) -> None:
+    """Take what left force out of the files ``gitstore publish`` wrote, as the local commands
+    that take a learning out of force do (``gitstore.deliver.refresh``): what arrived may have
+    retired, withdrawn or redacted a learning they list. Where nothing may be written, the
+    files that still list a learning not in force are named in one line (a section edited by
+    hand that lists none is no news at every sync)."""
+    from gitstore.deliver.publish import named, standing
+    from gitstore.deliver.refresh import refresh
+
+    try:
+        ctx = Context.open(root)
+        done = refresh(ctx)
+        report.published = done.files
+        if not done.stale:
+            return
+        found = standing(ctx)
+    except (GitstoreError, OSError) as exc:  # memory synced; only the published files may lag
+        report.published_stale = (f"cannot tell whether the published files give agents learnings no longer in "
+                                  f"force: {exc}; see `gitstore doctor`")
+        return
+    if found.not_in_force:
+        ids = sorted({i for listed in found.not_in_force.values() for i in listed})
+        report.published_stale = (f"published files are stale: {', '.join(found.not_in_force)} still give agents "
+                                  f"{named(ids)}, no longer in force, and were not rewritten: {'; '.join(done.stale)}")
 
 
 def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -> None:
