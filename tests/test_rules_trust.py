@@ -8,6 +8,7 @@ import gc
 import subprocess
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitstore.conformance import batch
@@ -580,17 +581,44 @@ def test_what_arrives_with_a_policy_change_is_judged_under_it(tmp_path: Path) ->
 
 
 def test_a_refusal_is_judged_again_under_a_new_policy(tmp_path: Path) -> None:
-    """A clone reading the policy from its own main (no origin/HEAD) refuses bob's snapshot
-    while its main holds the old policy; once it pulls the new one, the next sync judges the
-    snapshot again instead of naming the old refusal."""
+    """A clone reading the policy from its own main (no origin/HEAD, and origin's HEAD names no
+    branch, so a sync cannot learn one) does not take bob's snapshot as it is while its main
+    holds the old policy, and says where the policy is read from; once it pulls the new one,
+    the next sync judges the snapshot again instead of naming the old refusal."""
     from gitstore.sync.remote import sync as gitstore_sync
 
     dave = _redacted_by_a_new_redactor(tmp_path)
     git(dave, "remote", "set-head", "origin", "--delete")
-    assert gitstore_sync(str(dave)).quarantined, "refused under the old policy"
+    bare = git(dave, "remote", "get-url", "origin").strip()
+    git(Path(bare), "symbolic-ref", "HEAD", "refs/heads/nowhere")
+    refused = gitstore_sync(str(dave))
+    assert refused.quarantined or refused.kept_text, "not taken under the old policy"
+    assert refused.policy_source and "read from this clone's main, not from origin" in refused.policy_source
     git(dave, "pull", "-q", "--ff-only", "origin", "main")
     report = gitstore_sync(str(dave))
     assert report.quarantined == [] and report.status != "degraded", report.render()
+
+
+def test_a_clone_without_origin_head_learns_origin_s_default_branch_and_its_policy(tmp_path: Path) -> None:
+    """A clone with no origin/HEAD (made with `git init` and a remote added, or cloned while the
+    remote was empty) reads the policy from its own main only until a sync asks origin which
+    branch is its default: that sync sets origin/HEAD, fetches the policy there and judges what
+    arrives under it, as a clone made by `git clone` does."""
+    from gitstore.providers._policy_git import current
+    from gitstore.queries.doctor import doctor
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    dave = _redacted_by_a_new_redactor(tmp_path)
+    git(dave, "remote", "set-head", "origin", "--delete")
+    git(dave, "fetch", "-q", "origin", "main")  # origin/main known here; its policy not read
+    warned = [c for c in doctor(dave).checks
+              if c.name == "trust" and "not from origin/main" in c.detail]
+    assert warned, "doctor names the policy read from the clone's own branch"
+    report = gitstore_sync(str(dave))
+    assert report.policy_source and "origin's default branch is main" in report.policy_source
+    assert report.quarantined == [], report.render()
+    assert git(dave, "symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/main"
+    assert current(pygit2.Repository(str(dave))).branch == "refs/remotes/origin/main"
 
 
 def test_a_sync_goes_on_when_the_remote_no_longer_has_the_default_branch(team: dict[str, object],

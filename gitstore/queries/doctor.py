@@ -351,6 +351,8 @@ def _trust(report: Report, workspace: Any) -> None:
         signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in found.signs_as.items())
         report.add("trust", OK, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
                    f"signs as {signs}")
+    if found.mode != "single-user":  # a policy in force, read here only
+        _local_policy(report, workspace, found.branch)
     for key in found.unreadable:
         report.add("trust", WARN, f"{SIGNERS_FILE} lists a key for {', '.join(key['principals'])} that signs for "
                    f"nobody: {key['problem']}",
@@ -359,6 +361,24 @@ def _trust(report: Report, workspace: Any) -> None:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
                    merge if found.pending else f"`gitstore policy add {shlex.quote(person)} --key THEIR_KEY.pub"
                    f"{''.join(f' --may {a}' for a in found.people.get(person, []))}`, then {merge}")
+
+
+def _local_policy(report: Report, workspace: Any, branch: str | None) -> None:
+    """Whether the policy in force is read from this clone's own branch while origin has one of
+    that name (this clone fetched or pushed it): ``refs/remotes/origin/HEAD`` is not set (only
+    ``git clone`` writes it), so a policy change on origin (a person removed) applies here only
+    once merged into that branch. ``gitstore sync`` asks origin which branch is its default and
+    sets it; this names the clone that has not synced since, or whose origin names none."""
+    from gitstore.providers._policy_git import REMOTE_HEAD
+
+    if workspace.config.provider != "git" or branch is None or not branch.startswith("refs/heads/"):
+        return
+    name = branch.removeprefix("refs/heads/")
+    if f"refs/remotes/origin/{name}" not in workspace.repo.references:  # origin holds no such branch here
+        return
+    report.add("trust", WARN, f"the policy in force is read from this clone's {name}, not from origin/{name} "
+               f"({REMOTE_HEAD} is not set): a policy change on origin applies here only once merged into it",
+               "`gitstore sync` (it asks origin which branch is its default), or `git remote set-head origin --auto`")
 
 
 def _gates(report: Report, workspace: Any) -> None:

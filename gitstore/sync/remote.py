@@ -204,6 +204,7 @@ class SyncReport:
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
+    policy_source: str | None = None  # origin's default branch learned, or why the policy is read from a local branch
     published: list[str] = field(default_factory=list)  # published files rewritten without what left force
     published_stale: str | None = None  # why published files still give agents what left force
 
@@ -260,7 +261,8 @@ class SyncReport:
     def render(self) -> list[str]:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
-        return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
+        return [self.line, *([self.policy_source] if self.policy_source else []), *([self.policy] if self.policy else []),
+                *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined), *self.kept_text, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
@@ -282,7 +284,7 @@ class SyncReport:
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
-                "published": self.published, "publishedStale": self.published_stale,
+                "policySource": self.policy_source, "published": self.published, "publishedStale": self.published_stale,
                 **self.snapshots.to_json()}
 
 
@@ -336,6 +338,12 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
     before: tuple[dict[str, Any], dict[str, str]] | None = None
     misnamed: set[str] = set()
     try:
+        unset = REMOTE_HEAD not in provider.repo.references
+        report.policy_source = _learn_default(provider.repo, remote)
+        if unset and REMOTE_HEAD in provider.repo.references:  # the policy in force is read elsewhere now
+            before = _verdicts(ctx)
+            ctx = Context.open(ctx.workspace.root)
+            provider = cast(GitProvider, ctx.store.provider)
         for attempt in range(1, ATTEMPTS + 1):
             report.attempts = attempt
             _fetch(provider.repo, remote)
@@ -607,9 +615,42 @@ def _lacks(done: subprocess.CompletedProcess[str], name: str) -> bool:
                for line in done.stderr.splitlines())
 
 
+def _learn_default(repo: pygit2.Repository, remote: str) -> str | None:
+    """Where ``refs/remotes/origin/HEAD`` is not set (a repository made with ``git init``, a
+    remote added and pushed to, or a clone of a then empty remote: only ``git clone`` writes
+    it), ask ``remote`` which branch its ``HEAD`` names (``git ls-remote --symref``) and set it
+    there, as ``git remote set-head --auto`` does: the policy in force is then read from the
+    remote's default branch, which this sync fetches, not from this clone's own branch, where a
+    policy change made on the remote applied only once merged here. What to say: the branch
+    learned, or why the policy in force stays read from a local branch (the remote names
+    none), or None when there is nothing to learn."""
+    if REMOTE_HEAD != f"refs/remotes/{remote}/HEAD" or REMOTE_HEAD in repo.references:
+        return None
+    done = _git(repo, "ls-remote", "--symref", remote, "HEAD")
+    said = [line[len("ref: "):].split("\t") for line in done.stdout.splitlines() if line.startswith("ref: ")]
+    name = next((ref for ref, *rest in said if rest == ["HEAD"]), None) if done.returncode == 0 else None
+    branch = name[len("refs/heads/"):] if name and name.startswith("refs/heads/") else None
+    if branch is not None and pygit2.reference_is_valid_name(f"refs/remotes/{remote}/{branch}"):
+        tracking = f"refs/remotes/{remote}/{branch}"
+        if _git(repo, "symbolic-ref", REMOTE_HEAD, tracking, "-m", "gitstore sync: remote HEAD").returncode == 0:
+            return (f"{REMOTE_HEAD.removeprefix('refs/remotes/')} was not set: {remote}'s default branch is "
+                    f"{branch}, which the policy in force is read from now ({tracking.removeprefix('refs/remotes/')})")
+    local = default_branch(repo)
+    if local is None:
+        return None  # no policy is read anywhere: doctor and policy show say so
+    why = _last_line(done) if done.returncode != 0 else f"{remote}'s HEAD names no branch"
+    return (f"the policy in force is read from this clone's {local.removeprefix('refs/heads/')}, not from {remote} "
+            f"({REMOTE_HEAD} is not set, and {why}): a policy change on {remote} applies here only once merged "
+            f"into it; `git remote set-head {remote} BRANCH` names {remote}'s default branch")
+
+
 def _policy_branch(repo: pygit2.Repository, remote: str) -> _Branch | None:
-    """The default branch the policy is read from, when it is one of ``remote``'s."""
-    tracking = default_branch(repo)
+    """The default branch the policy is read from, when it is one of ``remote``'s: the one
+    ``refs/remotes/origin/HEAD`` names, fetched even while this clone has no copy of it yet
+    (``_learn_default`` just set it, or a push never wrote it)."""
+    head = repo.references.get(REMOTE_HEAD)
+    named = str(head.target) if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC else None
+    tracking = named or default_branch(repo)
     prefix = f"refs/remotes/{remote}/"
     if tracking is None or not tracking.startswith(prefix) or REMOTE_HEAD != f"{prefix}HEAD":
         return None
