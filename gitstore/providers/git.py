@@ -1825,7 +1825,7 @@ class GitProvider:
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
             drop_prefetched(self.repo)  # nor through git's prefetch of memory's refspecs
             with readable("redaction notes"):  # unreachable, its text goes whoever's note names it
-                removed = {namespace: self._notes_governing(namespace) for namespace in NAMESPACES}
+                removed: dict[str, set[str]] = {namespace: self._notes_governing(namespace) for namespace in NAMESPACES}
             report.objects += collect(self.repo, self.state, removed)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)
