@@ -50,13 +50,46 @@ def test_a_retirement_that_arrives_by_sync_leaves_the_published_files(tmp_path: 
     assert again.published == [] and again.published_stale is None and again.status == "no-update", again.render()
 
 
-def test_a_retirement_a_plain_fetch_brought_leaves_them_at_the_next_sync(tmp_path: Path) -> None:
+def test_a_retirement_a_plain_fetch_brought_is_named_by_doctor(tmp_path: Path) -> None:
+    """A plain fetch brings the retirement without a sync: reads take it out of force (the
+    hooks give agents no more of it), doctor names the published files, and publish rewrites
+    them."""
+    from gitstore.queries.doctor import doctor
+
     bob, learning = _published_then_retired(tmp_path)
     git(bob, "fetch", "-q", "origin")  # the refspecs init adds: memory arrives without a sync
+    failed = [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
+    assert failed and learning in failed[0].detail, [c.detail for c in failed]
+    publish(str(bob), claude=True)
+    assert learning not in (bob / "AGENTS.md").read_text()
+
+
+def test_a_sync_in_a_clone_where_a_listed_learning_was_never_in_force_leaves_the_files(tmp_path: Path) -> None:
+    """Without a policy, alice's acceptance counts on her clone only: the AGENTS.md she
+    published and committed lists a learning never in force on bob's clone. His sync brings
+    no change of verdict that takes anything out of force, and leaves the file as it is."""
+    from .team import first_clone, shared_remote
+    from .test_sync_remote import clone
+
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    grant_all(alice, ("review", "instruction", "publication"))
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(alice, propose(alice, [ref(comment)], title="Bounded", text="Keep retries bounded."))
+    root = alice.workspace.root
+    publish(str(root))
+    git(root, "add", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "publish learnings")
+    git(root, "push", "-q", "origin", "main")
+    sync(str(root))
+    bob = clone(tmp_path, bare, "bob").workspace.root
+    listed = (bob / "AGENTS.md").read_bytes()
+    assert learning["id"].encode() in listed  # as committed on main
     got = sync(str(bob))
-    assert learning not in (bob / "AGENTS.md").read_text() and "AGENTS.md" in got.published, got.render()
-
-
+    assert got.published == [] and got.published_stale is None, got.render()
+    assert (bob / "AGENTS.md").read_bytes() == listed and git(bob, "status", "--short").strip() == ""
 def test_during_a_merge_the_sync_names_the_stale_files_and_writes_none(tmp_path: Path) -> None:
     bob, learning = _published_then_retired(tmp_path)
     before = (bob / "AGENTS.md").read_bytes()

@@ -59,13 +59,13 @@ applied to the GitHub snapshots ``import github`` saved on this clone and to its
 (``gitstore.ops.snapshots``): a file that cannot be rewritten is named, and tried again by the
 next sync, without failing this one.
 
-Last, the files ``gitstore publish`` wrote (AGENTS.md, CLAUDE.md, the index) lose every
-learning no longer in force, as a local ``retire``, ``withdraw`` or ``redact`` takes it out
-(``gitstore.deliver.refresh``): a teammate's retirement, withdrawal or redaction that arrived
-(this sync, or a plain ``git fetch`` before it) leaves force here too, and agents read those
-files at session start. Only what left force goes; nothing is added. Where they must not be
-written (a merge or rebase in progress, a section edited by hand), the files that still give
-agents a learning not in force are named in one line.
+Last, when what this sync brought took a learning out of force here (a teammate's retirement,
+withdrawal or redaction), the files ``gitstore publish`` wrote (AGENTS.md, CLAUDE.md, the
+index) lose every learning no longer in force, as a local ``retire``, ``withdraw`` or
+``redact`` takes it out (``gitstore.deliver.refresh``): agents read those files at session
+start. Only what left force goes; nothing is added. Where they must not be written (a merge or
+rebase in progress, a section edited by hand), the files that still give agents a learning
+not in force are named in one line.
 
 It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
@@ -310,10 +310,18 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
 
 def _keep_published(root: Path, report: SyncReport) -> None:
     """Take what left force out of the files ``gitstore publish`` wrote, as the local commands
-    that take a learning out of force do (``gitstore.deliver.refresh``): what arrived may have
-    retired, withdrawn or redacted a learning they list. Where nothing may be written, the
-    files that still list a learning not in force are named in one line (a section edited by
-    hand that lists none is no news at every sync)."""
+    that take a learning out of force do (``gitstore.deliver.refresh``), once what this sync
+    brought took a learning out of force here (a teammate's retirement, withdrawal or
+    redaction): only then, so a sync that changes nothing costs nothing more, and a clone
+    where a learning the files list was never in force (a committed AGENTS.md another clone
+    published, in a repository without a policy) keeps the files as they are. Where nothing
+    may be written, the files that still list a learning not in force are named in one line
+    (a section edited by hand that lists none is no news). What a plain ``git fetch`` brought
+    before the sync took out of force when a read admitted it: ``gitstore doctor`` names those
+    files, and ``gitstore publish`` rewrites them."""
+    if not any(c.before is not None and c.before.get("usable") and not (c.after or {}).get("usable")
+               for c in report.changed):
+        return
     from gitstore.deliver.publish import named, standing
     from gitstore.deliver.refresh import refresh
 
