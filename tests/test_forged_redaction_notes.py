@@ -561,15 +561,19 @@ def test_a_forced_snapshot_without_a_comments_text_cuts_no_later_text_off(tmp_pa
     read 700's text, refused every later snapshot of that writer for dropping it: 800's and
     each later comment's text never reached her, and verify said ok; runners and new clones
     never had 700's again. Alice's sync now reads the runner's snapshot with 700's text kept,
-    names it, and puts the text back on the remote, where the next runner and a new clone
-    find it."""
+    names it, and, asked to, puts the text back on the remote, where the next runner and a new
+    clone find it."""
     alice, bare, digest = _read_700(tmp_path)
     _forced_without(tmp_path, bare, digest)
     _run_imports(tmp_path, bare, "run2", 800, "Log the request id on every error.")
-    report = json.loads(gitstore("sync", "--json", cwd=alice.workspace.root).stdout)
-    assert report["status"] == "degraded" and not report["quarantined"], report
+    done = gitstore("sync", "--json", cwd=alice.workspace.root)
+    report = json.loads(done.stdout)
+    assert done.returncode == 3 and report["status"] == "degraded" and not report["quarantined"], report
     assert [line.split(";")[0] for line in report["keptText"]] == [
         f"writer ci-bot: its payload snapshot on origin lacks 1 payload(s) no stored append removed (first {digest})"]
+    assert "`gitstore sync --put-back` puts it back" in report["keptText"][0] and report["restored"] == []
+    assert _texts(alice, "github:comment:800") == ["Log the request id on every error."]
+    report = json.loads(gitstore("sync", "--json", "--put-back", cwd=alice.workspace.root).stdout)  # asked
     assert report["restored"] == ["writer ci-bot: put the 1 payload(s) its snapshot on origin lacked back there, "
                                   "from the text read here"], report
     assert _texts(alice, "github:comment:800") == ["Log the request id on every error."]
@@ -599,7 +603,7 @@ def test_text_a_note_names_is_kept_but_never_put_back(tmp_path: Path) -> None:
         batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(digest, canonicalize(note))]))
     git(mallory.workspace.root, "push", "-q", "origin")
     _forced_without(tmp_path, bare, digest)
-    report = json.loads(gitstore("sync", "--json", cwd=alice.workspace.root).stdout)
+    report = json.loads(gitstore("sync", "--json", "--put-back", cwd=alice.workspace.root).stdout)
     assert len(report["keptText"]) == 1 and report["restored"] == [], report
     assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
     assert git(bare, "ls-tree", "-r", "--name-only", "refs/memory/v1/payloads/shared/ci-bot").count(digest[7:]) == 0

@@ -296,12 +296,12 @@ def test_every_attack_is_refused_and_named_and_the_rest_arrives(world: tuple, at
 
 def test_a_snapshot_forced_without_text_is_put_back_by_the_first_clone_that_syncs(world: tuple) -> None:
     """Alice's snapshot forced to an empty one: carol's sync reads it with alice's text kept,
-    names it and puts the text back on the remote; bob's finds the remote mended and reads
-    every text as before, as does a clone that never read it."""
+    names it and, asked to, puts the text back on the remote; bob's finds the remote mended and
+    reads every text as before."""
     bare, bob, carol, held = world
     before = _state(bob)
     writer, needle = snapshot_dropping_payloads(bare, held)
-    report = sync(str(carol))
+    report = sync(str(carol), put_back=True)
     assert report.status == "degraded" and not report.quarantined, report.render()
     assert [line.split(" (first")[0] for line in report.kept_text] == [
         f"writer {writer}: its payload snapshot on origin lacks 3 payload(s) {needle}"], report.render()

@@ -626,7 +626,7 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert f"writer {writer}'s payload snapshot, as fetched, lacks text read here before" in said.stderr, said.stderr
     assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
     assert "bob's own words" in texts(alice)
-    done = cli.gitstore("sync", "--json", cwd=alice.workspace.root)
+    done = cli.gitstore("sync", "--json", "--put-back", cwd=alice.workspace.root)
     assert done.returncode == 3 and "as fetched" not in done.stderr, done.stderr  # named in the report, not twice
     got = json.loads(done.stdout)
     assert got["status"] == "degraded" and any("lacks 1 payload(s) no stored append removed" in line
@@ -1171,3 +1171,36 @@ def test_a_snapshot_forced_back_to_one_holding_redacted_text_leaves_no_copy_afte
         assert b"keep retries bounded" not in all_objects(ctx.workspace.root), ctx.workspace.root
         checked = subprocess.run(["git", "fsck", "--connectivity-only"], cwd=ctx.workspace.root, capture_output=True)
         assert checked.returncode == 0, checked.stderr
+
+
+def test_a_retried_sync_puts_back_nothing_an_earlier_attempt_found(team: tuple) -> None:
+    """Bob's snapshot forced empty; while alice syncs with --put-back, bob's own complete one
+    reaches the remote (her first push is refused: the remote moved). What her first attempt
+    found lacking was put back over bob's newer snapshot, with a lease on that newer one, and
+    his later text was gone from the remote. Each attempt judges what its own fetch brought."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    bob_speaks(bob, alice)
+    bob_writer, alice_writer = bob.workspace.config.writer, alice.workspace.config.writer
+    bob_payloads = f"refs/memory/v1/payloads/shared/{bob_writer}"
+    bob_records = f"refs/memory/v1/records/shared/{bob_writer}"
+    empty = git(bare, "hash-object", "-t", "tree", "--stdin", "-w").strip()
+    git(bare, "update-ref", bob_payloads, git(bare, "commit-tree", empty, "-m", "gitstore: payloads").strip())
+    later = Thread(bob, 8, "200")
+    later.comment("201", "bob's later words", "2026-03-02T11:00:00.000000Z")
+    later.save()
+    git(bob.workspace.root, "push", "-q", "origin", f"{bob_payloads}:refs/side/s2", f"{bob_records}:refs/side/r2")
+    whole, records = git(bare, "rev-parse", "refs/side/s2").strip(), git(bare, "rev-parse", "refs/side/r2").strip()
+    mine = Thread(alice, 7, "100")
+    mine.comment("101", "alice's new point", "2026-03-03T10:00:00.000000Z")
+    mine.save()
+    hook = bare / "hooks" / "pre-receive"
+    marker = hook.with_name("moved-once")
+    other = git(bare, "commit-tree", empty, "-m", "gitstore: payloads x").strip()
+    moves = [(bob_payloads, whole), (bob_records, records), (f"refs/memory/v1/payloads/shared/{alice_writer}", other)]
+    hook.write_text(f"#!/bin/sh\ncat >/dev/null\n[ -e {marker} ] && exit 0\ntouch {marker}\n" + "".join(
+        f"env -u GIT_QUARANTINE_PATH git --git-dir={bare} update-ref {ref} {tip}\n" for ref, tip in moves))
+    hook.chmod(0o755)
+    got = sync(str(alice.workspace.root), put_back=True)
+    assert got.attempts == 2 and not got.restored and not got.kept_text, got.render()
+    assert git(bare, "rev-parse", bob_payloads).strip() == whole

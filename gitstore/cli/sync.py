@@ -10,6 +10,9 @@ from gitstore.sync.remote import sync as run_sync
 
 def sync(
     remote: str = typer.Argument("origin", help="The git remote to sync with."),
+    put_back: bool = typer.Option(False, "--put-back", help="Also push back the text this clone kept for "
+                                  "another writer's snapshot the remote lacks (named by a sync), for clones that "
+                                  "never read it: only once you know no removal took it."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Fetch every writer's shared memory, verify it before use, then push this writer's own.
@@ -24,11 +27,12 @@ def sync(
     A ref nested under a writer's name (no writer's) is named and never read; under this
     writer's own name it is deleted on the remote, where it keeps this writer's ref from being written.
     A writer's snapshot that arrives without text read here, which no removal took, is read with
-    that text kept, and the text is put back on the remote's snapshot (never text any note names).
+    that text kept; with --put-back the text goes back on the remote's snapshot (never text any
+    note names: a removal this clone never received looks the same as text forced out).
     Exit 3 when something that arrived was quarantined, lacked text read here, nested under a
     writer's name, named by no writer id or is never used, 1 when the push was refused.
     """
-    report = run_sync(".", remote)
+    report = run_sync(".", remote, put_back)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -402,7 +402,9 @@ def kept_text_line(writer: str, remote: str, owed: tuple[str, ...]) -> str:
     remote's lacks it, since a clone that never read that text cannot have it."""
     return (f"writer {writer}: its payload snapshot on {remote} lacks {len(owed)} payload(s) no stored append "
             f"removed (first {owed[0]}); the text read here before is kept and still read (text leaves memory "
-            "only through a redaction: someone with push access may have taken it off the remote)")
+            "only through a redaction: someone with push access may have taken it off the remote, or a removal "
+            "has not reached this clone); once you know no removal took it, `gitstore sync --put-back` puts it "
+            "back there for clones that never read it")
 
 
 def parted_writer_line(writer: str, tips: list[str], listed: str) -> str:

@@ -290,7 +290,7 @@ class SyncReport:
 
 # -- the run ---------------------------------------------------------------------------------------
 
-def sync(start: str, remote: str = "origin") -> SyncReport:
+def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncReport:
     """Fetch, verify and admit every writer's shared refs from ``remote``, then push this
     writer's own; see the module's documentation."""
     ctx = Context.open(start)
@@ -301,7 +301,7 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
     report = SyncReport(remote)
     with sync_locked(provider.state):
         try:
-            _run(ctx, provider, remote, report)
+            _run(ctx, provider, remote, report, put_back)
         finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
             drop_stale_incoming(provider.repo, remote)
     _keep_published(ctx.workspace.root, report)
@@ -342,7 +342,7 @@ def _keep_published(root: Path, report: SyncReport) -> None:
                                   f"{named(ids)}, no longer in force, and were not rewritten: {'; '.join(done.stale)}")
 
 
-def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -> None:
+def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, put_back: bool = False) -> None:
     before: tuple[dict[str, Any], dict[str, str]] | None = None
     misnamed: set[str] = set()
     try:
@@ -354,6 +354,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             provider = cast(GitProvider, ctx.store.provider)
         for attempt in range(1, ATTEMPTS + 1):
             report.attempts = attempt
+            report.kept_text.clear()  # what this attempt's fetch brought, not an earlier one's
+            report.owed.clear()
             _fetch(provider.repo, remote)
             _drop_nested(provider.repo, f"{PREFIX}remotes/{remote}/")
             misnamed.update(_drop_misnamed(provider.repo, f"{PREFIX}remotes/{remote}/"),
@@ -381,7 +383,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
-        _put_back(_reopened(provider, ctx.scope), remote, report)
+        if put_back:
+            _put_back(_reopened(provider, ctx.scope), remote, report)
     except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
         raise
@@ -1154,8 +1157,12 @@ def _put_back(provider: GitProvider, remote: str, report: SyncReport) -> None:
     what this sync read with text kept, ``kept_text``), so a clone that never read it (a new
     teammate's, each fresh CI runner, which would take the snapshot up as its own) has it
     too: someone with push access who forced the snapshot without it took it from them for
-    good. Never while the snapshot holds text a removal took (its writer may not have taken
-    it off yet: what it is read without is this clone's view). Only text read here from that writer's snapshots before, which its records name, and
+    good. Only when asked (``sync --put-back``): a removal this clone never received (someone
+    with push access moved the remover's records back before it arrived) looks the same as
+    text forced out, and only a person can tell the two apart; a writer's own clone puts its
+    snapshot back at its next sync anyway. Never while the snapshot holds text a removal took
+    (its writer may not have taken it off yet: what it is read without is this clone's view).
+    Only text read here from that writer's snapshots before, which its records name, and
     which no note this clone holds names at all (honoured or not: a removal this clone does
     not honour may be one the team does), while this clone reads every records ref it
     fetched (a quarantined one may hold a removal) and reads the policy where the remote
