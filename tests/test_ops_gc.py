@@ -189,3 +189,36 @@ def test_a_gc_killed_at_any_step_leaves_no_index_naming_a_pack_gone(
         checked = subprocess.run(["git", *argv], cwd=repo, capture_output=True, text=True)
         assert checked.returncode == 0 and not checked.stderr.strip(), (argv, checked.stderr)
     assert main(["verify"]) == 0
+
+
+def test_a_dropped_stash_holding_the_bytes_of_redacted_text_keeps_all_but_them(tmp_path: Path) -> None:
+    """A user saved a payload's bytes in a file, stashed it with other work and dropped the
+    stash; the comment is redacted. gc erases those bytes wherever nothing reaches them, but
+    the stash's commits and trees are the user's: they stay (git reads no object of one)."""
+    from gitstore.context import Context
+    from gitstore.ops.redact import redact
+
+    from . import cli
+    from .team import two_reviewers
+
+    alice, _ = two_reviewers(tmp_path)
+    root = alice.workspace.root
+    thread = Thread(alice, 7, "100")
+    thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    snapshot = f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}"
+    path = next(p for p in git(root, "ls-tree", "-r", "--name-only", snapshot).split()
+                if "keep retries bounded" in git(root, "show", f"{snapshot}:{p}"))
+    (root / "saved.json").write_bytes(subprocess.run(["git", "show", f"{snapshot}:{path}"], cwd=root,
+                                                     capture_output=True, check=True).stdout)
+    (root / "README.md").write_text("work in progress\n")
+    git(root, "add", "saved.json", "README.md")
+    git(root, "stash", "push", "-q", "-m", "wip")
+    stash = git(root, "rev-parse", "stash@{0}").strip()
+    git(root, "stash", "drop", "-q")
+    redact(Context.open(root), "github:comment:100", "github:9", "asked")
+    assert cli.gitstore("gc", cwd=root).returncode == 0
+    assert b"keep retries bounded" not in all_objects(root)
+    for kept in (stash, f"{stash}^{{tree}}", f"{stash}^2"):
+        assert subprocess.run(["git", "cat-file", "-e", kept], cwd=root).returncode == 0, kept
+    assert git(root, "show", f"{stash}:README.md") == "work in progress\n"

@@ -242,10 +242,13 @@ class Collector:
 
     def _removed_text(self, unreachable: set[str], types: dict[str, str]) -> set[str]:
         """The unreachable blobs holding text a note removes (their bytes hash to its payload
-        digest), and every unreachable object that refers to one, directly or not: whoever made
-        it (someone with push access forces a writer's snapshot back to one holding the text,
-        under a name of their own, and a sync lets it go), it is memory's removed text, which
-        must not outlive gc because something nobody reaches names it. Any note counts, honoured
+        digest), and the unreachable payload snapshots that hold one (folders laid out as a
+        snapshot's, and the commits of those), whoever made them: someone with push access who
+        forces a writer's snapshot back to one holding the text, under a name of their own,
+        leaves such a commit once a sync lets it go, and it is memory's removed text, which
+        must not outlive gc because something nobody reaches names it. A user's tree or commit
+        that holds such bytes (a dropped stash) stays, without them: git reads no object of an
+        unreachable one. Any note counts, honoured
         or not: what nothing reaches nobody reads, and a removal this clone does not honour may
         be one the team does. Objects git reaches are never among them: a read hides text a
         removal took, and the snapshot a ref is at is written again without it."""
@@ -265,11 +268,14 @@ class Collector:
                 found.add(oid)
         if not found:
             return found
-        holders: dict[str, list[str]] = {}  # object -> the unreachable objects that refer to it
+        holders: dict[str, list[str]] = {}  # object -> the unreachable snapshot folders and commits naming it
         for oid in unreachable:
-            if types.get(oid) in ("commit", "tree", "tag"):
+            if types.get(oid) in ("commit", "tree"):
                 kind, data = odb.read(pygit2.Oid(hex=oid))
-                for child in _children(odb, kind, data):
+                if kind == pygit2.GIT_OBJECT_TREE and not _snapshot_shaped(data):
+                    continue  # a user's tree (a dropped stash's) stays: only the text in it goes
+                named = list(_children(odb, kind, data))
+                for child in named[:1] if kind == pygit2.GIT_OBJECT_COMMIT else named:  # a commit: its tree
                     holders.setdefault(child, []).append(oid)
         todo = list(found)
         while todo:
@@ -415,6 +421,13 @@ def _children(odb: pygit2.Odb, kind: int, data: bytes) -> Iterable[str]:
 
 
 _ENTRY = re.compile(rb"([0-7]{5,6}) ([^\0]+)\0(.{20})", re.DOTALL)
+_SNAPSHOT_ENTRY = re.compile(rb"40000 [0-9a-f]{2}|100644 [0-9a-f]{64}\.json")
+
+
+def _snapshot_shaped(data: bytes) -> bool:
+    """Whether a tree's entries are laid out as a payload snapshot's folders (``aa/bb/<digest>.json``)."""
+    entries = _entries(data)
+    return bool(entries) and all(_SNAPSHOT_ENTRY.fullmatch(mode + b" " + name) for mode, name, _ in entries)
 
 
 def _entries(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
