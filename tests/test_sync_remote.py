@@ -1164,6 +1164,10 @@ def test_a_snapshot_forced_back_to_one_holding_redacted_text_leaves_no_copy_afte
     forced = subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-m", "payloads",
                              f"{old}^{{tree}}"], cwd=bare, capture_output=True, check=True).stdout.decode().strip()
     git(bare, "update-ref", ref, forced)
+    git(bob.workspace.root, "fetch", "-q", "origin")  # a plain fetch (a pull) forces it in first
+    assert "keep retries bounded" not in texts(bob)
+    assert cli.gitstore("gc", cwd=bob.workspace.root).returncode == 0
+    assert b"keep retries bounded" not in all_objects(bob.workspace.root)
     for ctx in (bob, alice):
         sync(str(ctx.workspace.root))
         assert "keep retries bounded" not in texts(ctx)

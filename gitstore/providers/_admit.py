@@ -396,15 +396,18 @@ def parted_line(writer: str, tip: pygit2.Oid | str) -> str:
             "the forgery; `gitstore doctor` says what to do)")
 
 
-def kept_text_line(writer: str, remote: str, owed: tuple[str, ...]) -> str:
+def kept_text_line(writer: str, remote: str, owed: tuple[str, ...], back: bool = False) -> str:
     """How sync's report names a writer's snapshot on the remote that lacks text its records name
     and no removal took (``kept_text``): read here as before, and told at each sync while the
-    remote's lacks it, since a clone that never read that text cannot have it."""
+    remote's lacks it, since a clone that never read that text cannot have it. ``back``: the
+    snapshot also holds text a removal took, so nothing is put back (``sync --put-back``)."""
+    mend = ("it also holds text a removal took, so `gitstore sync --put-back` leaves it as it is" if back else
+            "once you know no removal took it, `gitstore sync --put-back` puts it back there for clones that "
+            "never read it")
     return (f"writer {writer}: its payload snapshot on {remote} lacks {len(owed)} payload(s) no stored append "
             f"removed (first {owed[0]}); the text read here before is kept and still read (text leaves memory "
             "only through a redaction: someone with push access may have taken it off the remote, or a removal "
-            "has not reached this clone); once you know no removal took it, `gitstore sync --put-back` puts it "
-            "back there for clones that never read it")
+            f"has not reached this clone); {mend}")
 
 
 def parted_writer_line(writer: str, tips: list[str], listed: str) -> str:

@@ -1821,6 +1821,7 @@ class GitProvider:
         self.move_local()
         with sync_locked(self.state), self.paused():  # a sync's unverified refs are never dropped under it
             report = GcReport(payloads=self._sweep_snapshots())
+            self._settle_fetched_snapshots()
             self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
             drop_prefetched(self.repo)  # nor through git's prefetch of memory's refspecs
@@ -1831,6 +1832,20 @@ class GitProvider:
                 roll_up(local)
         report.alternates = alternates(self.repo)  # the local namespace's repository borrows from none
         return report
+
+    def _settle_fetched_snapshots(self) -> None:
+        """Point each fetched payload snapshot ref a plain ``git fetch`` moved where reads do not
+        read (a snapshot read with text kept or left out, ``kept_text``, or one refused) at the
+        snapshot reads use, as a sync does: the commit the fetch put there may hold text a
+        removal took (someone with push access forced an older snapshot back), which the ref
+        would keep reachable through gc. The next fetch brings the remote's again, judged as
+        any arrival is."""
+        for ref in self._admissions.known(PREFIX + "remotes/"):
+            if "/payloads/shared/" not in ref or is_parted_snapshot(ref):
+                continue
+            tip, base = self._target(self.repo, ref), self._admissions.base(ref)
+            if tip is not None and base is not None and tip != base and base in self.repo:
+                self._force_ref(self.repo, ref, base)
 
     def named_payloads(self) -> set[str]:
         """The payload digests the stored events name (what a snapshot may not drop unremoved)."""

@@ -930,7 +930,7 @@ class _Admitting:
         read = kept_text(self.repo, base, tip, found.owed, found.back) if base is not None or not found.owed else None
         own = self.ctx.workspace.config.writer
         if read is not None and found.owed and writer != own and writer not in _former_writers(self.repo, own):
-            report.kept_text.append(kept_text_line(writer, self.remote, found.owed))
+            report.kept_text.append(kept_text_line(writer, self.remote, found.owed, bool(found.back)))
             if not found.back:  # the text a removal took may be there for its writer to take off yet
                 report.owed[writer] = (read, found.owed)
         return read
