@@ -166,10 +166,10 @@ class _Dream:
                                "disclosure": None, "problems": []}
         problem = labeler.unavailable()
         if problem is not None:
-            run = LabelRun(problems=[f"labeler {labeler.name} unavailable: {problem}"])
+            run, given = LabelRun(problems=[f"labeler {labeler.name} unavailable: {problem}"]), items
         else:
-            run = self._answer(labeler, items)
-        fresh = _valid_labels(run, {e.id: e for e in items}, labeler.name)
+            run, given = self._answer(labeler, items)
+        fresh = _valid_labels(run, {e.id: e for e in given}, labeler.name)  # none on evidence it was not given
         labels = known + fresh
         known_ids = {(lab.event, lab.theme) for lab in known}
         specs = [label_ops.LabelSpec(lab.event, lab.theme, lab.category, lab.polarity, lab.spans, labeler.name)
@@ -181,11 +181,13 @@ class _Dream:
             self.unlabelled = (labeler, seen | {e for e in run.judged if e not in labelled})
         return labels, run, specs
 
-    def _answer(self, labeler: Labeler, items: list[Any]) -> LabelRun:
-        """The labeler's answer: the last dream's when the labeler is repeatable and was given
-        the same evidence then (``labelers.memo``), else worked out (and kept, unless a dry run).
-        A kept answer holding a label no labeler may give is doubt about the file, as one that
-        does not parse: labelling again costs a labelling, taking it would degrade every dream."""
+    def _answer(self, labeler: Labeler, items: list[Any]) -> tuple[LabelRun, list[Any]]:
+        """The labeler's answer, and the evidence it was given (what ``_as_sent`` lets through,
+        for one that sends text out: a label on evidence withheld from it judges nothing it
+        read): the last dream's when the labeler is repeatable and was given the same evidence
+        then (``labelers.memo``), else worked out (and kept, unless a dry run). A kept answer
+        holding a label no labeler may give is doubt about the file, as one that does not
+        parse: labelling again costs a labelling, taking it would degrade every dream."""
         withheld: list[tuple[str, tuple[str, ...]]] = []
         redacted: set[str] = set()
         if labeler.sends_to:
@@ -197,7 +199,7 @@ class _Dream:
             kept = label_memo.recall(where, wanted, lambda path, raw: from_git(repo, path, raw))
             sent = {e.id: e for e in items}
             if kept is not None and not any(_label_problem(lab, sent.get(lab.event)) for lab in kept.labels):
-                return kept
+                return kept, items
         if (items or withheld) and labeler.sends_to:
             self._disclose(labeler, items, withheld)
         run = _guarded_label(labeler, items)
@@ -205,7 +207,7 @@ class _Dream:
             run.labels = [replace(lab, spans=()) if lab.event in redacted else lab for lab in run.labels]
         if wanted is not None and not self.request.dry_run:
             label_memo.keep(where, wanted, run)
-        return run
+        return run, items
 
     def _seen_path(self, labeler: Labeler) -> Path:
         import hashlib
@@ -349,10 +351,11 @@ def _guarded_label(labeler: Labeler, items: Sequence[Any]) -> LabelRun:
 
 def _as_sent(items: Sequence[Any]) -> tuple[list[Any], list[tuple[str, tuple[str, ...]]], set[str]]:
     """What a labeler that sends text out of this process may be given: each piece of evidence
-    as the safety scanner shows it (what it redacts redacted), none the scanner quarantines. A
-    stored text was screened when it was imported or captured, but anyone who can push can
-    store a text no import would have let in; the program is a model that reads it. Returns the
-    pieces to send, the ``(event, kinds)`` withheld, and the events whose text was redacted."""
+    as the safety scanner shows it (what it redacts redacted), none the scanner quarantines,
+    alone, with its path, or read after the piece sent before it. A stored text was screened
+    when it was imported or captured, but anyone who can push can store a text no import
+    would have let in; the program is a model that reads it. Returns the pieces to send, the
+    ``(event, kinds)`` withheld, and the events whose text was redacted."""
     from gitstore.safety.scanner import default_scanner
 
     scanner = default_scanner()
@@ -361,13 +364,18 @@ def _as_sent(items: Sequence[Any]) -> tuple[list[Any], list[tuple[str, tuple[str
     redacted: set[str] = set()
     for evidence in items:
         results = [scanner.scan(evidence.text)] + ([scanner.scan(evidence.path)] if evidence.path else [])
+        # a hail in one part and the order in another pass one at a time, and reach the model
+        # as one: the path with its text, and each text after the one sent before it
+        together = [f"{evidence.path}\n{evidence.text}"] if evidence.path else []
+        together += [f"{sent[-1].text}\n{evidence.text}"] if sent else []
+        results += [scanner.scan(text) for text in together]
         if any(r.quarantined for r in results):
             kinds = sorted({f.kind for r in results for f in r.findings if f.action == "quarantine"})
             withheld.append((evidence.id, tuple(kinds)))
             continue
-        if results[0].text != evidence.text or (len(results) > 1 and results[1].text != evidence.path):
+        if results[0].text != evidence.text or (evidence.path and results[1].text != evidence.path):
             redacted.add(evidence.id)
-            evidence = evidence._replace(text=results[0].text, path=results[1].text if len(results) > 1 else None)
+            evidence = evidence._replace(text=results[0].text, path=results[1].text if evidence.path else None)
         sent.append(evidence)
     return sent, withheld, redacted
 
