@@ -607,3 +607,19 @@ def test_text_a_note_names_is_kept_but_never_put_back(tmp_path: Path) -> None:
     assert len(report["keptText"]) == 1 and report["restored"] == [], report
     assert _texts(alice, "github:comment:700") == ["Retries must back off with full jitter."]
     assert git(bare, "ls-tree", "-r", "--name-only", "refs/memory/v1/payloads/shared/ci-bot").count(digest[7:]) == 0
+
+
+def test_doctor_names_a_snapshot_read_with_text_kept(tmp_path: Path) -> None:
+    """After the sync that named it, doctor still says which writer's snapshot lacks text read
+    here, and what puts it back; once it is put back, doctor says nothing of it."""
+    from gitstore.queries.doctor import doctor
+
+    alice, bare, digest = _read_700(tmp_path)
+    _forced_without(tmp_path, bare, digest)
+    assert gitstore("sync", cwd=alice.workspace.root).returncode == 3
+    said = [c for c in doctor(alice.workspace.root).checks if c.name == "fetched memory"]
+    assert [c.detail.split(":")[0] for c in said] == ["refs/memory/v1/remotes/origin/payloads/shared/ci-bot"], said
+    assert "`gitstore sync --put-back`" in said[0].todo
+    assert gitstore("sync", "--put-back", cwd=alice.workspace.root).returncode == 3  # named, and put back
+    assert gitstore("sync", cwd=alice.workspace.root).returncode == 0
+    assert not [c for c in doctor(alice.workspace.root).checks if c.name == "fetched memory"]

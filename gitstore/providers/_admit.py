@@ -317,11 +317,12 @@ class Admissions:
         of ``tip`` need not verify again (None: all of it)."""
         return self._admitted_ancestor(repo, self._known.get(ref), tip, scope)
 
-    def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None) -> None:
+    def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None, owes: int = 0) -> None:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
-        sync``, before it moved the ref there)."""
+        sync``, before it moved the ref there); ``owes``: a snapshot read with that many
+        payloads kept that the one fetched lacks (``kept_text``)."""
         self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "checks": CHECKS_VERSION,
-                            "admitted": str(tip)}
+                            "admitted": str(tip), **({"owes": str(owes)} if owes else {})}
         self._changed = True
 
     @staticmethod

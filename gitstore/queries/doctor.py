@@ -298,6 +298,25 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
         return
     for problem in left:
         report.add("fetched memory", WARN, str(problem), advice(problem.message))
+    _kept_text(report, provider)
+
+
+def _kept_text(report: Report, provider: Any) -> None:
+    """Another writer's payload snapshot read here with text kept that the one fetched lacks, and
+    no removal took (``kept_text``): someone with push access may have taken it off the remote,
+    where a clone that never read it cannot have it (or a removal has not reached this clone)."""
+    from gitstore.providers._admit import FETCHED, Admissions
+    from gitstore.providers._names import shown_ref
+
+    admissions = Admissions(provider.state)
+    for ref in admissions.known(FETCHED):
+        if "/payloads/shared/" in ref and admissions.owes(ref):
+            report.add("fetched memory", WARN,
+                       f"{shown_ref(ref, cut=True)}: as fetched, it lacks text read here before that no removal "
+                       "took; the text is kept and still read here",
+                       "once you know no removal took it (someone with push access may have taken it off the "
+                       "remote), `gitstore sync --put-back` puts it back there for clones that never read it; "
+                       "its writer's own next sync does so too")
 
 
 def _names_own_ref(provider: Any, said: str) -> bool:

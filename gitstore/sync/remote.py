@@ -981,12 +981,15 @@ class _Admitting:
         # a snapshot's refusal stands while the records do: the removal it waited for may come
         records = records_state(ref_targets(self.repo, f"{PREFIX}remotes/{self.remote}/records/shared/").values()) \
             if kind == "payloads" else None
+        owes: dict[str, int] = {}  # writer -> payloads its snapshot is read with, kept, that it lacks
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
             if tip == before and self._admissions.base(self.fetched_ref(kind, writer)) in (None, tip):
                 # where a plain fetch put a ref, unchecked, it is checked
                 self.refusals.release(self.repo, held)
+                if self._admissions.owes(self.fetched_ref(kind, writer)):  # the remote's holds the kept text now
+                    self._admissions.admitted(self.fetched_ref(kind, writer), tip, None)
                 continue
             known = self.refusals.problem(held, tip, records)
             if known is not None:
@@ -1004,6 +1007,7 @@ class _Admitting:
                 continue
             moved = Moved(writer, kind, str(before) if before else None, str(read), found.arrived)
             moves.append((self.fetched_ref(kind, writer), read, before, moved))
+            owes[writer] = len(found.owed)
         if moves:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
             for ref, tip, _, moved in moves:
@@ -1012,10 +1016,11 @@ class _Admitting:
                 if fork is not None:  # what was read from the history it parts from stays read
                     self._admissions.part(self.repo, ref, fork.base, tip)
                     report.parted.append(parted_line(moved.writer, fork.base))
-                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None)
+                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None,
+                                          owes.get(moved.writer, 0) if kind == "payloads" else 0)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
-            self._admissions.save(self.repo)
+        self._admissions.save(self.repo)  # nothing when nothing changed
 
 
 def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
