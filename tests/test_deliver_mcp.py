@@ -183,3 +183,32 @@ async def test_the_client_s_harness_gets_no_advice_about_another(shared_world: W
         assert given == (not shown.is_error), (client, shown)
         got[client] = given
     assert got == {"claude-code": True, "codex-mcp-client": False, "some-editor": True}, got
+
+
+@pytest.mark.anyio
+async def test_show_gives_a_learning_s_accepted_text_whole_where_recall_shortens_it(
+        shared_world: World, tmp_path: Path) -> None:
+    """The section ``gitstore publish`` writes holds each text whole and sends agents to ``show``
+    for it by id: ``show`` gives it whole too, where ``recall`` keeps to its limits."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from .world import Thread, accepted, propose, ref
+
+    world = shared_world.copy(tmp_path / "widgets")
+    ctx = world.ctx
+    thread = Thread(ctx, 76, "c76")
+    event = thread.comment("c76", "Cache keys need a version.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    long = " ".join(f"Cache key part {n} carries the schema version and the tenant so entries never mix." for n in range(8))
+    assert len(long) > 400
+    learning = accepted(ctx, propose(ctx, [ref(event)], title="Cache key versions", text=long))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=world.root, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        found = await session.call_tool("recall", {"query": "cache key schema version tenant"})
+        shown = await session.call_tool("show", {"id": learning["id"]})
+    [cut] = [i for i in found.structured_content["items"] if i["id"] == learning["id"]]  # type: ignore[index]
+    assert cut["text"].endswith("…")
+    assert shown.structured_content["text"] == long and shown.structured_content["id"] == learning["id"]  # type: ignore[index]

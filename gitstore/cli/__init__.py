@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("merge", "Propose one learning replacing several; a person accepts it like any proposal."),
     "learnings": ("learnings", "List learnings with their standing for a purpose (default: instruction)."),
     "history": ("history", "Every version of a learning: identifiers, states and digests."),
-    "recall": ("recall", "Recall the accepted learnings most relevant to a query (at most 3, each its accepted text with provenance, bounded on its canonical JSON)."),
+    "recall": ("recall", "Recall the accepted learnings most relevant to a query (at most 3, each its accepted text with provenance, bounded on its canonical JSON), or one by --id, whole."),
     "context": ("context", "Print exactly what an agent would receive now (byte for byte), with the limits that applied."),
     "deliveries": ("deliveries", "Show which learnings each agent session received, with the session's captures."),
     "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),

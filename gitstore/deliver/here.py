@@ -3,7 +3,7 @@ index made current first (built inline when the store moved; in memory where the
 cannot be written, as in a checkout mounted read-only), refusals as gitstore errors.
 
 Unlike the agent hook, these may take the time to rebuild. Like it, they scan what they return
-once more, as it is handed out (shortened and on one line), with the safety scanner (the index
+once more, as it is handed out (on one line, shortened where recall bounds it), with the safety scanner (the index
 holds only scanned text; this is the second look); what fails is named as unsafe.
 """
 
@@ -18,7 +18,7 @@ from gitstore.deliver.index import Index
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, check_trusted, locate
-from gitstore.deliver.recall import Recall, bound, recall, scanner_verdict
+from gitstore.deliver.recall import Recall, delivered, item_of, recall, scanner_verdict
 from gitstore.errors import IntegrityError, Refused, UsageError
 
 
@@ -69,8 +69,10 @@ def recall_here(query: str, start: str = ".", now: str | None = None, harness: s
 
 
 def show_here(learning_id: str, start: str = ".", now: str | None = None, harness: str | None = None) -> dict[str, Any]:
-    """One learning in force, as recall would hand it out (bounded, re-scanned), and as it would
-    hand it to ``harness``'s agent: never one about another harness."""
+    """One learning in force by id, as recall's item (re-scanned, on one line) but whole: its
+    accepted text alone, not shortened to the recall limits, since it answers for one learning
+    named already (the line ``gitstore publish`` wrote cites it, text and all). As it would hand
+    it to ``harness``'s agent: never one about another harness."""
     check_harness(harness)
     place = place_here(start)
     index = current_index(place)
@@ -85,12 +87,10 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None, harnes
     if elsewhere:
         raise Refused(f"{learning_id} is advice about another agent harness than {harness}, "
                       "whose agent would follow it to no end")
-    result = bound([found], place.limits, scanner_verdict())
-    if result.unsafe:
-        raise Refused(f"{learning_id} fails the safety scan as it would be handed out (shortened to the recall limits)")
-    if not result.items:
-        raise Refused(f"{learning_id} does not fit the recall limits")
-    return result.items[0]
+    item = item_of(found)
+    if not scanner_verdict()(delivered(item)):
+        raise Refused(f"{learning_id} fails the safety scan as it would be handed out")
+    return item
 
 
 def check_harness(harness: str | None) -> None:

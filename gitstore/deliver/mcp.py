@@ -1,10 +1,13 @@
 """``gitstore mcp``: a read-only MCP server over standard input and output.
 
-Two tools, both bounded exactly as recall is (3 items, 400 characters each, 1,200 in all, on
-the canonical serialisation), both marked read-only, and no tool that writes:
+Two tools, both marked read-only, and no tool that writes:
 
-- ``recall(query)``: the accepted learnings most relevant to the query, with provenance;
-- ``show(id)``: one learning agents may be given now, as recall would hand it out.
+- ``recall(query)``: the accepted learnings most relevant to the query, with provenance, bounded
+  exactly as recall is (3 items, 400 characters each, 1,200 in all, on the canonical
+  serialisation);
+- ``show(id)``: one learning agents may be given now, as recall's item but whole: its accepted
+  text alone, not shortened (the section ``gitstore publish`` writes cites learnings by id and
+  sends agents here for it).
 
 The client's harness comes from the name its ``initialize`` request gives (``clientInfo.name``,
 ``CLIENT_NAMES``): the server then leaves out what that harness's context hook leaves out, the
@@ -80,7 +83,7 @@ def server(start: str = ".") -> Any:
         return {"items": found.items, "limits": found.limits.to_json()}
 
     def show(id: str, context: Context) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name agents see
-        """One accepted learning agents may be given now, by id, as recall hands it out."""
+        """One accepted learning agents may be given now, by id: its accepted text alone, whole, with provenance."""
         try:
             return show_here(id, start, harness=_client_harness(context))
         except GitstoreError as exc:
