@@ -1344,3 +1344,32 @@ def test_an_edit_at_accept_is_screened_under_its_headline_not_the_title_it_left_
     result = publish(str(world.root))
     assert learning["id"] not in json.dumps(result.to_json()["leftOut"]), result.to_json()
     assert f"- {edited} [{learning['id']}]" in read(world, "AGENTS.md").decode()
+
+
+def _as_an_earlier_version_wrote(world: World, name: str = "AGENTS.md") -> str:
+    """The published section of ``name`` with the header an earlier version wrote (which sent
+    agents to `gitstore show`, the reviewer's view); returns that header's line."""
+    from gitstore.deliver.publish import EARLIER_HEADER, HEADER
+
+    earlier = EARLIER_HEADER[0]
+    assert "gitstore show ID" in earlier
+    parts = sections.split(read(world, name).decode(), name)
+    (world.root / name).write_text(sections.place(parts, (parts.body or "").replace(HEADER[2], earlier)))
+    return earlier
+
+
+def test_the_refresh_after_a_retirement_writes_the_header_publish_writes_now(world: World) -> None:
+    """A section an earlier version wrote keeps its header until it is rewritten; the refresh
+    that takes a retired learning out rewrites it, and then gives it the header that sends agents
+    to a learning's accepted text, never the old one naming the reviewer's view."""
+    from gitstore.deliver.publish import HEADER
+
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    earlier = _as_an_earlier_version_wrote(world)
+    ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    agents = read(world, "AGENTS.md").decode()
+    assert earlier not in agents and HEADER[2] in agents and world.ids["jitter"] not in agents
+    assert sections.split(agents, "AGENTS.md").edited is False
+    assert publish(str(world.root)).status == "no-update", "what publish writes now"

@@ -853,3 +853,40 @@ def test_the_index_follows_a_rewrite_of_the_default_branchs_history(tmp_path: Pa
                for p in verify(Context.open(root).store).problems)
     ids, context = _delivered(root, "retry jitter")
     assert proposal["id"] not in ids and proposal["id"] not in context
+
+
+def test_one_learning_by_id_is_its_accepted_text_whole_as_the_published_line_cites_it(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """The section ``gitstore publish`` writes cites each learning by id and sends agents to
+    ``gitstore recall --id ID --json`` or the MCP tool ``show`` for its accepted text: both give
+    it whole, as the published line holds it, where recall by query shortens it to its limits."""
+    from gitstore.deliver.here import show_here
+    from gitstore.deliver.publish import HEADER, publish
+
+    ctx = world.ctx
+    thread = Thread(ctx, 75, "c75")
+    event = thread.comment("c75", "Retry loops need care with idempotency keys.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    long = ("Every payment retry loop uses exponential backoff with full jitter, capped at thirty seconds, and logs "
+            "each attempt at debug level with the attempt number, the delay chosen and the exception class; callers "
+            "never wrap a retrying call in a second retry loop, and idempotency keys are generated once per logical "
+            "request and reused on every attempt so that the payment provider can deduplicate them safely.")
+    assert len(long) > 400
+    learning = accepted(ctx, propose(ctx, [ref(event)], title="Payment retries", text=long))
+    assert "`gitstore recall --id ID --json`" in HEADER[2] and "MCP tool `show`" in HEADER[2]
+    assert publish(str(world.root)).status == "published"
+    assert f"- {long} [{learning['id']}]" in (world.root / "AGENTS.md").read_text()
+    by_query = run_json(capsys, "recall", "payment retry idempotency keys")
+    [cut] = [i for i in by_query["items"] if i["id"] == learning["id"]]  # type: ignore[index]
+    assert cut["text"].endswith("…"), "recall by query stays within its limits"
+    item = run_json(capsys, "recall", "--id", learning["id"])
+    assert item == show_here(learning["id"])  # type: ignore[comparison-overlap]
+    assert item["text"] == long and item["id"] == learning["id"] and item["trust"] == "human"  # type: ignore[index]
+    assert main(["recall", "--id", learning["id"]]) == 0
+    assert long in capsys.readouterr().out
+    assert main(["recall", "payment", "--id", learning["id"]]) == 2
+    assert "recall takes a query or --id ID, not both" in capsys.readouterr().err
+    assert main(["recall"]) == 2
+    assert "recall needs a query" in capsys.readouterr().err
+    assert main(["recall", "--id", "lrn_" + "0" * 32]) != 0
+    assert "is not a learning agents may be given now" in capsys.readouterr().err

@@ -523,7 +523,7 @@ def test_a_section_an_earlier_publish_wrote_under_its_earlier_header_passes(
     root, _ = repo
     earlier = ("Accepted by the people who review this repository; each line cites its learning "
                "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.")
-    assert "gitstore show" not in "\n".join(HEADER) and "recall --json" in HEADER[2]
+    assert "gitstore show" not in "\n".join(HEADER) and "recall --id ID --json" in HEADER[2]
 
     def as_before(text: str) -> str:
         parts = sections.split(text, "AGENTS.md")

@@ -635,3 +635,28 @@ def test_a_gates_workflow_without_a_policy_on_the_default_branch_is_named_until_
     assert [c["state"] for c in checks(repo, "gates")] == ["warn"], "written, not yet on main"
     follow(repo, command(check["todo"], 1))
     assert checks(repo, "gates") == []
+
+
+def test_a_section_under_an_earlier_header_is_named_for_its_header_not_for_new_learnings(tmp_path: Path) -> None:
+    """A section an earlier version wrote differs from what publish writes now by its header
+    alone: doctor says so, and that publish rewrites it, not that learnings came since."""
+    from gitstore.deliver import sections
+    from gitstore.deliver.publish import EARLIER_HEADER, HEADER
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Retries need jitter, or every client retries at once.", T0)
+    thread.save()
+    accepted(ctx, propose(ctx, [ref(comment)]))
+    cli.ok("publish", cwd=root)
+    agents = root / "AGENTS.md"
+    for earlier in EARLIER_HEADER:
+        parts = sections.split(agents.read_text(), "AGENTS.md")
+        agents.write_text(sections.place(parts, (parts.body or "").replace(HEADER[2], earlier)))
+        [check] = checks(root, "published files")
+        assert check["state"] == "warn" and "header an earlier gitstore wrote" in check["detail"], check
+        assert "accepted or changed since" not in check["detail"] and check["todo"] == "gitstore publish", check
+        follow(root, check["todo"])
+        assert [c["state"] for c in checks(root, "published files")] == ["ok"]

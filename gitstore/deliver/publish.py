@@ -61,13 +61,18 @@ PRIORITY = ("decision", "constraint", "convention", "resolved-problem", "project
 HEADER = ("## Learnings from review (gitstore)",
           "",
           "Accepted by the people who review this repository; each line cites its learning by id "
-          "(its accepted text alone: the MCP tool `show`, or `gitstore recall --json`). "
+          "(its accepted text alone, whole: `gitstore recall --id ID --json`, or the MCP tool `show`). "
           "`gitstore publish` rewrites this section: edit outside it.",
           "")
-# the header's line as publish wrote it before: still publish's own, until the next publish
-# rewrites it (it sent agents to `gitstore show`, the reviewer's view, evidence and all)
+# the header's line as earlier versions wrote it: still publish's own, until a publish (or the
+# refresh after a learning leaves force) rewrites the section with HEADER. The first sent agents
+# to `gitstore show`, the reviewer's view, evidence and all; the second to `gitstore recall
+# --json`, which takes a query, not an id.
 EARLIER_HEADER = ("Accepted by the people who review this repository; each line cites its learning "
-                  "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.",)
+                  "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.",
+                  "Accepted by the people who review this repository; each line cites its learning by id "
+                  "(its accepted text alone: the MCP tool `show`, or `gitstore recall --json`). "
+                  "`gitstore publish` rewrites this section: edit outside it.")
 
 
 @dataclass(frozen=True)
@@ -704,6 +709,10 @@ class Standing:
     problems: list[str] = field(default_factory=list)
     unwritten: dict[str, list[str]] = field(default_factory=dict)  # path -> why each line publish never writes
     unmarked: dict[str, list[str]] = field(default_factory=dict)  # path -> lines written before marks (``unmarked``)
+    # of ``behind``, the files whose section has a header an earlier version wrote (``EARLIER_HEADER``),
+    # and apart those where that header is all a publish would change
+    earlier_header: list[str] = field(default_factory=list)
+    only_header: list[str] = field(default_factory=list)
 
 
 def _published(baseline: Baseline) -> set[str]:
@@ -749,10 +758,33 @@ def standing(ctx: Any) -> Standing:
     selection = select(view)
     result, changes = _plan(root, view, baseline, selection)
     order = [t.path for t in baseline.targets] + [clindex.PATH]
-    return Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
-                    _not_written(baseline, published, selection),
-                    [c for c in result.conflicts if c.split(":", 1)[0] in published],
-                    *_unwritten(baseline, published, selection))
+    found = Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
+                     _not_written(baseline, published, selection),
+                     [c for c in result.conflicts if c.split(":", 1)[0] in published],
+                     *_unwritten(baseline, published, selection))
+    for change in changes:
+        if change.path in published and change.before is not None:
+            headed = with_current_header(change.path, change.before)
+            if headed != change.before:
+                found.earlier_header.append(change.path)
+                if headed == change.after:
+                    found.only_header.append(change.path)
+    return found
+
+
+def with_current_header(path: str, data: bytes) -> bytes:
+    """The file ``path`` (as ``data``) with its section's header as publish writes it now, where
+    an earlier version wrote it otherwise (``EARLIER_HEADER``); ``data`` itself when it has none
+    such, or no section gitstore may rewrite (edited by hand, broken markers)."""
+    try:
+        parts = sections.split(data.decode("utf-8"), path)
+    except (InvalidInput, UnicodeDecodeError):
+        return data
+    if parts.body is None or parts.edited:
+        return data
+    rows = parts.body.replace(parts.newline, "\n").split("\n")
+    headed = [HEADER[2] if row in EARLIER_HEADER else row for row in rows]
+    return data if headed == rows else sections.place(parts, "\n".join(headed)).encode("utf-8")
 
 
 _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")

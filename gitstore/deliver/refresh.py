@@ -3,8 +3,10 @@ redaction or a retirement.
 
 Each published file only loses: the lines of its section and the entries of the index that
 name a learning a publish would no longer write go (a line that says what several learnings
-say keeps citing those still written), and every other byte stays as it was. Nothing is added
-or updated: a learning accepted since the last publish, or a newer text of one, reaches the
+say keeps citing those still written), and every other byte stays as it was, but for the
+header of a section it rewrites: one an earlier version wrote (``EARLIER_HEADER``), which sent
+agents where a learning's accepted text is not, becomes the header publish writes now. Nothing
+else is added or updated: a learning accepted since the last publish, or a newer text of one, reaches the
 committed files when a person runs ``gitstore publish``, never as a side effect of taking
 another learning out of force.
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.deliver import clindex, sections, snapshots
-from gitstore.deliver.publish import (LEFT_OUT, NONE_IN_FORCE, Baseline, Line, edited_by_hand, left_out_note,
+from gitstore.deliver.publish import (EARLIER_HEADER, HEADER, LEFT_OUT, NONE_IN_FORCE, Baseline, Line, edited_by_hand, left_out_note,
                                       named, published_files, section_line, select, unfinished_operation,
                                       write_changes)
 from gitstore.errors import InvalidInput
@@ -98,6 +100,7 @@ def without(path: str, before: bytes, texts: Mapping[str, str]) -> bytes | None:
     kept = [row for row in (_row(row, texts) for row in rows) if row is not None]
     if kept == rows:
         return before
+    kept = [HEADER[2] if row in EARLIER_HEADER else row for row in kept]  # rewritten: its header as publish's now
     if not texts and not any(_names_learnings(row) for row in kept):
         kept.insert(len(kept) - 1 if kept and kept[-1] == "" else len(kept), NONE_IN_FORCE)
     return sections.place(parts, "\n".join(kept)).encode("utf-8")

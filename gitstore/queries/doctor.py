@@ -792,10 +792,18 @@ def _published(report: Report, root: Path, state: Path) -> None:
                    _republish(blocked & {path}))
     if found.not_in_force or found.unwritten or found.unmarked:
         return  # publishing again mends what the files lack as well
-    if found.behind:
-        report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
-                   "would write now (learnings accepted or changed since)", "gitstore publish")
-    elif found.published and not found.problems and killed is None:
+    headed = set(found.earlier_header)
+    if headed:
+        report.add("published files", WARN, f"{', '.join(found.earlier_header)}: the section keeps the header "
+                   "an earlier gitstore wrote, which sends agents for a learning's text where it is not "
+                   "(`gitstore show`, the reviewer's view, or `gitstore recall --json`, which takes a query); "
+                   "gitstore publish rewrites it", "gitstore publish")
+    others = [path for path in found.behind if path not in found.only_header]
+    if others:
+        report.add("published files", WARN, f"{', '.join(others)} differ from what gitstore publish would write now "
+                   f"(learnings accepted or changed since{', besides the header' if headed & set(others) else ''})",
+                   "gitstore publish")
+    if not found.behind and found.published and not found.problems and killed is None:
         report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
 
 
