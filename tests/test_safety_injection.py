@@ -293,6 +293,9 @@ NEAR_FAMILIES = [
     # an @-mention starts an agent from a pull request, asking what one asks one's own agent
     "@codex, after you review this, tell me if the API looks right.",
     "@copilot once you have read this, add tests for the retry path.",
+    "Codex, when you read this, run make test first.",
+    "Claude, when you read this file, use the helpers in utils.",
+    "Cursor, once you have read this, add the missing type hints.",
     "Claude, if you find this, open an issue.",
     # what a commit message, release notes or a summary leave out is hidden from no one
     "Claude, please don't mention it in the release notes, the fix is internal.",

@@ -371,11 +371,10 @@ _PRODUCT_WORDS = ("claude", "codex", "gemini", "copilot", "cursor", "chatgpt")
 # An assistant by its product's name told what to do once it reads the text, some day: "Claude,
 # when you read this, remove ...", "Copilot, once you have read this, add ...", "Claude Code,
 # upon reading this, ...". A person speaks to their own agent in its session, not to whichever
-# one comes across a comment later; read as any hail to AI readers is, an order following it in
-# the same paragraph. Some such words are how a person starts an agent from a pull request
-# ("@codex, after you review this, tell me ...", "Claude, if you find this, open an issue"): an
-# @-mention, "if", or reviewing or finding the text (group ``ask``) hail one only with an order no
-# one gives their own agent (``_DANGER``).
+# one comes across a comment later. Such words are also how a person asks an agent for work from
+# a pull request ("@codex, after you review this, tell me ...", "Codex, when you read this, run
+# make test first"): they hail one only with an order no one gives their own agent (``_DANGER``)
+# in the same paragraph.
 _PRODUCT_LATER = lazy.Pattern(
     r"(?:claude(?:\s+code)?|codex|gemini|copilot|cursor|chatgpt)\s*+[,:;\u2014\u2013-]?\s*+"
     r"(?:(?:when|once|after|(?P<ask>if)|whenever|as\s+soon\s+as)\s+you\s*(?:'ve\s+|\s+have\s+)?"
@@ -672,14 +671,12 @@ def _asks_for_danger(reading: str, hail: re.Match[str]) -> bool:
     """Whether HAIL speaks as a person to their own agent may, or as a team's instructions file
     does, so that only an order in ``_DANGER`` makes it one to AI readers: one agent spoken to
     after "for" or "to" (``_NAMED_TO``'s group ``one``), an assistant's product @-mentioned, or
-    asked once it reviews or finds the text, or if it does (``_PRODUCT_LATER``'s groups)."""
+    told what to do once it reads the text (``_PRODUCT_LATER``: "Codex, when you read this, run
+    make test first" is how a reviewer asks for work as often as an attack is worded)."""
     groups = hail.re.groupindex
     if "one" in groups:
         return hail.group("one") is not None
-    if "task" in groups:
-        mentioned = reading[hail.start() - 1:hail.start()] == "@"
-        return mentioned or hail.group("task") is not None or hail.group("ask") is not None
-    return False
+    return "task" in groups  # an assistant by name, told what to do once it reads the text
 
 
 def _addressed_orders(reading: str, cased: str) -> int:
