@@ -18,8 +18,10 @@ one repository's memory: a record of another scope (another repository's) is a p
 it is to ``gitstore sync``, so a plain fetch and a sync admit the same refs.
 
 A fetched payload snapshot (which plain fetch forces: snapshots have no history) is admitted
-once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last;
-a refusal stands while the records refs do (the removal a dropped payload follows may come).
+once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last,
+and read as ``kept_text`` makes it: with the text it drops that no removal took kept from the
+one admitted last, and without the text it brings back that a removal took; a refusal stands
+while the records refs do.
 
 Both are remembered in ``.git/gitstore/admitted.json`` (``{ref: {"tip": ..., "problem": null |
 "...", "scope": ..., "checks": ..., "admitted": ...}}``), so a read after a fetch of N new
@@ -592,9 +594,9 @@ def kept_text(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oi
     which it brings back) and, from ``before`` (the one admitted last), the ``owed`` ones ``tip``
     drops though no removal took them: where a clone reads a writer's text once someone with
     push access forced a snapshot without some of it, or with some it lost to a removal, and
-    what the writer's next snapshot is checked against. Refusing the whole snapshot instead cut every
-    later payload of the writer off for good (each next one drops the same text), while a
-    runner that took the forced one up went on pushing. Only text this clone read already is
+    what the writer's next snapshot is checked against. Refusing the whole snapshot instead
+    cut every later payload of the writer off for good (each next one drops the same text),
+    while a runner that took the forced one up went on pushing. Only text this clone read already is
     added: nothing the snapshot brings is taken unchecked. The commit carries no time of its
     own, so the same two snapshots make the same one, and a sync that finds the remote's
     unchanged writes nothing new. None when it cannot be written (a read-only repository)."""

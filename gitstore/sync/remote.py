@@ -261,8 +261,8 @@ class SyncReport:
     def render(self) -> list[str]:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
-        return [self.line, *([self.policy_source] if self.policy_source else []), *([self.policy] if self.policy else []),
-                *([self.default_moved] if self.default_moved else []),
+        return [self.line, *([self.policy_source] if self.policy_source else []),
+                *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined), *self.kept_text, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
