@@ -183,6 +183,7 @@ class Collector:
         self.pending = pending
         self.keep = keep
         self.erased = False  # whether run erased anything (and wrote the indexes again)
+        self.sizes: dict[str, int] = {}  # oid -> size in bytes, of the objects ``_types`` read
 
     def run(self) -> int:
         self._expire_memory_reflogs()
@@ -236,9 +237,15 @@ class Collector:
         return {line[:40].decode() for line in out.splitlines() if len(line) >= 40}
 
     def _types(self, oids: Iterable[str]) -> dict[str, str]:
+        """oid -> its type, and each one's size kept in ``sizes`` (one ``cat-file`` for both)."""
         data = "".join(f"{oid}\n" for oid in oids).encode()
-        out = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)", data=data)
-        return dict(line.decode().split(" ", 1) for line in out.splitlines() if b" " in line)
+        out = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", data=data)
+        types: dict[str, str] = {}
+        for line in out.splitlines():
+            fields = line.decode().split(" ")
+            if len(fields) == 3 and fields[2].isdigit():
+                types[fields[0]], self.sizes[fields[0]] = fields[1], int(fields[2])
+        return types
 
     def _removed_text(self, unreachable: set[str], types: dict[str, str]) -> set[str]:
         """The unreachable blobs holding text a note removes (their bytes hash to its payload
@@ -248,24 +255,16 @@ class Collector:
         leaves such a commit once a sync lets it go, and it is memory's removed text, which
         must not outlive gc because something nobody reaches names it. A user's tree or commit
         that holds such bytes (a dropped stash) stays, without them: git reads no object of an
-        unreachable one. Any note counts, honoured
-        or not: what nothing reaches nobody reads, and a removal this clone does not honour may
-        be one the team does. Objects git reaches are never among them: a read hides text a
-        removal took, and the snapshot a ref is at is written again without it."""
+        unreachable one. Any note counts, honoured or not: what nothing reaches nobody reads,
+        and a removal this clone does not honour may be one the team does. Objects git reaches
+        are never among them: a read hides text a removal took, and the snapshot a ref is at is
+        written again without it."""
         if not self.removed:
             return set()
-        blobs = [oid for oid in unreachable if types.get(oid) == "blob"]
-        if not blobs:
-            return set()
-        sizes = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objectsize)",
-                        data="".join(f"{oid}\n" for oid in blobs).encode())
         odb = self.repo.odb
-        found: set[str] = set()
-        for line in sizes.splitlines():
-            oid, _, size = line.decode().partition(" ")
-            if size.isdigit() and int(size) <= MAX_PAYLOAD_BYTES \
-                    and hashlib.sha256(odb.read(pygit2.Oid(hex=oid))[1]).hexdigest() in self.removed:
-                found.add(oid)
+        found = {oid for oid in unreachable
+                 if types.get(oid) == "blob" and self.sizes.get(oid, 0) <= MAX_PAYLOAD_BYTES
+                 and hashlib.sha256(odb.read(pygit2.Oid(hex=oid))[1]).hexdigest() in self.removed}
         if not found:
             return found
         holders: dict[str, list[str]] = {}  # object -> the unreachable snapshot folders and commits naming it
