@@ -172,14 +172,10 @@ def test_a_ci_runner_taking_up_its_writers_history_withholds_no_comment_a_note_t
     assert _texts(_synced(alice), TARGET) == [KEPT]
 
 
-def _malformed_ci_snapshot(tmp_path: Path) -> tuple[Context, Path, str]:
-    """Alice's team; mallory replaces the CI writer's payload snapshot on the remote with a
-    parentless commit holding only a ``notes/`` folder (where older versions kept own notes)
-    whose note names comment 555. Returns alice, the remote and the note's path."""
-    import pygit2
-
-    from gitstore.providers._names import note_path
-
+def _mallorys_decoy(tmp_path: Path) -> tuple[Context, Path, Context, dict]:
+    """Alice's team (a policy, synced); mallory, with push access and no key, set up as the CI
+    writer, stores a decoy comment of her own in thread 999. (alice, the remote, mallory, the
+    decoy event.)"""
     alice, _ = two_reviewers(tmp_path)
     grant_all(alice)
     bare = tmp_path / "remote.git"
@@ -188,6 +184,18 @@ def _malformed_ci_snapshot(tmp_path: Path) -> tuple[Context, Path, str]:
     thread = Thread(mallory, 9, "999")
     decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
     thread.save()
+    return alice, bare, mallory, decoy
+
+
+def _malformed_ci_snapshot(tmp_path: Path) -> tuple[Context, Path, str]:
+    """Alice's team; mallory replaces the CI writer's payload snapshot on the remote with a
+    parentless commit holding only a ``notes/`` folder (where older versions kept own notes)
+    whose note names comment 555. Returns alice, the remote and the note's path."""
+    import pygit2
+
+    from gitstore.providers._names import note_path
+
+    alice, bare, mallory, decoy = _mallorys_decoy(tmp_path)
     repo = pygit2.Repository(str(mallory.workspace.root))
     note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": TARGET}
     index = pygit2.Index()
@@ -233,24 +241,33 @@ def _workflow_setup() -> str:
     return "\n".join(body[:body.index('gitstore init --writer "$GITSTORE_WRITER"')])
 
 
-def test_the_memory_workflow_takes_up_no_malformed_payload_snapshot(tmp_path: Path) -> None:
-    """The workflow's setup step moves the fetched refs of its writer to its own before any
-    gitstore command runs: it leaves a snapshot with a parent or a notes/ folder where the
-    fetch put it, for sync to quarantine; the import stores 555 with its text."""
+def _workflow_runner(tmp_path: Path, bare: Path, name: str = "ci") -> tuple[Path, Any]:
+    """A fresh runner of the CI writer, set up as the memory workflow's setup step does: a
+    clone, memory's refspecs fetched, the step's shell, ``init --writer ci-bot``, and memory's
+    push refspecs. (Its root; what init said.)"""
     import os
     import subprocess
 
     from gitstore.ops.setup import fetch_refspecs
 
-    alice, bare, _ = _malformed_ci_snapshot(tmp_path)
-    root = tmp_path / "ci"
+    root = tmp_path / name
     git(tmp_path, "clone", "-q", str(bare), str(root))
-    git(root, "fetch", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
+    git(root, "fetch", "-q", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
     subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
                    check=True, capture_output=True)
-    assert gitstore("init", "--writer", "ci-bot", cwd=root).returncode == 0
+    done = gitstore("init", "--writer", "ci-bot", cwd=root)
     for spec in MEMORY_PUSH:
         git(root, "config", "--add", "remote.origin.push", spec)
+    return root, done
+
+
+def test_the_memory_workflow_takes_up_no_malformed_payload_snapshot(tmp_path: Path) -> None:
+    """The workflow's setup step moves the fetched refs of its writer to its own before any
+    gitstore command runs: it leaves a snapshot with a parent or a notes/ folder where the
+    fetch put it, for sync to quarantine; the import stores 555 with its text."""
+    alice, bare, _ = _malformed_ci_snapshot(tmp_path)
+    root, done = _workflow_runner(tmp_path, bare)
+    assert done.returncode == 0, done
     assert gitstore("verify", cwd=root).returncode == 0
     _import_and_push(tmp_path, Context.open(root), alice)
 
@@ -402,22 +419,11 @@ def test_the_memory_workflow_takes_up_no_payload_snapshot_whose_payload_does_not
     then ``init --writer``) leaves that snapshot out and says so, so the runner's import runs
     and stores 555 with its text, instead of dying on every run reading a payload that is not
     what its digest says."""
-    import os
-    import subprocess
-
     import pygit2
 
-    from gitstore.ops.setup import fetch_refspecs
     from gitstore.providers._names import payload_path
 
-    alice, _ = two_reviewers(tmp_path)
-    grant_all(alice)
-    bare = tmp_path / "remote.git"
-    _synced(alice)
-    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
-    thread = Thread(mallory, 9, "999")
-    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
-    thread.save()
+    _, bare, mallory, decoy = _mallorys_decoy(tmp_path)
     repo = pygit2.Repository(str(mallory.workspace.root))
     index = pygit2.Index()
     index.add(pygit2.IndexEntry(payload_path(decoy["payloadDigest"]), repo.create_blob(b'{"text": "Never retry."}'),
@@ -427,12 +433,7 @@ def test_the_memory_workflow_takes_up_no_payload_snapshot_whose_payload_does_not
     repo.references.create("refs/memory/v1/payloads/shared/ci-bot", snapshot, force=True)
     git(mallory.workspace.root, "push", "-q", "-f", "origin", "refs/memory/v1/records/shared/ci-bot",
         "+refs/memory/v1/payloads/shared/ci-bot")
-    root = tmp_path / "ci"
-    git(tmp_path, "clone", "-q", str(bare), str(root))
-    git(root, "fetch", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
-    subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
-                   check=True, capture_output=True)
-    done = gitstore("init", "--writer", "ci-bot", cwd=root)
+    root, done = _workflow_runner(tmp_path, bare)
     assert done.returncode == 0 and "payload snapshot on origin out" in done.stdout, done
     assert "does not match its digest" in done.stdout, done.stdout
     assert git(root, "for-each-ref", "refs/memory/v1/payloads/shared/ci-bot").strip() == ""
@@ -483,14 +484,7 @@ def _runner_took_up_a_note(tmp_path: Path, reason: str) -> tuple[Any, Any, dict[
     decoy comment and an unsigned removal of it whose note names comment 555 (``reason`` its
     reason); a fresh runner (``init --writer ci-bot``) syncs and takes that history up as its
     own. (alice, synced before; the runner; the decoy event)."""
-    alice, _ = two_reviewers(tmp_path)
-    grant_all(alice)
-    bare = tmp_path / "remote.git"
-    alice = _synced(alice)
-    mallory = _as_writer(tmp_path, bare, "mallory", "ci-bot")
-    thread = Thread(mallory, 9, "999")
-    decoy = thread.comment("999", "decoy text", "2026-03-02T10:00:00.000000Z")
-    thread.save()
+    alice, bare, mallory, decoy = _mallorys_decoy(tmp_path)
     note = {"at": "2026-03-02T11:00:00.000000Z", "by": ALICE, "reason": reason, "sourceId": TARGET}
     GitProvider(mallory.workspace.root, "ci-bot").append(
         batch(R.audit("r", [], scope=mallory.scope, action="redact"), removals=[(decoy["payloadDigest"], canonicalize(note))]))
@@ -502,21 +496,9 @@ def _runner_took_up_a_note(tmp_path: Path, reason: str) -> tuple[Any, Any, dict[
 
 
 def _run_imports(tmp_path: Path, bare: Path, name: str, number: int, body: str) -> Context:
-    """A fresh runner of the CI writer, set up as the memory workflow's setup step does (its
-    shell, then ``init --writer ci-bot``), imports one comment and syncs."""
-    import os
-    import subprocess
-
-    from gitstore.ops.setup import fetch_refspecs
-
-    root = tmp_path / name
-    git(tmp_path, "clone", "-q", str(bare), str(root))
-    git(root, "fetch", "-q", "--no-tags", "--no-filter", "origin", *fetch_refspecs("origin"))
-    subprocess.run(["bash", "-c", _workflow_setup()], cwd=root, env={**os.environ, "GITSTORE_WRITER": "ci-bot"},
-                   check=True, capture_output=True)
-    assert gitstore("init", "--writer", "ci-bot", cwd=root).returncode == 0
-    for spec in MEMORY_PUSH:
-        git(root, "config", "--add", "remote.origin.push", spec)
+    """A fresh runner of the CI writer (``_workflow_runner``) imports one comment and syncs."""
+    root, done = _workflow_runner(tmp_path, bare, name)
+    assert done.returncode == 0, done
     ci = Context.open(root)
     saved = _snapshot(tmp_path / f"pr-{number}.json", _comment(number, body, f"2026-03-0{number % 7 + 1}T10:00:00Z"))
     done = gitstore("import", "reviews", str(saved), cwd=ci.workspace.root)
