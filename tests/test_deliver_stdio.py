@@ -192,6 +192,33 @@ def test_ctrl_c_the_kernel_hands_to_a_worker_thread_ends_the_server_too(shared_w
     _ends_interrupted(client, to_a_worker)
 
 
+def test_a_server_stopped_and_continued_goes_on_serving(shared_world: World) -> None:
+    """Ctrl-Z and ``fg`` (or a debugger's pause, a frozen container) stop the server and let it
+    go on. The kernel ends a wait for a signal early when its process is continued, and the
+    server read what that wait returned once its time was up as a Ctrl-C: it ended with exit
+    130, as if interrupted. Stopped and continued, it answers the next request, and ends as it
+    should once its input does."""
+    import signal
+    import time
+
+    client = _serving(shared_world.root)
+    try:
+        for _ in range(3):  # each stop longer than the wait the server once looked up after
+            client.process.send_signal(signal.SIGSTOP)
+            time.sleep(0.4)
+            client.process.send_signal(signal.SIGCONT)
+        client.request(2, "tools/list")
+        assert [tool["name"] for tool in client.answer()["result"]["tools"]] == ["recall", "show"]
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        code = client.process.wait(timeout=60)  # a guard against a hang, not a measure of time
+    finally:
+        client.process.kill()
+    assert client.process.stderr is not None
+    errors = client.process.stderr.read().decode()
+    assert code == 0 and errors == "", errors
+
+
 def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world: World) -> None:
     """A client that crashed or was killed closes its end of the server's output while its
     requests are in flight: the server's next answer meets a closed pipe, and it ends as every

@@ -23,7 +23,9 @@ def mcp() -> None:
     try:
         serve()
     finally:  # a caller in the same process (a test) and what it starts later see Ctrl-C as before,
-        served.set()  # and no thread of the server's is left waiting for it
+        served.set()  # and no thread of the server's is left waiting for it: a signal of its own
+        if waiting.ident is not None:  # wakes it, and it ends without a word
+            signal.pthread_kill(waiting.ident, signal.SIGINT)
         waiting.join()
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
@@ -36,11 +38,17 @@ def _interrupted(served: threading.Event) -> None:
     to a worker thread while the main one slept in the event loop's wait, nothing woke it, and
     the server went on. So one thread waits for the signal itself. The server writes nothing
     but whole answers, each flushed as it is written, and holds nothing to put away: it ends
-    here, with the line and exit code of any interrupted command. It looks up a few times a
-    second to end with the server when the server ends first (a caller in the same process)."""
-    while signal.sigtimedwait({signal.SIGINT}, 0.2) is None:
-        if served.is_set():
-            return
+    here, with the line and exit code of any interrupted command.
+
+    It waits with ``sigwait``, which returns only a signal taken. A wait with a timeout, looking
+    up now and then whether the server ended first, ended the server when the process was
+    stopped and continued (Ctrl-Z and ``fg``, a debugger, a frozen container): the kernel ends
+    such a wait early, and once its time was up Python returned what the call never wrote, read
+    as a signal. The server ending first (a caller in the same process) wakes it with a SIGINT
+    sent to this thread alone."""
+    signal.sigwait({signal.SIGINT})
+    if served.is_set():
+        return
     sys.stderr.write("gitstore: error: interrupted\n")
     sys.stderr.flush()
     os._exit(130)
