@@ -388,3 +388,30 @@ def test_a_listing_with_nothing_to_list_says_so_and_what_fills_it(tmp_path: Path
     assert ok("grants", cwd=root).startswith("no grants")
     for command in (["proposals"], ["learnings"], ["learnings", "--active"], ["audit"], ["episodes"]):
         assert json.loads(ok(*command, "--json", cwd=root)) == [], command
+
+
+def test_show_names_who_stored_each_piece_of_evidence(tmp_path: Path) -> None:
+    """The author, pull request and thread an event names are its writer's word: anyone who can
+    push can store three people on three pull requests in one append. A reviewer sees who
+    stored each piece: this clone, or which other clone's writer."""
+    from gitstore.cli import main
+
+    from .team import proposal_of_two, sync, team_clone
+
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    [own] = learnings.show(alice, proposal["id"]).evidence
+    assert own.stored_by == ("this clone",)
+    [alices] = learnings.show(bob, proposal["id"]).evidence
+    assert alices.stored_by == (f"writer {alice.store.provider.writer}",)  # type: ignore[attr-defined]
+
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")  # in no policy, signing nothing
+    thread = Thread(mallory, 8, "200")
+    comment = thread.comment("200", "Use jitter on retries, always.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    forged = propose(mallory, [ref(comment)])
+    mallory, alice = sync(mallory, alice)
+    [mallorys] = learnings.show(alice, forged["id"]).evidence
+    assert mallorys.stored_by == (f"writer {mallory.store.provider.writer}",)  # type: ignore[attr-defined]
+    assert mallorys.to_json()["storedBy"] == list(mallorys.stored_by)
+    os.chdir(alice.workspace.root)
+    assert main(["show", forged["id"]]) == 0

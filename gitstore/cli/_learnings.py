@@ -88,6 +88,8 @@ def _print_evidence(item: EvidenceShown, purpose: str) -> None:
     verdict = f"serves {purpose}" if item.serves else f"does NOT serve {purpose}: {item.why}"
     echo(f"\n  {item.role} {item.paste}")
     echo(f"    by {item.author} at {ref['at']} ({item.where}); {verdict}")
+    if item.stored_by:
+        echo(f"    stored by {'; '.join(item.stored_by)}")
     for event in item.events:
         text = event.text if event.text is not None else f"[{event.removed or 'no text'}]"
         lines = text.splitlines() or [""]

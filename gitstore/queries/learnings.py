@@ -370,6 +370,7 @@ class EvidenceShown:
     events: tuple[EventShown, ...]
     serves: bool
     why: str
+    stored_by: tuple[str, ...] = ()  # who stored its events, as this clone can tell (``_stored_by``)
 
     @functools.cached_property
     def _pin(self) -> tuple[dict[str, Any], Withheld | None]:
@@ -401,7 +402,8 @@ class EvidenceShown:
 
     def to_json(self) -> dict[str, Any]:
         return {"role": self.role, **self.ref, "author": self.author, "pin": self.pin, "where": self.where,
-                "paste": self.paste, "serves": self.serves, "why": self.why, "texts": [e.to_json() for e in self.events]}
+                "paste": self.paste, "serves": self.serves, "why": self.why, "storedBy": list(self.stored_by),
+                "texts": [e.to_json() for e in self.events]}
 
 
 @dataclass(frozen=True)
@@ -527,7 +529,7 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     history = _known(all_histories, learning_id)
     status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
     held = _held(ctx, view, history)
-    evidence = tuple(_evidence(view, history, purpose, held)) if history.valid else ()
+    evidence = tuple(_evidence(view, history, purpose, held, _stored_by(ctx, view, history))) if history.valid else ()
     replaced = tuple((rid, _title_of(view, rid)) for rid in (history.current.get("replaces", ()) if history.valid else ()))
     return Shown(Row(status, history), explain(view, status, purpose, held, history), evidence, replaced)
 
@@ -586,7 +588,8 @@ def _known(all_histories: dict[str, History], learning_id: str) -> History:
     return all_histories[learning_id]
 
 
-def _evidence(view: View, history: History, purpose: str, held: Held | None = None) -> list[EvidenceShown]:
+def _evidence(view: View, history: History, purpose: str, held: Held | None = None,
+              stored_by: Mapping[str, str] | None = None) -> list[EvidenceShown]:
     current = history.current
     shown = []
     for role in ("evidence", "counterevidence"):
@@ -598,8 +601,27 @@ def _evidence(view: View, history: History, purpose: str, held: Held | None = No
             if failed is not None and failed.cause == "no-text" and _taken(view, failed.event, held):
                 reason = (f"the text of event {failed.event} was removed by a removal that carries no "
                           "authority here (named below)")
-            shown.append(EvidenceShown(role, ref, events, failed is None, reason))
+            who = dict.fromkeys(stored_by[e] for e in ref["events"] if stored_by and e in stored_by)
+            shown.append(EvidenceShown(role, ref, events, failed is None, reason, tuple(who)))
     return shown
+
+
+def _stored_by(ctx: Context, view: View, history: History) -> dict[str, str]:
+    """Who stored each cited event, as this clone can tell: this clone, or another clone's
+    writer (and who signed its append, when someone the policy names did). The author, the
+    pull request and the thread an event names are its writer's word: anyone who can push can
+    store three people on three pull requests in one append, and a reviewer weighing
+    independent evidence sees which writer each piece came from."""
+    cited = {e for role in ("evidence", "counterevidence") for ref in history.current[role] for e in ref["events"]}
+    found: dict[str, str] = {}
+    for item in view.items:
+        if item.kind == "event" and item.record["id"] in cited and view.events.get(item.record["id"]) is item.record:
+            attestation = ctx.store.attestation(item.stored.append)
+            who = "this clone" if attestation.own else f"writer {item.stored.writer}"
+            if attestation.signers:
+                who += f", signed by {', '.join(person for person, _ in attestation.signers)}"
+            found[item.record["id"]] = who
+    return found
 
 
 def _taken(view: View, event_id: str | None, held: Held | None) -> bool:
