@@ -86,7 +86,7 @@ def test_trailers_bind_the_commit_to_the_stored_packet(promoted: tuple[Context, 
     assert packet["base"] == git(ctx.workspace.root, "rev-parse", "main").strip()
     assert packet["learningDigest"] == learning["digest"]
     assert [c["name"] for c in packet["checks"]] == [
-        "accepted", "review-digest", "active", "audience", "citations", "route", "okf", "safety"]
+        "accepted", "review-digest", "promoted-once", "active", "audience", "citations", "route", "okf", "safety"]
     assert {c["kind"] for c in packet["citations"]} == {"source", "learning"}
 
 
@@ -190,6 +190,27 @@ def test_a_second_promotion_is_refused_while_its_branch_exists(promoted: tuple[C
     with pytest.raises(Refused, match="already exists"):
         promote(ctx, learning["id"], PERSON)
     assert _records(ctx) == before
+
+
+def test_a_learning_promoted_once_is_not_promoted_again_wherever_its_block_moved(
+        promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    """Merged, its branch deleted (as forges do), its block moved to a page of its own by hand:
+    promoting the learning again would put a second block of it in the repository. It is
+    refused, naming where the first is, and nothing is written."""
+    ctx, learning, _ = promoted
+    root = ctx.workspace.root
+    branch = f"memory/promote/{learning['id']}"
+    git(root, "merge", "-q", "--ff-only", branch)
+    git(root, "branch", "-q", "-D", branch)
+    page = (root / PAGE).read_text()
+    start = page.index("<!-- gitstore:promoted")
+    end = page.index("\n\n", page.index("Cited:", start))
+    block = page[start:end]
+    notes = "---\ntype: Guide\ntitle: Notes\ndescription: Notes.\n---\n\n# Notes\n\n" + block + "\n"
+    commit_files(root, {PAGE: page[:start] + page[end + 2:], "okf/wiki/notes.md": notes},
+                 "Move the block to a page of its own")
+    line = 1 + notes.splitlines().index(block.splitlines()[0])
+    _refused(ctx, learning["id"], f"stopped at promoted-once: okf/wiki/notes.md line {line} holds its promoted block")
 
 
 # -- refusals: nothing is written -------------------------------------------------------------
@@ -444,12 +465,12 @@ def test_promote_reports_a_safety_warning_instead_of_passing_silently(
                "not the word it seems")
     assert main(["promote", learning["id"], "--by", PERSON]) == 0
     out = capsys.readouterr().out
-    assert "  checks passed: accepted, review-digest, active, audience, citations, route, okf\n" in out, out
+    assert "  checks passed: accepted, review-digest, promoted-once, active, audience, citations, route, okf\n" in out, out
     assert f"  check warned: safety: {warning}\n" in out, out
     branch = f"memory/promote/{learning['id']}"
     root = ctx.workspace.root
     message = git(root, "log", "-1", "--format=%B", branch)
-    assert "Checks passed: accepted, review-digest, active, audience, citations, route, okf." in message
+    assert "Checks passed: accepted, review-digest, promoted-once, active, audience, citations, route, okf." in message
     assert f"Check warned: safety: {warning}" in message
     assert set(trailers(message)) == set(TRAILERS), "the trailers still end the message"
     page = git(root, "show", f"{branch}:{PAGE}")

@@ -23,6 +23,7 @@ from gitstore.promote.routes import direct_edit, overlay, skill, staged
 from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
 from gitstore.promote.skills import check_skill
 from gitstore.promote.snapshot import InTree, Snapshot
+from gitstore.promote.standing import BLOCK_FOLDERS
 from gitstore.records.contracts import seal
 from gitstore.rules.view import View
 
@@ -86,6 +87,12 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     verify.check_review(history)
     checks.append("review-digest")
     name = name_of(history)  # every check, the route and a refusal read the title it is named by
+    placed = promoted_at(snapshot, learning["id"])
+    if placed is not None:
+        raise verify.Stopped(learning, "promoted-once", f"{placed} holds its promoted block at {snapshot.id[:12]}: "
+                             "a learning is promoted once (to promote it again, remove that block in a commit "
+                             "first)", name)
+    checks.append("promoted-once")
     verify.check_active(view, learning, name)
     checks.append("active")
     verify.check_audience(view, learning, name)
@@ -116,6 +123,18 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
         "branch": branch_for(learning["id"]) if chosen in COMMITS else None, "at": at,
     })
     return result
+
+
+def promoted_at(snapshot: Snapshot, learning_id: str) -> str | None:
+    """Where ``snapshot`` holds a promoted block of ``learning_id`` (``path line N``, the first
+    in path order) in the wiki or the skills, or None. Moved to another page, a block is found
+    there too: promoting the learning again would put a second block of it in the repository."""
+    marker = f"{blocks.MARKER_START} {learning_id}"
+    for path in snapshot.holding(marker, BLOCK_FOLDERS):
+        placed = next((b for b in blocks.find(snapshot.text(path) or "") if b.learning == learning_id), None)
+        if placed is not None:
+            return f"{path} line {placed.line}"
+    return None
 
 
 def _render(result: Plan, snapshot: Snapshot, chosen: str, citations: list[blocks.Citation],

@@ -81,6 +81,19 @@ class Snapshot:
             self._names = {p.rsplit(b"/", 1)[-1].decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p}
         return name in self._names
 
+    def holding(self, text: str, folders: tuple[str, ...]) -> list[str]:
+        """The files under ``folders`` (spelled in any case, as a checkout that ignores case
+        reads them) whose bytes hold ``text``, in path order, asked of real ``git grep``."""
+        command = ["git", "grep", "-l", "-z", "-I", "-F", "-e", text, self.id, "--",
+                   *(f":(icase){folder}" for folder in folders)]
+        done = subprocess.run(command, cwd=self.repo.path, env=git_env(), capture_output=True)
+        if done.returncode not in (0, 1):  # 1: no file holds it
+            from gitstore.errors import GitstoreError
+
+            raise GitstoreError(f"git grep failed on {self.id[:12]}: {done.stderr.decode(errors='replace').strip()}")
+        prefix = f"{self.id}:"
+        return [p.decode("utf-8", "surrogateescape").removeprefix(prefix) for p in done.stdout.split(b"\0") if p]
+
     def has_word(self, word: str, paths: list[str] | None = None) -> bool:
         """Whether ``word`` occurs as a whole word in the commit's files (or in ``paths``),
         asked of real ``git grep``."""
