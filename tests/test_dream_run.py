@@ -420,6 +420,16 @@ def test_explain_says_why_a_theme_did_or_did_not_become_a_proposal(tmp_path: Pat
     assert none["themes"] == [] and "no evidence in the view mentions 'emoji'" in none["note"]  # type: ignore[index]
 
 
+def test_explain_finds_a_theme_by_a_word_of_its_evidence(tmp_path: Path) -> None:
+    """THEME may be a word: one its evidence says, not only one of its key, finds it (``API``
+    is in none of ``backoff-jitter-retry``)."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    found = w.run(ctx, explain="api").explain
+    assert [t["theme"] for t in found["themes"]] == ["backoff-jitter-retry"], found  # type: ignore[index]
+    assert found["note"] == ""  # type: ignore[index]
+
+
 def test_explain_shows_what_a_pushing_clone_wrote_screened(tmp_path: Path) -> None:
     """The labels --explain lists quote evidence any clone that can push wrote: who wrote it (a
     person id may hold bidirectional controls by schema) and its words are screened as every

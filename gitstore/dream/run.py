@@ -483,12 +483,17 @@ def _quiet_reason(report: DreamReport, labels: list[Label]) -> str:
 
 
 def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_Checked]) -> dict[str, Any]:
-    """Why the theme ``asked`` (a theme key, or a word of one) did or did not become a proposal."""
+    """Why the theme ``asked`` (a theme key, or a word of one; else a word of its evidence) did or
+    did not become a proposal."""
     verdicts = [v for checked in outcomes for v in (*checked.outcome.verdicts, *checked.dropped)]
     wanted = asked.strip().lower()
     word = terms.stem(wanted) if wanted.isalpha() else wanted
     matching = [v for v in verdicts if v.theme == wanted] or \
         [v for v in verdicts if wanted in v.theme.split("-") or word in {terms.stem(p) for p in v.theme.split("-")}]
+    if not matching:  # a word of the theme's evidence, when none of its key
+        said = {lab.theme for lab in labels if lab.event in view.evidence
+                and word in terms.tokens(view.evidence[lab.event].text).terms()}
+        matching = [v for v in verdicts if v.theme in said]
     themes = []
     for verdict in matching[:5]:
         mine = [lab for lab in labels if lab.theme == verdict.theme and lab.event in view.evidence]
