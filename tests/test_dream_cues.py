@@ -82,3 +82,37 @@ def test_an_answer_agreeing_with_what_it_answers_is_told(text: str, agrees: bool
     """An agreeing reply restates the ask it takes up: it is told, so it is not counted as
     raising the theme anew; a text merely using the same words is not."""
     assert bool(cues.agrees(text.lower())) is agrees
+
+
+@pytest.mark.parametrize("text", [
+    "Never close the database connection in a finally block: the pool owns it.",
+    "Do not close the database connection in a finally block, the pool closes it.",
+    "Nit: don't log the request body.",
+    "The pool owns it, so never close the database connection in a finally block.",
+    "We must not retry a POST.",
+])
+def test_a_text_leading_with_a_prohibition_forbids(text: str) -> None:
+    assert cues.stance(text.lower()) == "forbids"
+
+
+@pytest.mark.parametrize("text", [
+    "Always close the database connection in a finally block.",
+    "Don't forget to add jitter to the retry backoff.",
+    "Never retry without a backoff.",
+    "Do not hesitate to add jitter to the retry backoff.",
+    "Don't remove the jitter from this backoff.",
+    "The retry has no jitter; add random jitter to the backoff so clients do not synchronise.",
+])
+def test_a_negation_that_still_asks_forbids_nothing(text: str) -> None:
+    """Negated words that ask for what they name are no dissent: read as forbidding, they
+    would hold back an honest theme as contested."""
+    assert cues.stance(text.lower()) == "asks"
+
+
+def test_a_text_forbidding_one_thing_and_asking_for_another_takes_no_side() -> None:
+    assert cues.stance("never build sql queries with string formatting; pass bound query parameters.") == "both"
+    text = "please add jitter; do not let every client retry at once."
+    jitter, retry = (text.index("jitter"), text.index("jitter") + 6), (text.index("retry"), text.index("retry") + 5)
+    assert cues.stance(text, (jitter, retry)) == "both"
+    assert cues.stance(text, (retry,)) == "forbids"
+    assert cues.stance(text, (jitter,)) == "asks"

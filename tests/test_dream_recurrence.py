@@ -454,3 +454,43 @@ def test_a_long_statement_is_titled_by_its_first_clause_never_a_cut_inside_a_cla
     [proposal] = w.run(ctx).proposed
     content = ctx.view().learnings[proposal["id"]][-1].record["content"]
     assert content["title"] == titles[content["text"]] != _title_before(content["text"]), content
+
+
+CLOSE = [("github:111", 15, "Always close the database connection in a finally block."),
+         ("github:444", 16, "Never close the database connection in a finally block: the pool owns it."),
+         ("github:555", 17, "Do not close the database connection in a finally block, the pool closes it.")]
+
+
+def test_pieces_asking_for_opposite_things_hold_the_theme_back(tmp_path: Path) -> None:
+    """"Never close it" was counted as a third person asking for "Always close it": a theme two
+    people forbid was proposed with three supporters and no objection."""
+    ctx = w.repo(tmp_path)
+    made = [w.comment(ctx, pr, who, text, 10 * n, path="src/db.py")[0] for n, (who, pr, text) in enumerate(CLOSE)]
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == []
+    [held] = report.held_back
+    assert held["reasons"] == ["contested: opposite asks, 1 origin(s) by github:111 in #15 asking for what 2 other(s) forbid"]
+    assert held["counterevidence"] == [{"episode": made[0]["episode"], "events": [made[0]["id"]]}]
+    assert len(held["evidence"]) == 2
+
+
+@pytest.mark.parametrize("text", ["Don't forget to add jitter to the retry backoff, clients hammer the API.",
+                                  "Never retry without a jittered backoff.",
+                                  "Do not hesitate to add random jitter to the retry backoff."])
+def test_a_negation_that_still_asks_keeps_an_honest_theme(tmp_path: Path, text: str) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 14, "github:104", text, 40)
+    report = w.run(ctx, dry_run=True)
+    assert report.held_back == [] and len(report.proposed) == 1, report.held_back
+    assert report.proposed[0]["signals"]["people"] == 4
+
+
+def test_a_theme_everyone_forbids_is_proposed(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    for n, text in enumerate(["Never log the raw request body in the payment handler.",
+                              "Do not log the raw request body, it holds card numbers.",
+                              "Don't log the raw request body of payment calls."]):
+        w.comment(ctx, 20 + n, f"github:20{n}", text, 10 * n, path="src/pay.py")
+    report = w.run(ctx, dry_run=True)
+    assert report.held_back == [] and len(report.proposed) == 1, report.rejected

@@ -83,6 +83,22 @@ _TO_AGENTS = re.compile(
     rf"(?:@(?:{_VOCATIVES})\s*[,:]?|(?:{_VOCATIVES})\s*[,:])\s*(?:{_ORDERS})\b",
     re.M,
 )
+# a clause that forbids: it opens (after "please", "nit:" and the like) with a prohibition, "never
+# ...", "do not ...", "we must not ..."; the clauses of a text end at . ! ? ; : and line breaks, and
+# at a comma before "so", "but", "and" and the like
+_CLAUSE = re.compile(r"(?:[^.!?;:\n,]|,(?!\s*(?:so|but|and|then|thus|hence|therefore|or)\b))+")
+_FORBIDS = re.compile(
+    r"\s*(?:(?:please|nit|so|and|but|also|again|fwiw|imo|btw|i\s+think)[\s,-]+)*"
+    r"(?:never|(?:don't|dont|do\s+not)(?:\s+ever)?|(?:we|you)\s+(?:must|should|shall)\s+(?:not|never)|"
+    r"(?:we|you)\s+(?:mustn't|shouldn't))\b"
+)
+# ... unless the prohibition still asks for what it names: "don't forget to add jitter", "do not
+# hesitate to ask", "don't remove the backoff", "never retry without a backoff"
+_STILL_ASKS = re.compile(
+    r"\s*(?:forget|hesitate|worry|miss|skip|omit|neglect|fail|ignore|remove|drop|delete|disable|lose|"
+    r"just|only|simply|merely)\b"
+)
+_DOUBLE_NEGATIVE = re.compile(r"\b(?:without|unless|until|except|with\s+no)\b")
 _NEGATION = re.compile(r"\b(?:never|don't|do\s+not|avoid|no\s+longer|stop\s+using|not)\b")
 
 # a dotfile's leading dot: no word boundary stands before it (``\b.`` needs a letter in front, so
@@ -155,6 +171,32 @@ def procedural(text: str) -> bool:
 def negated(text: str) -> bool:
     """Does the text forbid or deny (``never``, ``don't``, ``avoid``)?"""
     return bool(_NEGATION.search(text))
+
+
+def stance(text: str, spans: tuple[tuple[int, int], ...] = ()) -> str:
+    """Whether TEXT ``forbids`` what it is about, ``asks`` for it, or does ``both``, by where
+    SPANS (a theme's words in it; its words when none are given) stand: it forbids when at
+    least twice as many stand in clauses that forbid (``never ...``, ``do not ...``) as in the
+    others ("Never close the connection in a finally block: the pool owns it"), and asks when
+    none do. A text that forbids one thing and asks for another ("Never format values into SQL;
+    pass bound parameters", "Please add jitter; do not let every client retry at once") does
+    both. A negation that still asks for what it names ("don't forget to ...", "never retry
+    without a backoff", "do not hesitate to ...") forbids nothing."""
+    against = other = 0
+    for clause in _CLAUSE.finditer(text):
+        start, end = clause.span()
+        weight = sum(1 for a, _ in spans if start <= a < end) if spans else len(clause.group(0).split())
+        if _forbidding(clause.group(0)):
+            against += weight
+        else:
+            other += weight
+    return "asks" if not against else "forbids" if against >= 2 * other else "both"
+
+
+def _forbidding(clause: str) -> bool:
+    found = _FORBIDS.match(clause)
+    return found is not None and not _STILL_ASKS.match(clause, found.end()) \
+        and not _DOUBLE_NEGATIVE.search(clause, found.end())
 
 
 def to_agents(text: str) -> bool:

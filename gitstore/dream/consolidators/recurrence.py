@@ -6,7 +6,10 @@ request or in the session that asked for the theme answers that ask, and is no s
 own. Then:
 
 - **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
-  with the objections as counterevidence and never proposed;
+  with the objections as counterevidence and never proposed. So do people asking for opposite
+  things under one theme ("Always close the connection ..." beside "Never close it ..."): neither
+  side supports the other, and the smaller side (the forbidding one, on a tie) is named as the
+  dissent;
 - **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
   and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
   in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
@@ -160,6 +163,16 @@ class Recurrence:
             if known is not None and known.state in IN_FORCE:
                 reasons.append(f"{known.id} in memory now meets this dissent")
             return None, Verdict(theme.key, "held-back", tuple(reasons), signals, refs, _refs(view, against))
+        opposed = _opposed(theme)
+        if opposed is not None:
+            forbid, ask = opposed
+            dissent, rest = (ask, forbid) if len(ask) < len(forbid) else (forbid, ask)
+            who = sorted({e.person or e.author for e in dissent})
+            where = sorted({e.change or "-" for e in dissent})
+            side = "forbidding what {} other(s) ask for" if dissent is forbid else "asking for what {} other(s) forbid"
+            reason = (f"contested: opposite asks, {len(dissent)} origin(s) by {listed(who)} in {listed(where, 6)} "
+                      + side.format(len(rest)))
+            return None, Verdict(theme.key, "held-back", (reason,), signals, _refs(view, rest), _refs(view, dissent))
         everyone = _representatives(whole.support)
         speaking = [e for e in everyone if cues.to_agents(terms.masked(e.text).lower())]
         if speaking:
@@ -272,6 +285,22 @@ def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
         if raised:
             found.append(_Theme(key, tuple(raised), tuple(sorted(against[key], key=_order)), tuple(answers)))
     return found
+
+
+def _opposed(theme: _Theme) -> tuple[list[Evidence], list[Evidence]] | None:
+    """The origins of THEME that forbid what it names ("Never close the connection ...") and
+    those that ask for it ("Always close the connection ..."), when it holds both; None when its
+    asks agree. Pieces of one theme asking for opposite things support neither: the theme is
+    contested. A negation that still asks ("don't forget to ...", "never retry without a
+    backoff") forbids nothing, and a text forbidding one thing and asking for another takes no
+    side (``cues.stance``); nor do fixes reported."""
+    sides: dict[str, list[tuple[Label, Evidence]]] = {"forbids": [], "asks": [], "both": []}
+    for label, evidence in theme.support:
+        if label.polarity == "asks-for":
+            sides[cues.stance(terms.masked(evidence.text).lower(), label.spans)].append((label, evidence))
+    if not sides["forbids"] or not sides["asks"]:
+        return None
+    return _representatives(sides["forbids"]), _representatives(sides["asks"])
 
 
 def _by_people(theme: _Theme) -> _Theme:
