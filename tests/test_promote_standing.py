@@ -463,3 +463,32 @@ def test_a_skill_that_is_a_symbolic_link_is_a_finding_wherever_it_sits(tmp_path:
     found = promotion_gate.check([], root, "HEAD^", "HEAD")
     assert [f.path for f in found] == [f"{folder}/retry/SKILL.md"], found
     assert "symbolic link" in found[0].message, found[0].message
+
+
+TWIN = ("a checkout that ignores case (macOS, Windows) writes one over the other, so agents may read either; rename "
+        "or delete one")
+
+
+def test_files_differing_only_in_case_or_unicode_form_are_found_where_a_merge_brings_them_together(
+        tmp_path: Path) -> None:
+    """Two branches each add one spelling (here the composed and decomposed forms of é, which
+    macOS takes for one name): the merge commit holds both and is refused, and so is a pull
+    request whose branch holds one while its base holds the other (what merging it gives)."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    composed, decomposed = "okf/wiki/caf\u00e9.md", "okf/wiki/cafe\u0301.md"
+    page = "---\ntype: Guide\n---\n\n# Caf\u00e9\n"
+    git(root, "checkout", "-q", "-b", "side")
+    commit_files(root, {decomposed: page}, "A page")
+    git(root, "checkout", "-q", "main")
+    commit_files(root, {composed: page}, "The same page")
+    side = git(root, "rev-parse", "--short=12", "side").strip()
+    main = git(root, "rev-parse", "main").strip()
+    found = promotion_gate.check([], root, "main", "side")
+    assert [str(f) for f in found] == [f"{decomposed}:1: differs only in case or Unicode form from {composed}, in what merging {side} "
+                                       f"into main gives: {TWIN}"], found
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge side", "side")
+    merge = git(root, "rev-parse", "--short=12", "HEAD").strip()
+    found = promotion_gate.check([], root, main, "HEAD")
+    assert [str(f) for f in found] == [f"{decomposed}:1: differs only in case or Unicode form from {composed}, in the tree commit "
+                                       f"{merge} leaves: {TWIN}"], found

@@ -11,13 +11,16 @@ of the work tree's ``okf/wiki/`` and ``.agents/skills/``; ``judge_work_tree`` ju
 ``gitstore doctor`` and for the commands that take learnings out of force, reading the store
 only where a block exists. ``judge_skills`` finds, for doctor, the promoted skills changed since
 their promotion (compared as the promotion gate compares them, ``unlike_promoted_skill``).
+``case_twins`` finds the files of those folders whose paths differ only in case, which the
+promotion gate refuses and doctor reports.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -48,6 +51,26 @@ def in_block_folders(path: str) -> bool:
     on a case-insensitive file system (macOS, Windows) puts ``OKF/wiki/x.md`` in ``okf/wiki/``
     and ``.agents/Skills/x`` among the skills."""
     return path.casefold().startswith(BLOCK_FOLDERS)
+
+
+def caseless(path: str) -> str:
+    """``path`` as a file system that ignores case compares it: Unicode's canonical caseless
+    form (NFD, case folded, NFD again), so ``Reliability.md`` and ``reliability.md`` are one
+    name, and so are the composed and decomposed spellings of ``é`` (which macOS folds too)."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", path).casefold())
+
+
+def case_twins(paths: Iterable[str]) -> list[tuple[str, ...]]:
+    """The files of ``paths`` in the wiki or the skills (``in_block_folders``) whose paths are
+    one path to a checkout that ignores case (``caseless``), each group in path order, the
+    groups in order of their first path. Git keeps both; a checkout on macOS or Windows writes
+    one over the other, so the text agents read there may be either file's, whatever was
+    reviewed or promoted."""
+    groups: dict[str, list[str]] = {}
+    for path in sorted(set(paths)):
+        if in_block_folders(path):
+            groups.setdefault(caseless(path), []).append(path)
+    return sorted(tuple(group) for group in groups.values() if len(group) > 1)
 
 
 @dataclass

@@ -76,6 +76,14 @@ A submodule in the wiki or the skills (or in place of one of their folders or a 
 one), and a symbolic link in place of those folders (``okf/wiki``, ``okf``, ``.agents/skills``,
 ``.agents``, in any case), is a finding: agents would load what no gate reads.
 
+Two files of the wiki or the skills whose paths differ only in case or Unicode form
+(``Reliability.md`` beside ``reliability.md``, ``skill.md`` beside a promoted ``SKILL.md``:
+``standing.case_twins``) in the tree a commit leaves, where a commit it is made on lacks one of
+them, is a finding naming both: git keeps both, while a checkout that ignores case (macOS,
+Windows) writes one over the other, so the text reviewed and promoted may be replaced. Over a
+range with a base it is one too in what merging the tip into the start gives, where neither
+holds both.
+
 Promote writes a marker nowhere else, and only as a line of its own (``_markers``): a line a
 commit adds to a text file (Markdown, MDX, ``.mdc``, ``.txt``) outside the wiki and the skills
 that holds a full marker (a real-looking id and digest, however spelled), or one in the wiki or
@@ -107,8 +115,8 @@ from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, re
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, carried_problems, published_problems, who
 from gitstore.promote.skills import FILE_NAME, learning_of
-from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, blocks_unnamed, in_block_folders,
-                                       standing, unlike_promoted_skill, unnamed_sentence)
+from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, blocks_unnamed, case_twins,
+                                       in_block_folders, standing, unlike_promoted_skill, unnamed_sentence)
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -138,6 +146,8 @@ class Change:
     links: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as symbolic links
     submodules: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as submodules
     modes: Callable[[list[str]], dict[str, str]] | None = None  # the git mode of some paths it holds
+    tree: Callable[[], list[str]] | None = None  # every path it leaves (None: not checked)
+    parent_trees: tuple[Callable[[], list[str]], ...] = ()  # every path each commit it is made on holds
 
     @property
     def called(self) -> str:
@@ -425,7 +435,7 @@ def block_problems(change: Change, memory_of: Callable[[], Memory],
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
             if status != "D" and in_block_folders(path)]
-    found = _case_problems(change) + _submodule_problems(change) + _link_problems(change) + \
+    found = _case_problems(change) + _twin_problems(change) + _submodule_problems(change) + _link_problems(change) + \
         _unreadable_problems(change, read) + _skill_problems(change, mine, memory_of)
     added = _added_blocks(change, read)
     if added_by is not None:
@@ -603,6 +613,41 @@ def _case_problems(change: Change) -> list[Finding]:
             for folder in BLOCK_FOLDERS if path.casefold().startswith(folder) and not path.startswith(folder)]
 
 
+def _twin_problems(change: Change) -> list[Finding]:
+    """Files of the wiki or the skills whose paths differ only in case (``case_twins``) in the
+    tree ``change`` leaves, where some commit it is made on lacks one of them (the commit added
+    it, or a merge brought the two together): a checkout that ignores case (macOS, Windows)
+    writes one over the other, so a file beside a promoted ``SKILL.md`` or page may replace the
+    text that was reviewed and promoted, while every rule reads both. One finding for each
+    such group, at the path the commit adds, naming the other."""
+    groups = case_twins(change.tree()) if change.tree is not None else []
+    held = [set(tree()) for tree in change.parent_trees] if groups else []
+    found = []
+    for group in groups:
+        new = [path for path in group if not held or any(path not in paths for paths in held)]
+        if new:
+            found.append(_twin(group, new[0], f"the tree {_by(change)} leaves"))
+    return found
+
+
+def _twin(group: tuple[str, ...], path: str, where: str) -> Finding:
+    """The finding for ``path``, which differs only in case from the rest of ``group`` in ``where``."""
+    others = " and ".join(p for p in group if p != path)
+    return Finding(path, 1, f"differs only in case or Unicode form from {others}, in {where}: a checkout that ignores case (macOS, "
+                            "Windows) writes one over the other, so agents may read either; rename or delete one")
+
+
+def _paths(root: Path, revision: str, keep_index: bool = False) -> Callable[[], list[str]]:
+    """Every path ``revision`` holds (empty: the index being committed), listed once however
+    often it is asked for."""
+    @cache
+    def paths() -> list[str]:
+        listing = ("ls-tree", "-r", "-z", "--name-only", "--full-tree", revision) if revision else ("ls-files", "-z")
+        done = git(*listing, cwd=root, keep_index=keep_index)
+        return [p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p]
+    return paths
+
+
 def _submodule_problems(change: Change) -> list[Finding]:
     """A submodule ``change`` adds or moves in the wiki or the skills: its files are another
     repository's, which no gate reads, yet a recursive clone puts them where agents load pages
@@ -751,7 +796,8 @@ def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Chang
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
                   merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
-                  submodules=_links(root, sha, mode="160000"), modes=_modes(root, sha))
+                  submodules=_links(root, sha, mode="160000"), modes=_modes(root, sha), tree=_paths(root, sha),
+                  parent_trees=tuple(_paths(root, p) for p in parents))
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -827,7 +873,8 @@ def _pending(root: Path, message_file: Path) -> Change:
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
                   bases=tuple(base), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode="160000"), modes=_modes(root, "", keep_index=True))
+                  submodules=_links(root, "", keep_index=True, mode="160000"), modes=_modes(root, "", keep_index=True),
+                  tree=_paths(root, "", keep_index=True), parent_trees=tuple(_paths(root, b) for b in base))
 
 
 def _pending_base(root: Path, message: str) -> list[str]:
@@ -858,7 +905,8 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
                   pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode="160000"))
+                  submodules=_links(root, "", keep_index=True, mode="160000"), tree=_paths(root, "", keep_index=True),
+                  parent_trees=tuple(_paths(root, b) for b in ("HEAD", *merging)))
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
@@ -972,7 +1020,18 @@ def _carried_problems(root: Path, start: str | None, tip: str, blocks_added: Cou
            "range adds it (a block the range keeps, moved or carried from an older version of a file)" if merged else
            f"it is at {tip[:12]} and not at {start[:12]}, and no commit of the range adds it (git could not merge "
            f"the two to tell whether the merge keeps it: {_NO_MERGE})")
-    return found + _brought(root, start, merged or tip, blocks_seen, lines_seen, memory, how)
+    return found + _brought(root, start, merged or tip, blocks_seen, lines_seen, memory, how) + \
+        (_merged_twins(root, start, tip, merged) if merged else [])
+
+
+def _merged_twins(root: Path, start: str, tip: str, merged: str) -> list[Finding]:
+    """Files that differ only in case (``case_twins``) in what merging ``tip`` into ``start``
+    gives, where neither holds both: a branch adds ``Reliability.md`` while the base gained
+    ``reliability.md``, and no commit of the range leaves the two side by side."""
+    groups = case_twins(_paths(root, merged)())
+    held = [set(_paths(root, start)()), set(_paths(root, tip)())] if groups else []
+    return [_twin(group, [p for p in group if p not in held[0]][0], f"what merging {tip[:12]} into {start[:12]} gives")
+            for group in groups if not any(set(group) <= paths for paths in held)]
 
 
 _NO_MERGE = "a conflict, or git older than 2.38; merge the base into the branch"
