@@ -469,6 +469,43 @@ TWIN = ("a checkout that ignores case (macOS, Windows) writes one over the other
         "or delete one")
 
 
+@pytest.mark.parametrize("kind", ["page", "skill"])
+def test_a_file_differing_only_in_case_from_a_promoted_one_fails_the_gate_and_doctor(tmp_path: Path, kind: str) -> None:
+    """Beside a promoted page or SKILL.md, a file whose path differs only in case passes every
+    rule that reads files one by one, yet a checkout on macOS or Windows writes one over the
+    other: the gate refuses it in the commit being made and over a range, and doctor names the
+    pair until a commit takes one away."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    options: dict[str, Any] = ({} if kind == "page" else
+                               {"memory": "procedural", "title": "Change retries safely", "text": SKILL_TEXT})
+    _merged(ctx, **options)
+    path = PAGE if kind == "page" else SKILL
+    twin = "okf/wiki/Reliability.md" if kind == "page" else ".agents/skills/change-retries-safely/skill.md"
+    (root / twin).write_text("---\ntype: Guide\ntitle: Reliability notes\ndescription: Notes.\n---\n\n# Notes\n\n"
+                             "Retries use a fixed delay.\n")
+    git(root, "add", "--", twin)
+    message = root / ".git" / "COMMIT_EDITMSG"
+    message.write_text("Add notes\n")
+    found = promotion_gate.check([str(message)], root, None, None)
+    assert [str(f) for f in found] == [f"{twin}:1: differs only in case or Unicode form from {path}, in the tree the commit being "
+                                       f"made leaves: {TWIN}"]
+    before = git(root, "rev-parse", "HEAD").strip()
+    git(root, "commit", "-q", "-m", "Add notes")
+    found = promotion_gate.check([], root, before, "HEAD")
+    added = git(root, "rev-parse", "--short=12", "HEAD").strip()
+    assert [str(f) for f in found] == [f"{twin}:1: differs only in case or Unicode form from {path}, in the tree commit {added} "
+                                       f"leaves: {TWIN}"]
+    [check] = _checks(root, tmp_path, "wiki and skills")
+    pair = " and ".join(sorted([path, twin]))
+    assert (check.state, check.detail.split(":")[0]) == ("fail", f"{pair} differ only in case or Unicode form"), check
+    assert f"takes {twin}, which holds no promoted block, out of the index" in check.todo
+    follow(root, command(check.todo))
+    git(root, "commit", "-q", "-m", "Keep the promoted file alone")
+    assert promotion_gate.check([], root, "HEAD^", "HEAD") == []
+    assert _checks(root, tmp_path, "wiki and skills") == []
+
+
 def test_files_differing_only_in_case_or_unicode_form_are_found_where_a_merge_brings_them_together(
         tmp_path: Path) -> None:
     """Two branches each add one spelling (here the composed and decomposed forms of é, which

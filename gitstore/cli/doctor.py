@@ -11,7 +11,7 @@ _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def doctor(as_json: bool = JSON_OPTION) -> None:
-    """Check the set-up: scope, init, provider, other clones' memory left out, who may decide, whether the gates workflow has a policy to read, capture hooks, hook errors, sessions the hooks gave up on, refspecs, a partial clone's filter, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway, memory refs a killed process left locked.
+    """Check the set-up: scope, init, provider, other clones' memory left out, who may decide, whether the gates workflow has a policy to read, capture hooks, hook errors, sessions the hooks gave up on, refspecs, a partial clone's filter, what a push sends, published files, promoted blocks, wiki and skill files that differ only in case, saved GitHub snapshots, commands killed midway, memory refs a killed process left locked.
 
     Each check prints ok, warn or FAIL with what to do about it; the exit code is 1 when
     something does not work. Where gitstore publish wrote files, it reads the learnings in
@@ -20,7 +20,9 @@ def doctor(as_json: bool = JSON_OPTION) -> None:
     holds promoted blocks, it fails for each block whose learning is not in force (retired,
     replaced, expired, its evidence withdrawn or redacted), naming the file and line, why, and
     what to do: remove the block in a commit (then promote its replacement); it warns for a
-    promoted skill changed since its promotion (allowed-tools or instructions added). Where import github
+    promoted skill changed since its promotion (allowed-tools or instructions added); it fails for
+    files there whose paths differ only in case, of which a checkout on macOS or Windows keeps
+    one. Where import github
     saved snapshots, it warns when one still holds the text of a comment redacted in memory (a
     redaction fetched from another clone that no sync has applied here yet). It warns for each
     history or payload snapshot another clone's writer ref brought that failed verification and

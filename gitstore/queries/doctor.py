@@ -18,7 +18,8 @@ learning leaves force without a command that rewrites them when its validity end
 brings another clone's withdrawal, or an older file is checked out). Only where the work
 tree's ``okf/wiki/`` or ``.agents/skills/`` holds promoted blocks, the same learnings, to tell
 whether each block's learning is still in force (a block stays when its learning leaves
-force). And only where ``import github`` saved snapshots and a redaction not yet applied to
+force). It fails for files of those folders in the index whose paths differ only in case (a
+checkout on macOS or Windows keeps one of them). And only where ``import github`` saved snapshots and a redaction not yet applied to
 them is in memory (one fetched from another clone), the review threads, to name the snapshots
 still holding the text. It says how many capture jobs wait in ``.git/gitstore/held-jobs/`` for the inbox to
 take them. It names each session whose capture the hooks gave up on (set aside in the inbox), with the
@@ -153,6 +154,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         _promoted(report, root)
         _snapshots(report, root, workspace.state)
         _exports(report, root, workspace.state)
+    _case_twins(report, workspace.repo)
     return report
 
 
@@ -854,6 +856,41 @@ def _promoted(report: Report, root: Path) -> None:
                    "hold accepted learnings in force")
     for judged in skills:  # agents load a skill whole: allowed-tools and instructions as much as its block
         report.add("promoted skills", WARN, f"{judged.where}: {judged.why}", judged.todo)
+
+
+def _case_twins(report: Report, repo: Any) -> None:
+    """Files of the index's ``okf/wiki/`` and ``.agents/skills/`` whose paths differ only in
+    case (``case_twins``): git keeps both, a checkout that ignores case (macOS, Windows) one,
+    so the page or skill agents read there may not be the one reviewed or promoted. Read from
+    the index, which lists both wherever the work tree holds one. Said only where there is such
+    a pair; where one of them holds a promoted block, the advice takes out one that holds none."""
+    import pygit2
+
+    from gitstore.promote.blocks import MARKER_START
+    from gitstore.promote.standing import case_twins
+
+    try:
+        entries = {entry.path: entry.id for entry in repo.index}
+    except (pygit2.GitError, ValueError, OSError):
+        return
+    for group in case_twins(entries):
+        promoted = [path for path in group if _holds(repo, entries[path], MARKER_START.encode())]
+        other = next((path for path in group if path not in promoted), None) if promoted else None
+        todo = "rename or delete all but one of them in a commit"
+        if other is not None:
+            todo += (f" (`git rm --cached -- {shlex.quote(':/' + other)}` takes {other}, which holds no promoted block, "
+                     "out of the index and leaves the file on disk)")
+        report.add("wiki and skills", FAIL, f"{' and '.join(group)} differ only in case or Unicode form: a checkout "
+                   "that ignores case (macOS, Windows) keeps one of them, so agents may read either, whatever was "
+                   "reviewed or promoted", todo)
+
+
+def _holds(repo: Any, oid: Any, text: bytes) -> bool:
+    """Whether the blob ``oid`` of ``repo`` holds ``text`` (False when it cannot be read)."""
+    try:
+        return text in repo[oid].data
+    except (KeyError, ValueError, AttributeError):
+        return False
 
 
 def _snapshots(report: Report, root: Path, state: Path) -> None:
