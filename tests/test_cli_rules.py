@@ -789,9 +789,13 @@ def test_accept_warns_when_the_headline_of_an_edited_text_keeps_it_from_agents(t
     assert "agents will not get it" not in said, said
     shown = run(root, "show", plain["id"])
     assert "\n  Retries: a fixed second\n\n  goes by: Every retry loop uses exponential backoff with full jitter\n" in shown
+    # the evidence and the gates were read for the proposed text: a reviewer sees what the edit replaced
+    assert "\n  edited when accepted, by github:9: the text above is theirs; " in shown, shown
+    assert "\n    Retries sleep one second.\n" in shown, shown
+    assert json.loads(run(root, "show", plain["id"], "--json"))["proposedText"] == "Retries sleep one second."
     unedited = run(root, "show", propose(ctx, [ref(one)], title="Deploys on Tuesdays",
                                          text="Releases are deployed on Tuesdays only.")["id"])
-    assert "goes by" not in unedited, unedited
+    assert "goes by" not in unedited and "edited when accepted" not in unedited, unedited
 
 
 def test_records_add_refuses_a_learning_holding_what_proposing_screens(tmp_path: Path) -> None:

@@ -45,6 +45,11 @@ def print_shown(shown: Shown) -> None:
             echo(f"  version {item.record['version']} {item.digest}")
         return
     _print_version(version, shown.name if shown.edited else None)
+    if shown.proposed_text is not None:
+        echo(f"  edited when accepted, by {version['decision']['by']}: the text above is theirs; the evidence, the "
+             "rationale and the gates were read for what was proposed:")
+        for line in shown.proposed_text.splitlines() or [""]:
+            echo(f"    {line}")
     print_warnings(version, "  ")
     for evidence in shown.evidence:
         _print_evidence(evidence, shown.standing.purpose)

@@ -487,6 +487,18 @@ class Shown:
         return history.valid and listed_title(history) != history.current["content"]["title"]
 
     @property
+    def proposed_text(self) -> str | None:
+        """What the version a person accepted with an edit said (``decision.edited``, which the
+        rules check against the two versions), screened as the rest is shown; None when the
+        current version is no edit. The evidence, the rationale and the gates were read for
+        that text, not for the one the person wrote."""
+        history = self.row.history
+        if not history.valid or history.intact < 2 or not (history.current.get("decision") or {}).get("edited"):
+            return None
+        prior = history.chain[history.intact - 2].record
+        return str(as_shown(prior)[0]["content"]["text"])
+
+    @property
     def name(self) -> str | None:
         """The title it goes by (``listed_title``) as it may be shown: the proposed title as
         shown, or, once its text was edited at accept, the headline of that text screened (what
@@ -514,6 +526,7 @@ class Shown:
             data["version"] = self.version
             data["name"] = self.name
             data["title"] = self.version["content"]["title"]  # screened with the rest, as show prints it
+            data["proposedText"] = self.proposed_text
         data["standing"] = self.standing.to_json()
         data["evidence"] = [e.to_json() for e in self.evidence]
         data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
