@@ -280,8 +280,10 @@ def test_a_statement_longer_than_a_candidate_may_carry_is_cut_at_a_word(tmp_path
     from gitstore.dream.consolidators import MAX_TEXT
 
     ctx = w.repo(tmp_path)
+    fillers = ("and backoff and a bounded budget ", "with backoff under a bounded budget ",
+               "then backoff within some bounded budget ")  # three people's own words, not one text's copies
     texts = [f"Reviewer {n} says always retry the flaky network call with jitter "
-             + "and backoff and a bounded budget " * 130 + f"please {n}" for n in range(3)]
+             + filler * 130 + f"please {n}" for n, filler in enumerate(fillers)]
     for n, text in enumerate(texts):
         w.comment(ctx, 40 + n, f"github:{300 + n}", text, 10 * n)
     [proposal] = w.run(ctx).proposed
@@ -299,7 +301,7 @@ def test_verdict_reasons_stay_short_however_many_people_object(tmp_path: Path) -
     w.jitter_theme(ctx)
     for n in range(30):
         w.comment(ctx, 200 + n, f"github:{90000 + n}",
-                  f"I disagree, jittered backoff is not needed for the retries of client {n}.", 100 + n)
+                  f"I disagree: client {n} retries without jitter.", 100 + n)
     report = w.run(ctx)
     [held] = report.held_back
     reason = held["reasons"][0]

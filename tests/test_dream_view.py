@@ -154,6 +154,28 @@ def test_a_copy_tweaked_in_its_letters_or_quoted_shares_the_origin(tmp_path: Pat
     assert frozen(ctx).evidence[pasted["id"]].origin == original["id"]
 
 
+_SQL = "Log every SQL query at INFO level, including its bound parameters."
+
+
+@pytest.mark.parametrize("copy", [
+    pytest.param(_SQL.replace("every", "each"), id="a-word-swapped"),
+    pytest.param(_SQL.replace("its bound", "all its bound"), id="a-word-added"),
+    pytest.param(_SQL.replace("query", "querry"), id="a-word-misspelt"),
+])
+def test_a_copy_with_a_word_changed_shares_the_origin(tmp_path: Path, copy: str) -> None:
+    """A second account pasting one comment with a word swapped, added or misspelt is no second
+    origin: two people saying one thing in their own words share far fewer of its words."""
+    ctx = w.repo(tmp_path)
+    [original] = w.comment(ctx, 11, "github:101", _SQL, 0)
+    [pasted] = w.comment(ctx, 12, "github:102", copy, 10)
+    [own] = w.comment(ctx, 13, "github:103", "Please log each SQL query at INFO with the bound parameters so we "
+                      "can debug prod.", 20)
+    [short] = w.comment(ctx, 14, "github:104", "Log every SQL query at INFO.", 30)
+    view = frozen(ctx)
+    assert view.evidence[pasted["id"]].origin == original["id"]
+    assert view.evidence[own["id"]].origin == own["id"] and view.evidence[short["id"]].origin == short["id"]
+
+
 def test_a_sentence_of_ones_own_before_a_colon_is_not_a_lead_in(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     w.comment(ctx, 11, "github:101", _NAIVE, 0)

@@ -445,17 +445,28 @@ def _person(author: str, source: str, namespace: str, owner: str | None = None) 
     return author
 
 
+NEAR_WORDS = 8  # a text this long or longer is a copy of one it is nearly word for word
+NEAR = 0.6  # ... when this share of their word pairs is one (Jaccard's index)
+_COMMON_PAIR = 64  # a word pair this many texts hold already ("in the") finds no copy
+
+
 def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
     """Event id -> the id of the earliest event whose words it repeats (itself if none).
 
     Events are taken in time order. An event whose whole own text (quotes masked) was seen
     before, or every sentence of which was, is a copy or a quote: it gets the origin of what it
-    repeats; so does a quote of an earlier text with a word or two of assent ("+1"). Otherwise
-    it is an origin of its own.
+    repeats; so does a quote of an earlier text with a word or two of assent ("+1"), and a text
+    of ``NEAR_WORDS`` words or more that is another author's earlier one with a word changed,
+    added or misspelt: ``NEAR`` of their word pairs or more are one (a second account pasting
+    one comment with a word swapped is no second origin). People who say one thing in their
+    own words share far fewer; one author's own near repeats are one person's, which the
+    gates count once anyway. Otherwise it is an origin of its own.
     """
     whole: dict[str, str] = {}
     sentences: dict[str, str] = {}
     origins: dict[str, str] = {}
+    pairs_of: list[tuple[str, str, frozenset[tuple[str, str]]]] = []  # (origin, author, word pairs) of each long text
+    holding: dict[tuple[str, str], list[int]] = defaultdict(list)  # word pair -> the long texts holding it
     for event in events:
         text = event["payload"]["text"]
         print_, parts = terms.sameness(text)
@@ -465,12 +476,37 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
         if origin is None and print_.count(" ") < 3:  # a quote with a word or two of assent
             said = terms.sameness(terms.quoted(text))[1]
             origin = next((sentences[p] for p in said if p in sentences), None)
+        words = print_.split()
+        pairs = frozenset(zip(words, words[1:])) if len(words) >= NEAR_WORDS else frozenset()
+        if origin is None and pairs:
+            origin = _nearly(pairs, event["author"], pairs_of, holding)
         origin = origin or event["id"]
         origins[event["id"]] = origin
         whole.setdefault(print_, origin)
         for part in parts:
             sentences.setdefault(part, origin)
+        if pairs:
+            for pair in pairs:
+                if len(holding[pair]) < _COMMON_PAIR:
+                    holding[pair].append(len(pairs_of))
+            pairs_of.append((origin, event["author"], pairs))
     return origins
+
+
+def _nearly(pairs: frozenset[tuple[str, str]], author: str, seen: list[tuple[str, str, frozenset[tuple[str, str]]]],
+            holding: dict[tuple[str, str], list[int]]) -> str | None:
+    """The origin of the earliest text of ``seen`` by another author sharing ``NEAR`` of its
+    word pairs with ``pairs`` or more, or None."""
+    shared: dict[int, int] = defaultdict(int)
+    for pair in pairs:
+        for index in holding.get(pair, ()):
+            shared[index] += 1
+    for index in sorted(shared):
+        origin, by, theirs = seen[index]
+        together = shared[index]
+        if by != author and together >= NEAR * (len(pairs) + len(theirs) - together):
+            return origin
+    return None
 
 
 def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tuple[StoredLabel, ...]]:
