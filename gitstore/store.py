@@ -376,6 +376,7 @@ class Store:
         written: list[tuple[str, str]] = []  # (kind, stream) of each record
         vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
         authorities: list[dict[str, Any]] = []  # decisions, grants, withdrawals
+        proposers: set[str] = set()  # the people named as writing a proposal by hand
         checked = _CheckedOnTheWayIn(self._memory)
 
         def entries() -> Iterator[Entry]:
@@ -389,12 +390,16 @@ class Store:
                     vouching.append(record)
                 if is_decision(record) or entry.kind in ("grant", "withdrawal"):
                     authorities.append(dict(record))
+                if entry.kind == "learning" and record.get("state") == "proposed" \
+                        and record.get("proposer", {}).get("kind") == "person":
+                    proposers.add(str(record["proposer"]["id"]))
                 if entry.kind in ("episode", "learning"):
                     written.append((entry.kind, entry.stream))
                 yield entry
 
         def authority() -> bool:
-            return self._authorize(sides.decide(namespace), authorities, removals)
+            return (self._authorize(sides.decide(namespace), authorities, removals)
+                    or self._signs_proposal(sides.decide(namespace), proposers))
 
         if if_head is None and not removals and not decided and "append-stream" in self.manifest.capabilities:
             stream = Stream(entries(), lambda: sides.decide(namespace), authority)
@@ -452,6 +457,16 @@ class Store:
 
         return record_problem(self.trust_mode(), self.attestation, item.record, item.stored.namespace,
                               item.stored.append, extends)
+
+    def may_decide(self, item: Item, person: str) -> bool:
+        """Whether ``person`` may decide (accept or reject) by an append holding ``item``, the
+        one it was read from or a copy (see ``gitstore.rules.trust.may_decide``)."""
+        from gitstore.rules.trust import may_decide
+
+        def by(held: Item) -> bool:
+            return may_decide(self.trust_mode(), self.attestation(held.stored.append), held.stored.namespace, person)
+
+        return by(item) or any(by(copy) for copy in self.copies(item))
 
     def removal_note(self, payload_digest: str, namespace: Namespace) -> bytes | None:
         """The note that removed a payload from ``namespace``'s memory, or None. A provider
@@ -606,6 +621,18 @@ class Store:
             if problem is not None:
                 raise NotAuthorised(problem)
         return True
+
+    def _signs_proposal(self, namespace: Namespace, proposers: set[str]) -> bool:
+        """Whether an append holding a proposal written by hand is signed: under a policy, when
+        this clone signs as the person it names as proposer. Anyone may propose, signed or not;
+        signed, the proposal is that person's word on its theme, which a dream takes as settling
+        it (``gitstore.rules.trust.may_decide``)."""
+        if namespace != "shared" or "attest" not in self.manifest.capabilities or self.trust_mode().mode != "policy":
+            return False
+        if not proposers:
+            return False
+        who, _ = cast(AttestingProvider, self.provider).signing_as()
+        return any(person in proposers for person, _ in who)
 
     def _extends(self, record: dict[str, Any]) -> bool:
         """Whether a learning version only adds ``supersedes`` to an accepted version."""

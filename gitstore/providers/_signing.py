@@ -1,6 +1,7 @@
 """Signing appends with the user's own git configuration, and checking their signatures.
 
-Appends that carry authority (decisions, grants, withdrawals, removals) are signed commits,
+Appends that carry authority (decisions, grants, withdrawals, removals), and a proposal written
+by hand by the person the clone signs as (``Store._signs_proposal``), are signed commits,
 made as ``git commit -S`` makes them with SSH keys: ``gpg.format = ssh``, ``user.signingkey``
 (a key file, or ``key::<public key>`` for a key held by the agent) and ``gpg.ssh.program``
 (default ``ssh-keygen``). The commit's bytes are signed with ``ssh-keygen -Y sign -n git`` and

@@ -78,6 +78,15 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
     return None
 
 
+def may_decide(mode: TrustMode, attestation: Attestation, namespace: str, person: str) -> bool:
+    """Whether ``person`` may decide (accept or reject) by an append: what makes a record that
+    needs no authority, such as a proposal written by hand, a word of someone who decides. The
+    same rule as for a decision: under a policy, the append is signed by them with a key it lists
+    and it lets them accept or reject; without one, the append is this clone's own."""
+    return any(problem(mode, attestation, namespace, person, frozenset({action})) is None
+               for action in ("accept", "reject"))
+
+
 def record_problem(mode: TrustMode, attest: Callable[[str], Attestation], record: dict[str, Any],
                    namespace: str, append: str, extends: bool = False) -> str | None:
     """``problem`` for one stored record (``extends``: a learning version that only adds
@@ -128,4 +137,4 @@ def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[st
     return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
 
 
-__all__ = ["NOT_COUNTED", "SINGLE_USER", "not_counted", "note_problem", "problem", "record_problem", "refusal"]
+__all__ = ["NOT_COUNTED", "SINGLE_USER", "may_decide", "not_counted", "note_problem", "problem", "record_problem", "refusal"]
