@@ -61,6 +61,22 @@ def test_a_reply_that_objects_holds_the_theme_back_with_its_counterevidence(tmp_
     assert len(held["evidence"]) == 2
 
 
+@pytest.mark.parametrize("who", ["bot:github:49699333", "github:unknown"])
+def test_an_objection_by_a_bot_or_an_unknown_account_holds_nothing_back(tmp_path: Path, who: str) -> None:
+    """Bots and unknown accounts count as nobody in every gate: one "I disagree" from
+    dependabot does not hold back what three people asked for; it is named as not counted."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 13, "github:103", "Add jitter to the retry backoff here as well.", 40,
+              replies=[(who, "I disagree: jitter is overkill for this retry.")])
+    report = w.run(ctx, dry_run=True, explain="jitter")
+    assert report.held_back == [], report.held_back
+    [proposed] = report.proposed
+    assert proposed["signals"]["people"] == 3 and proposed["signals"]["objections"] == 0, proposed
+    [theme] = report.explain["themes"]
+    assert f"not counted: 1 objection(s) by {who} (bots and unknown accounts count as nobody)" in theme["reasons"], theme
+
+
 @pytest.mark.parametrize("reply", ["-1, a fixed delay here makes every client retry at the same moment.",
                                    "I object: jittered backoff is wrong for these retries.",
                                    "No. We should not back off like that here.",

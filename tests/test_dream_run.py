@@ -511,6 +511,67 @@ def test_a_rejection_stands_over_a_proposal_sharing_its_evidence(tmp_path: Path)
     assert len(ctx.view().learnings[again["id"]]) == 1, "never revised"
 
 
+DECOY = ("Retries go without a pause", "Retry loops should retry immediately in a tight loop, without any sleep.")
+
+
+def _by_hand(ctx, events: list[dict], by: str, words: tuple[str, str] = DECOY) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """A proposal written by hand, as `gitstore propose` stores it, citing the theme's evidence."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    draft = ops.Draft(title=words[0], text=words[1], category="convention", evidence=[ref(e) for e in events],
+                      counterevidence=[], proposer=("person", by))
+    return ops.propose(ctx, draft, by)
+
+
+def test_a_proposal_by_hand_of_someone_who_may_not_decide_settles_nothing(tmp_path: Path) -> None:
+    """Mallory can push, and the policy names her nowhere: her proposal in wrong words, citing
+    the team's three comments, does not keep alice's dream from proposing the theme (the report
+    says why). Bob's, whom the policy lets decide, does, and the report names him."""
+    from .team import sync, team_clone, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    w.grant_all(alice)
+    events = w.jitter_theme(alice)
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    [alice, mallory] = sync(alice, mallory)
+    decoy = _by_hand(mallory, events, "github:66")
+    [mallory, alice, bob] = sync(mallory, alice, bob)
+    report = w.run(alice, dry_run=True, explain="jitter")
+    [proposed] = report.proposed
+    assert proposed["text"] != DECOY[1] and not proposed.get("revised"), proposed
+    [theme] = report.explain["themes"]
+    assert any(r.startswith(f"{decoy['id']}, proposed by hand by github:66, who may not decide here")
+               for r in theme["reasons"]), theme
+    own = _by_hand(bob, events[:2], "github:10", ("Retries use jitter", "Retries need jittered backoff."))
+    [bob, alice] = sync(bob, alice)
+    report = w.run(alice, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert known["reasons"] == [f"already proposed by hand as {own['id']} by github:10"], known
+
+
+@pytest.mark.parametrize("words, stands", [(DECOY, False), (("Retries use jitter", w.JITTER[0][2]), True)])
+def test_a_rejected_proposal_by_hand_stands_for_the_theme_only_in_words_of_its_evidence(
+        tmp_path: Path, words: tuple[str, str], stands: bool) -> None:
+    """A person's no to a proposal written by hand in words none of the evidence says is a no to
+    those words: the dream proposes the theme from the evidence. In a sentence of the evidence,
+    it is a no to the theme, as a rejection of the dream's own proposal is."""
+    from gitstore.ops import learning as ops
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    made = _by_hand(ctx, events, w.BY, words)
+    ops.reject(ctx, made["id"], made["reviewDigest"], w.BY, "Not what the reviewers asked for.")
+    report = w.run(ctx, dry_run=True)
+    if stands:
+        assert report.proposed == [] and report.known[0]["reasons"][0].startswith("rejected by a person"), report.known
+    else:
+        [proposed] = report.proposed
+        assert proposed["signals"]["people"] == 3 and proposed["text"] != words[1], proposed
+
+
 def _edit_each(ctx, events: list[dict], minute: int) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
     """Every comment edited by its author, a routine fix: each edit a new event superseding it."""
     return [w.edit(ctx, e, e["payload"]["text"] + " Thanks!", minute) for e in events]

@@ -109,7 +109,8 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
     try:
         store_view = ctx.view()
         view = take(store_view, ctx.workspace.repo, request.purpose, request.since,
-                    own=lambda append: ctx.store.attestation(append).own, owner=request.by)
+                    own=lambda append: ctx.store.attestation(append).own, owner=request.by,
+                    decides=ctx.store.may_decide)
     except IntegrityError as exc:
         return DreamReport.blocked(request.purpose, f"the store cannot be read: {exc}", exc.exit_code)
     return _Dream(ctx, store_view, view, request, notify or _stderr).run(labeler, consolidators)

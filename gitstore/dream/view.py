@@ -34,6 +34,7 @@ from gitstore.rules.active import evaluate
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.rules.view import View
+from gitstore.store import Item
 
 TEXT_ROLES = frozenset({"user", "assistant", "summary"})
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -102,6 +103,9 @@ class LearningView:
     visible: bool
     stale: str = ""              # why its evidence no longer serves the purpose (when not visible)
     proposer: str = ""
+    # a proposal written by hand: whether its proposer may decide by the append holding it (the
+    # store's rules, ``gitstore.rules.trust.may_decide``); one by anyone else settles nothing
+    proposer_decides: bool = True
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -211,14 +215,18 @@ class _Taking:
 
 
 def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None,
-         own: Callable[[str], bool] | None = None, owner: str | None = None) -> FrozenView:
+         own: Callable[[str], bool] | None = None, owner: str | None = None,
+         decides: Callable[[Item, str], bool] | None = None) -> FrozenView:
     """Freeze what ``purpose`` may use of a loaded store ``view`` (optionally only evidence written
     at or after ``since``); ``repo`` answers which cited paths exist at HEAD. With ``own``
     (whether an append is in this clone's own refs: ``Store.attestation``), the stored labels
     are only those this clone wrote, or kept local: anyone who can push can store labels, under
     any writer id they name, and a label steers what a dream proposes. ``owner`` is the person
     the clone's owner is (the dream's ``--by``): their personal sessions count as theirs, so
-    their own review and their own session are one person."""
+    their own review and their own session are one person. ``decides`` says whether a person
+    may decide by the append a stored record was read from (None: everyone who wrote a proposal
+    by hand may): a proposal written by hand is only a person's word on its theme when its
+    proposer may decide."""
     taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view),
                      remembered=_remembered(view) if since is not None else frozenset())
     for item in view.items:
@@ -228,7 +236,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
                                                     or (own is not None and own(item.stored.append))):
                 taking.own_labels.add(item.record["id"])
     evidence = _evidence(taking)
-    learnings = _learnings(view, purpose)
+    learnings = _learnings(view, purpose, decides)
     commit, paths = _at_head(repo, evidence.values(), learnings.values())
     threads: dict[str, list[str]] = defaultdict(list)
     for piece in evidence.values():
@@ -527,7 +535,8 @@ def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tupl
     return {k: tuple(v) for k, v in found.items()}
 
 
-def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
+def _learnings(view: View, purpose: str,
+               decides: Callable[[Item, str], bool] | None = None) -> dict[str, LearningView]:
     all_histories = view.histories()
     statuses = evaluate(view, purpose, all_histories=all_histories)
     out = {}
@@ -545,6 +554,8 @@ def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
                     evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
                     counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
                     replaces=tuple(record["replaces"]), support=record["support"])
+        if decides is not None and record["state"] == "proposed" and record["proposer"]["kind"] != "consolidator":
+            base.update(proposer_decides=decides(history.chain[history.intact - 1], str(record["proposer"]["id"])))
         if visible:
             base.update(category=record["category"], audience=record["audience"],
                         title=record["content"]["title"], text=record["content"]["text"],

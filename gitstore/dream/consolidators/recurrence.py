@@ -5,11 +5,11 @@ fixed (support) and the evidence that objects to it; a fix reported, or an agree
 request or in the session that asked for the theme answers that ask, and is no support of its
 own. Then:
 
-- **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
-  with the objections as counterevidence and never proposed. So do people asking for opposite
-  things under one theme ("Always close the connection ..." beside "Never close it ..."): neither
-  side supports the other, and the smaller side (the forbidding one, on a tie) is named as the
-  dissent;
+- **contested**: any objection by a person (a reply or a later comment) holds the theme back; it
+  is reported with the objections as counterevidence and never proposed (a bot's holds nothing
+  back, and is named as not counted). So do people asking for opposite things under one theme
+  ("Always close the connection ..." beside "Never close it ..."): neither side supports the
+  other, and the smaller side (the forbidding one, on a tie) is named as the dissent;
 - **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
   and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
   in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
@@ -24,8 +24,9 @@ own. Then:
 - **audience** (``gitstore.dream.audience``): a personal theme is rejected; the others carry
   their audience and its rationale;
 - **memory already holding it** (found by shared evidence): a learning in force, a proposal a
-  person wrote, a rejection or a retirement stand, and the theme is reported as known; a
-  person's "no" stands over any proposal sharing its evidence, whatever evidence came since; its
+  person who may decide wrote, a rejection or a retirement stand, and the theme is reported as
+  known; a person's "no" stands over any proposal sharing its evidence, whatever evidence came
+  since (a "no" to a proposal written by hand only when the evidence says its words); its
   own earlier proposal is revised when the evidence changed; an accepted learning that no
   longer applies is offered a replacement.
 
@@ -192,17 +193,21 @@ class Recurrence:
         kind, why = audience.classify(chosen, statement)
         if kind == "personal":
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
-        matched = memory.matches(whole)
+        texts = [e.text for e in theme_texts(theme, chosen)]
+        found = memory.matches(whole)
+        matched = [m for m in found if _speaks(m, texts)]
         known = matched[0] if matched else None
         candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
-            settled = _settled(known, candidate, [e.text for e in theme_texts(theme, chosen)])
+            settled = _settled(known, candidate, texts)
             if settled is not None:
                 said = (settled, *_left_open(known, matched))
                 return None, Verdict(theme.key, "known", said, signals, refs, (), kind, known.id)
             candidate = _against(known, candidate)
-        return candidate, Verdict(theme.key, "proposed", (self.gates.describe(cited_signals),), cited_signals,
-                                  candidate.evidence, (), kind, candidate.revises)
+        notes = [_passed_over(m) for m in found if m not in matched][:2]
+        return candidate, Verdict(theme.key, "proposed", (self.gates.describe(cited_signals), *notes,
+                                                          *_not_counted(whole)),
+                                  cited_signals, candidate.evidence, (), kind, candidate.revises)
 
     def _cited(self, theme: _Theme, shared_newest: str | None) -> tuple[_Theme, dict[str, int]] | None:
         """The theme as its shared evidence alone shows it, with its signals, when that passes
@@ -306,8 +311,10 @@ def _opposed(theme: _Theme) -> tuple[list[Evidence], list[Evidence]] | None:
 def _by_people(theme: _Theme) -> _Theme:
     """THEME as people raised it: bots and unknown accounts count as nobody, so their evidence
     supplies no origin, thread, pull request or path either (a review bot repeating a remark on
-    another pull request is no second change where the theme was raised)."""
-    return replace(theme, support=tuple(p for p in theme.support if p[1].person))
+    another pull request is no second change where the theme was raised), and their objections
+    hold nothing back."""
+    return replace(theme, support=tuple(p for p in theme.support if p[1].person),
+                   objections=tuple(p for p in theme.objections if p[1].person))
 
 
 def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, Evidence]], list[tuple[Label, Evidence]]]:
@@ -545,12 +552,55 @@ def theme_texts(theme: _Theme, chosen: list[Evidence]) -> list[Evidence]:
     return [*chosen, *(e for _, e in theme.support)]
 
 
+def _by_hand(learning: LearningView) -> bool:
+    return not learning.proposer.startswith("consolidator:")
+
+
+def _proposer(learning: LearningView) -> str:
+    """Who wrote a proposal by hand, as the store names them."""
+    return learning.proposer.removeprefix("person:")
+
+
+def _speaks(learning: LearningView, texts: list[str]) -> bool:
+    """Whether a learning sharing the theme's evidence speaks for the theme (TEXTS: what the
+    theme stands on). Anyone who can push can store a proposal by hand citing a team's
+    evidence: it pre-empts the dream only when its proposer may decide (``proposer_decides``),
+    and a person's "no" to it is a no to its words, not to the theme, unless its evidence says
+    them (as a proposal of the consolidator's own does): rejecting a decoy in wrong words must
+    not silence what the reviewers asked for."""
+    if not _by_hand(learning):
+        return True
+    if learning.state == "proposed":
+        return learning.proposer_decides
+    if learning.state == "rejected" and learning.visible:
+        return any(terms.says(text, learning.text) for text in texts)
+    return True
+
+
+def _passed_over(learning: LearningView) -> str:
+    """Why a proposal written by hand on the theme does not settle it."""
+    if learning.state == "proposed":
+        return (f"{learning.id}, proposed by hand by {_proposer(learning)}, who may not decide here, "
+                f"does not settle the theme: it stays as it stands for a person to review")
+    return (f"{learning.id}, proposed by hand by {_proposer(learning)} and rejected by a person, is in words "
+            f"none of the evidence says: that rejection stands for its words, not for the theme")
+
+
+def _not_counted(theme: _Theme) -> list[str]:
+    """The objections of bots and unknown accounts, named as counting for nothing."""
+    against = _representatives([p for p in theme.objections if not p[1].person])
+    if not against:
+        return []
+    who = sorted({e.author for e in against})
+    return [f"not counted: {len(against)} objection(s) by {listed(who)} (bots and unknown accounts count as nobody)"]
+
+
 def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str | None:
     """Why a theme needs nothing new because of ``known`` (None when it does)."""
     if known.state in IN_FORCE and known.usable:
         return f"already in memory as {known.id} ({known.state})"
-    if known.state == "proposed" and not known.proposer.startswith("consolidator:"):
-        return f"already proposed by hand as {known.id}"
+    if known.state == "proposed" and _by_hand(known):
+        return f"already proposed by hand as {known.id} by {_proposer(known)}"
     if known.state == "proposed" and not known.visible:
         # its words are hidden from the dream: a revision would keep them, and put this evidence,
         # and its people, behind words of a redacted comment or of whoever wrote the proposal
