@@ -7,9 +7,9 @@ own. Then:
 
 - **contested**: any objection by a person (a reply or a later comment) holds the theme back; it
   is reported with the objections as counterevidence and never proposed (a bot's holds nothing
-  back, and is named as not counted). So do people asking for opposite things under one theme
-  ("Always close the connection ..." beside "Never close it ..."): neither side supports the
-  other, and the smaller side (the forbidding one, on a tie) is named as the dissent;
+  back, and is named as not counted). People asking for opposite things under one theme
+  ("Always close the connection ..." beside "Never close it ...") hold it back too: neither
+  side supports the other, and the smaller side (the forbidding one, on a tie) is named as the dissent;
 - **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
   and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
   in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
