@@ -297,6 +297,37 @@ def test_front_matter_refuses_a_repeated_or_unhashable_key(text: str) -> None:
         wiki.load_yaml(text)
 
 
+def _laughs(levels: int = 10) -> str:
+    """Aliases nested ``levels`` deep, nine to a list: a few hundred bytes standing for 9**levels values."""
+    names = [chr(ord("a") + n) for n in range(levels)]
+    lines = [f"{names[0]}: &{names[0]} [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{name}: &{name} [{', '.join([f'*{before}'] * 9)}]" for before, name in zip(names, names[1:])]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param(_laughs() + "title: *j\ndescription: *j\n", id="aliases-read-out-to-billions"),
+    pytest.param("title: " + "[" * 600 + "]" * 600 + "\n", id="nested-600-deep"),
+    pytest.param("status: " + "{a: " * 300 + "1" + "}" * 300 + "\n", id="mappings-300-deep"),
+    pytest.param("a: &a [*a]\n", id="an-alias-of-itself"),
+])
+def test_front_matter_too_big_once_read_out_or_too_deep_is_one_finding(tmp_path: Path, text: str) -> None:
+    """A page's or a skill's front matter of a few hundred bytes whose aliases read out to
+    billions of values made the gates, `wiki index`, promote and doctor build them all (memory
+    ran out after a minute); one nested a few hundred levels deep ended Python's recursion
+    with a traceback. Each is a finding of its own, at once."""
+    import yaml
+
+    from gitstore.promote.skills import check_skill
+
+    with pytest.raises(yaml.YAMLError):
+        wiki.load_yaml(text)
+    page = wiki.check_page(_page(tmp_path, "page.md", f"---\ntype: Guide\n{text}---\n\n# Page\n"))
+    assert len(page) == 1 and "not valid YAML" in page[0], page
+    skill = check_skill("s", f"---\nname: s\ndescription: d\n{text}---\n\nDo it.\n")
+    assert skill and all(isinstance(line, int) for line, _ in skill), skill
+
+
 # -- the pages that map the code ------------------------------------------------------------------
 
 def test_cli_page_matches_every_commands_help() -> None:

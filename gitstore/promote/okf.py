@@ -368,17 +368,63 @@ _SCALAR = yaml.ScalarNode
 _SLOW = ("&", "*", "!", "<<")  # anchors, aliases, explicit tags, merge keys: the full constructor
 
 
+MAX_NODES = 100_000  # values a document may hold once its aliases are read out
+MAX_DEPTH = 64  # how deep its lists and mappings may nest
+
+
 def load_yaml(text: str) -> Any:
     """Parse one YAML document safely; a repeated key is an error (``yaml.YAMLError``).
 
     libyaml composes the nodes; plain documents (no anchors, aliases, explicit tags or merge
     keys, as front matter is) are then built by a direct walk, several times faster than the
-    generic constructor and equal to it; any other goes through the safe constructor.
+    generic constructor and equal to it; any other goes through the safe constructor. A
+    document whose aliases read out to more than ``MAX_NODES`` values (a few hundred bytes of
+    nested aliases can stand for billions: every later ``str`` of a value would build them
+    all), or which nests deeper than ``MAX_DEPTH``, is an error too, before anything is built.
     """
-    if any(mark in text for mark in _SLOW):
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
-    node = yaml.compose(text, Loader=_Loader)
-    return None if node is None else _build(node)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _within_bounds(node)
+        if any(mark in text for mark in _SLOW):
+            return loader.construct_document(node)
+        return _build(node)
+    finally:
+        loader.dispose()
+
+
+def _within_bounds(root: yaml.Node) -> None:
+    """Refuse a composed document holding more than ``MAX_NODES`` values read out, or nesting
+    deeper than ``MAX_DEPTH``: counted over the shared nodes aliases point at, each once, never
+    by reading them out, and without recursion (a nesting deep enough would end Python's)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if depth > MAX_DEPTH:
+            raise yaml.constructor.ConstructorError(None, None, f"it nests deeper than {MAX_DEPTH} levels",
+                                                    node.start_mark)
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if done or not children:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_NODES:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"its aliases read out to more than {MAX_NODES:,} values", node.start_mark)
+            continue
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if id(child) not in sizes)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def _build(node: yaml.Node) -> Any:
