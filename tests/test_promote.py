@@ -475,6 +475,16 @@ def test_promote_reports_a_safety_warning_instead_of_passing_silently(
     assert set(trailers(message)) == set(TRAILERS), "the trailers still end the message"
     page = git(root, "show", f"{branch}:{PAGE}")
     assert learning["content"]["text"] in page and "look-alike" not in page, "the accepted text, unmarked"
+    assert promotion_gate.check([], root, "main", branch) == []
+    # the message is how the person reviewing the promotion is told: amended without the warning,
+    # or with the check listed as passed, the commit no longer passes
+    for amended in (message.replace(f"\nCheck warned: safety: {warning}", ""),
+                    message.replace("route, okf.", "route, okf, safety.")):
+        git(root, "checkout", "-q", "-B", "amended", branch)
+        git(root, "commit", "-q", "--amend", "-m", amended)
+        git(root, "checkout", "-q", "main")
+        found = promotion_gate.check([], root, "main", "amended")
+        assert len(found) == 1 and "does not say what the safety check warns of" in found[0].message, found
     git(root, "branch", "-q", "-D", branch)
     assert main(["promote", learning["id"], "--by", PERSON, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

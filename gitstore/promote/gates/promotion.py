@@ -120,6 +120,7 @@ from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, block
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
+    from gitstore.promote.packet import Plan
     from gitstore.promote.snapshot import Snapshot
     from gitstore.rules.view import View
 
@@ -191,9 +192,9 @@ class Memory(Learnings):
             self._published = ({fact.learning: fact for fact in chosen.facts}, dict(chosen.skipped))
         return self._published
 
-    def planned(self, packet: dict[str, Any], on: Snapshot | None = None, called: str = "") -> dict[str, Any] | str:
-        """The packet promote plans for ``packet``'s learning on its base, at its time, by its
-        route; or why it plans none there. With ``on`` (the parent of the commit ``called``),
+    def planned(self, packet: dict[str, Any], on: Snapshot | None = None, called: str = "") -> Plan | str:
+        """The promotion promote plans for ``packet``'s learning on its base, at its time, by its
+        route (its packet, and what its checks warn of); or why it plans none there. With ``on`` (the parent of the commit ``called``),
         the base must be that commit or an ancestor of it: the citations were found on the
         base, so a base of another history vouches for files the commit's history may not hold."""
         from gitstore.errors import Refused
@@ -207,7 +208,7 @@ class Memory(Learnings):
             return (f"its base {base.id[:12]} is not {called}'s parent nor an ancestor of it ({on.id[:12]}), so "
                     "what it cites was found on another history")
         try:
-            return plan(self.view, base, packet["learning"], packet["route"], packet["at"]).packet
+            return plan(self.view, base, packet["learning"], packet["route"], packet["at"])
         except Refused as exc:
             return str(exc)
 
@@ -314,12 +315,30 @@ def _plan_problems(change: Change, packet: dict[str, Any], memory: Memory) -> li
     said = f"packet {packet['digest'][:19]} of {change.called} is not what promote plans for {packet['learning']}"
     if isinstance(planned, str):
         return [Finding(where, 1, f"{said}: {planned}")]
-    differ = [name for name in PLANNED if planned[name] != packet[name]]
+    differ = [name for name in PLANNED if planned.packet[name] != packet[name]]
     if not differ:
-        return []
-    shown = "; ".join(_difference(name, packet[name], planned[name]) for name in differ[:2])
+        return _warning_problems(change, planned.warnings)
+    shown = "; ".join(_difference(name, packet[name], planned.packet[name]) for name in differ[:2])
     return [Finding(where, 1, f"{said} on its base {packet['base'][:12]}: {shown} (a packet promote did not "
                               "write; promote it again)")]
+
+
+def _warning_problems(change: Change, warnings: dict[str, str]) -> list[Finding]:
+    """What a check warned of, planned again, must stay in the message as promote wrote it
+    (``Check warned: ...``, the check not among those passed): it is how the person reviewing
+    the promotion is told, since the scan gate passes what it only warns of. A message amended
+    without it would hide the warning from the review."""
+    lines = change.message.split("\n")
+    passed = next((line for line in lines if line.startswith("Checks passed: ")), "")
+    named = {name.strip() for name in passed.removeprefix("Checks passed: ").rstrip(".").split(",")}
+    found = []
+    for name, what in warnings.items():
+        warned = f"Check warned: {name}: {' '.join(what.split())}"
+        if warned not in lines or name in named:
+            found.append(Finding(change.label, 1, f"{change.called}'s message does not say what the {name} check warns "
+                                                  f"of as promote wrote it ({warned[:200]}), or lists {name} as "
+                                                  "passed: the person reviewing the promotion must see it"))
+    return found
 
 
 def _difference(name: str, stored: Any, planned: Any) -> str:
