@@ -234,6 +234,24 @@ def test_a_bad_value_is_a_usage_error(repo: Path) -> None:
     assert done.returncode == 2 and "is not a regular expression" in done.stderr
 
 
+def test_an_option_taking_one_value_given_twice_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command framework keeps the last of an option given twice and drops the rest without
+    a word: `redact --comment A --comment B` redacted B alone, leaving A's text for agents. It
+    is refused, naming the option; one that takes several may be repeated, a flag twice changes
+    nothing, and a value that looks like an option is a value."""
+    from gitstore.cli._app import given_once
+
+    assert main(["redact", "--comment", "github:comment:1", "--comment=github:comment:2", "--reason", "x"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "gitstore: error: redact: --comment given twice; it takes one value (run the command once for each)\n")
+    assert main(["records", "list", "--kind", "event", "--kind", "learning"]) == 2
+    assert "records list: --kind given twice" in capsys.readouterr().err
+    given_once(click_command("grant"), ["grant", "--purpose", "review", "--purpose", "instruction", "--json", "--json"])
+    given_once(click_command("redact"), ["redact", "--reason", "--comment", "--comment", "github:comment:1"])
+    given_once(click_command("redact"), ["redact", "--comment", "a", "--", "--comment"])
+
+
 def test_main_returns_the_code_and_prints_nothing_on_stdout_for_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["no-such"]) == 2
     captured = capsys.readouterr()

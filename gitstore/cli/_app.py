@@ -155,4 +155,44 @@ def _params(command: Any) -> Iterator[Any]:
 
 def run(command: str | None, args: list[str]) -> Any:
     """Parse ``args`` and run the command; framework errors propagate for ``main`` to map."""
-    return click_command(command).main(args=args, prog_name=PROG, standalone_mode=False)
+    root = click_command(command)
+    given_once(root, args)
+    return root.main(args=args, prog_name=PROG, standalone_mode=False)
+
+
+def given_once(root: Any, args: list[str]) -> None:
+    """Refuse an option that takes one value given more than once (``redact --comment A
+    --comment B``): the command framework keeps the last and drops the others without a word,
+    and the command would do less than asked (one comment redacted, the other left for agents
+    to read). An option that takes several (``--purpose``) may be repeated; a flag changes
+    nothing given twice."""
+    from gitstore.errors import UsageError
+
+    command, rest, names = root, list(args), []
+    while getattr(command, "commands", None):  # down to the command the words name
+        word = next((w for w in rest if not w.startswith("-")), None)
+        if word is None or word not in command.commands:
+            return  # the framework says what is wrong
+        rest = rest[rest.index(word) + 1:]
+        command = command.commands[word]
+        names.append(word)
+    options = {opt: param for param in command.params if isinstance(param, TyperOption)
+               for opt in (*param.opts, *param.secondary_opts)}
+    counted: dict[str, list[str]] = {}
+    words = iter(rest)
+    for word in words:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0] if word.startswith("--") else word
+        param = options.get(name)
+        if param is None or param.is_flag or param.count:
+            continue
+        if "=" not in word or not word.startswith("--"):
+            next(words, None)  # its value, whatever it looks like
+        if not param.multiple:
+            counted.setdefault(param.name, []).append(name)
+    for spelled in counted.values():
+        if len(spelled) > 1:
+            times = "twice" if len(spelled) == 2 else f"{len(spelled)} times"
+            raise UsageError(f"{' '.join(names)}: {spelled[0]} given {times}; it takes one value "
+                             "(run the command once for each)")
