@@ -494,7 +494,11 @@ def test_pieces_asking_for_opposite_things_hold_the_theme_back(tmp_path: Path) -
 
 @pytest.mark.parametrize("text", ["Don't forget to add jitter to the retry backoff, clients hammer the API.",
                                   "Never retry without a jittered backoff.",
-                                  "Do not hesitate to add random jitter to the retry backoff."])
+                                  "Do not hesitate to add random jitter to the retry backoff.",
+                                  # one thing forbidden, the theme asked for, split at a comma
+                                  "Don't retry immediately, use exponential backoff with jitter so we don't "
+                                  "hammer the API.",
+                                  "Never retry in a tight loop, add jitter to the backoff."])
 def test_a_negation_that_still_asks_keeps_an_honest_theme(tmp_path: Path, text: str) -> None:
     ctx = w.repo(tmp_path)
     w.jitter_theme(ctx)

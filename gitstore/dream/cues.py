@@ -84,9 +84,9 @@ _TO_AGENTS = re.compile(
     re.M,
 )
 # a clause that forbids: it opens (after "please", "nit:" and the like) with a prohibition, "never
-# ...", "do not ...", "we must not ..."; the clauses of a text end at . ! ? ; : and line breaks, and
-# at a comma before "so", "but", "and" and the like
-_CLAUSE = re.compile(r"(?:[^.!?;:\n,]|,(?!\s*(?:so|but|and|then|thus|hence|therefore|or)\b))+")
+# ...", "do not ...", "we must not ..."; the clauses of a text end at . ! ? ; : , and line breaks
+# ("Don't retry immediately, use backoff with jitter" forbids one thing and asks for another)
+_CLAUSE = re.compile(r"[^.!?;:\n,]+")
 _FORBIDS = re.compile(
     r"\s*(?:(?:please|nit|so|and|but|also|again|fwiw|imo|btw|i\s+think)[\s,-]+)*"
     r"(?:never|(?:don't|dont|do\s+not)(?:\s+ever)?|(?:we|you)\s+(?:must|should|shall)\s+(?:not|never)|"
