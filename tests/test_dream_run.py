@@ -542,7 +542,8 @@ def test_a_proposal_by_hand_of_someone_who_may_not_decide_settles_nothing(tmp_pa
     [proposed] = report.proposed
     assert proposed["text"] != DECOY[1] and not proposed.get("revised"), proposed
     [theme] = report.explain["themes"]
-    assert any(r.startswith(f"{decoy['id']}, proposed by hand by github:66, who may not decide here")
+    assert any(r.startswith(f"{decoy['id']}, proposed by hand by github:66, does not settle the theme: its append "
+                            "does not show that github:66 may decide here")
                for r in theme["reasons"]), theme
     own = _by_hand(bob, events[:2], "github:10", ("Retries use jitter", "Retries need jittered backoff."))
     [bob, alice] = sync(bob, alice)
@@ -550,6 +551,38 @@ def test_a_proposal_by_hand_of_someone_who_may_not_decide_settles_nothing(tmp_pa
     assert report.proposed == [], report.proposed
     [known] = report.known
     assert known["reasons"] == [f"already proposed by hand as {own['id']} by github:10"], known
+
+
+@pytest.mark.parametrize("proposer, words", [
+    pytest.param(("consolidator", "recurrence"), DECOY, id="naming-the-consolidator-in-wrong-words"),
+    pytest.param(("person", "github:66"), ("Retries use jitter", w.JITTER[0][2]), id="by-hand-in-the-evidences-words"),
+])
+def test_what_someone_who_decides_nothing_proposes_never_settles_a_theme(
+        tmp_path: Path, proposer: tuple[str, str], words: tuple[str, str]) -> None:
+    """Mallory can push and decides nothing. A proposal of hers naming the consolidator (nothing
+    checks that name) in wrong words, or one by hand in a sentence of the evidence made before
+    the theme recurred, neither pre-empts alice's dream nor, once alice rightly rejects it,
+    silences the theme for good: no one who decides said no to what the reviewers ask for."""
+    from gitstore.ops import learning as ops
+
+    from .team import sync, team_clone, two_reviewers
+    from .world import ref
+
+    alice, bob = two_reviewers(tmp_path)
+    w.grant_all(alice)
+    events = w.jitter_theme(alice)
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    [alice, mallory] = sync(alice, mallory)
+    draft = ops.Draft(title=words[0], text=words[1], category="convention", evidence=[ref(e) for e in events],
+                      counterevidence=[], proposer=proposer)
+    decoy = ops.propose(mallory, draft, proposer[1] if proposer[0] == "person" else "github:66")
+    [mallory, alice] = sync(mallory, alice)
+    [proposed] = w.run(alice, dry_run=True).proposed
+    assert proposed["text"] != words[1] or proposer[0] == "person", proposed
+    ops.reject(alice, decoy["id"], decoy["reviewDigest"], "github:9", "Not what the reviewers asked for.")
+    report = w.run(alice, dry_run=True)
+    [proposed] = report.proposed
+    assert proposed["signals"]["people"] == 3 and not report.known, report.known
 
 
 @pytest.mark.parametrize("words, stands", [(DECOY, False), (("Retries use jitter", w.JITTER[0][2]), True)])

@@ -106,6 +106,9 @@ class LearningView:
     # a proposal written by hand: whether its proposer may decide by the append holding it (the
     # store's rules, ``gitstore.rules.trust.may_decide``); one by anyone else settles nothing
     proposer_decides: bool = True
+    # one naming the consolidator: whether a dream of this clone wrote it (its proposing version
+    # is in this clone's own appends); anyone who can push can name the consolidator
+    made_here: bool = True
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -236,7 +239,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
                                                     or (own is not None and own(item.stored.append))):
                 taking.own_labels.add(item.record["id"])
     evidence = _evidence(taking)
-    learnings = _learnings(view, purpose, decides)
+    learnings = _learnings(view, purpose, decides, own)
     commit, paths = _at_head(repo, evidence.values(), learnings.values())
     threads: dict[str, list[str]] = defaultdict(list)
     for piece in evidence.values():
@@ -535,8 +538,8 @@ def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tupl
     return {k: tuple(v) for k, v in found.items()}
 
 
-def _learnings(view: View, purpose: str,
-               decides: Callable[[Item, str], bool] | None = None) -> dict[str, LearningView]:
+def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | None = None,
+               own: Callable[[str], bool] | None = None) -> dict[str, LearningView]:
     all_histories = view.histories()
     statuses = evaluate(view, purpose, all_histories=all_histories)
     out = {}
@@ -554,8 +557,14 @@ def _learnings(view: View, purpose: str,
                     evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
                     counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
                     replaces=tuple(record["replaces"]), support=record["support"])
-        if decides is not None and record["state"] == "proposed" and record["proposer"]["kind"] != "consolidator":
-            base.update(proposer_decides=decides(history.chain[history.intact - 1], str(record["proposer"]["id"])))
+        if record["state"] in ("proposed", "rejected"):  # who wrote its proposal: the newest proposing version's append
+            proposing = next((i for i in reversed(history.chain[:history.intact]) if i.record["state"] == "proposed"),
+                             history.chain[0])
+            if record["proposer"]["kind"] != "consolidator":
+                if decides is not None:
+                    base.update(proposer_decides=decides(proposing, str(record["proposer"]["id"])))
+            elif own is not None:
+                base.update(made_here=own(proposing.stored.append))
         if visible:
             base.update(category=record["category"], audience=record["audience"],
                         title=record["content"]["title"], text=record["content"]["text"],

@@ -563,25 +563,33 @@ def _proposer(learning: LearningView) -> str:
 
 def _speaks(learning: LearningView, texts: list[str]) -> bool:
     """Whether a learning sharing the theme's evidence speaks for the theme (TEXTS: what the
-    theme stands on). Anyone who can push can store a proposal by hand citing a team's
-    evidence: it pre-empts the dream only when its proposer may decide (``proposer_decides``),
-    and a person's "no" to it is a no to its words, not to the theme, unless its evidence says
-    them (as a proposal of the consolidator's own does): rejecting a decoy in wrong words must
-    not silence what the reviewers asked for."""
-    if not _by_hand(learning):
+    theme stands on). Anyone who can push can store a proposal citing a team's evidence, by
+    hand or naming the consolidator. One by hand pre-empts the dream only when its proposer may
+    decide (``proposer_decides``), and a person's "no" to it is a no to the theme only when its
+    proposer may decide and its evidence says its words: rejecting a decoy in wrong words, or a
+    premature proposal of someone who decides nothing, must not silence what reviewers ask for.
+    One naming the consolidator that no dream here wrote (``made_here``) speaks for the theme,
+    proposed or rejected, only in words its evidence says, as the consolidator's own are."""
+    undecided = learning.state in ("proposed", "rejected")
+    said = learning.visible and any(terms.says(text, learning.text) for text in texts)
+    if _by_hand(learning):
+        if learning.state == "proposed":
+            return learning.proposer_decides
+        if learning.state == "rejected":
+            return learning.proposer_decides and (said or not learning.visible)
         return True
-    if learning.state == "proposed":
-        return learning.proposer_decides
-    if learning.state == "rejected" and learning.visible:
-        return any(terms.says(text, learning.text) for text in texts)
-    return True
+    return learning.made_here or not undecided or not learning.visible or said
 
 
 def _passed_over(learning: LearningView) -> str:
-    """Why a proposal written by hand on the theme does not settle it."""
-    if learning.state == "proposed":
-        return (f"{learning.id}, proposed by hand by {_proposer(learning)}, who may not decide here, "
-                f"does not settle the theme: it stays as it stands for a person to review")
+    """Why a proposal on the theme does not settle it."""
+    if not _by_hand(learning):
+        return (f"{learning.id}, a proposal naming the consolidator that no dream here wrote, is in words none of "
+                f"the evidence says: it settles nothing (it stays {learning.state} as it stands)")
+    if not learning.proposer_decides:
+        return (f"{learning.id}, proposed by hand by {_proposer(learning)}, does not settle the theme: its append "
+                f"does not show that {_proposer(learning)} may decide here (under a policy, a proposal is theirs "
+                "once they sign it; a proposal stays as it stands for a person to review)")
     return (f"{learning.id}, proposed by hand by {_proposer(learning)} and rejected by a person, is in words "
             f"none of the evidence says: that rejection stands for its words, not for the theme")
 
