@@ -310,6 +310,8 @@ def _laughs(levels: int = 10) -> str:
     pytest.param("title: " + "[" * 600 + "]" * 600 + "\n", id="nested-600-deep"),
     pytest.param("status: " + "{a: " * 300 + "1" + "}" * 300 + "\n", id="mappings-300-deep"),
     pytest.param("a: &a [*a]\n", id="an-alias-of-itself"),
+    pytest.param("s: &s " + "x" * 20_000 + "\n" + _laughs(5).replace("[x, x, x, x, x, x, x, x, x]", "[*s, *s, *s, *s, *s, *s, *s, *s, *s]")
+                 .replace("a: &a", "a: &a", 1) + "title: *e\n", id="a-long-string-read-out-by-aliases"),
 ])
 def test_front_matter_too_big_once_read_out_or_too_deep_is_one_finding(tmp_path: Path, text: str) -> None:
     """A page's or a skill's front matter of a few hundred bytes whose aliases read out to

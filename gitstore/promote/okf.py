@@ -368,7 +368,7 @@ _SCALAR = yaml.ScalarNode
 _SLOW = ("&", "*", "!", "<<")  # anchors, aliases, explicit tags, merge keys: the full constructor
 
 
-MAX_NODES = 100_000  # values a document may hold once its aliases are read out
+MAX_READ_OUT = 1_000_000  # values and characters a document may hold once its aliases are read out
 MAX_DEPTH = 64  # how deep its lists and mappings may nest
 
 
@@ -378,9 +378,10 @@ def load_yaml(text: str) -> Any:
     libyaml composes the nodes; plain documents (no anchors, aliases, explicit tags or merge
     keys, as front matter is) are then built by a direct walk, several times faster than the
     generic constructor and equal to it; any other goes through the safe constructor. A
-    document whose aliases read out to more than ``MAX_NODES`` values (a few hundred bytes of
-    nested aliases can stand for billions: every later ``str`` of a value would build them
-    all), or which nests deeper than ``MAX_DEPTH``, is an error too, before anything is built.
+    document whose aliases read out to more than ``MAX_READ_OUT`` values and characters (a few
+    hundred bytes of nested aliases can stand for billions, or for gigabytes of one long
+    string: every later ``str`` of a value would build them all), or which nests deeper than
+    ``MAX_DEPTH``, is an error too, before anything is built.
     """
     loader = _Loader(text)
     try:
@@ -396,9 +397,10 @@ def load_yaml(text: str) -> Any:
 
 
 def _within_bounds(root: yaml.Node) -> None:
-    """Refuse a composed document holding more than ``MAX_NODES`` values read out, or nesting
-    deeper than ``MAX_DEPTH``: counted over the shared nodes aliases point at, each once, never
-    by reading them out, and without recursion (a nesting deep enough would end Python's)."""
+    """Refuse a composed document holding more than ``MAX_READ_OUT`` values and characters
+    read out (a value counts one, a string its length too), or nesting deeper than
+    ``MAX_DEPTH``: counted over the shared nodes aliases point at, each once, never by reading
+    them out, and without recursion (a nesting deep enough would end Python's)."""
     sizes: dict[int, int] = {}
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
     while stack:
@@ -410,10 +412,11 @@ def _within_bounds(root: yaml.Node) -> None:
             continue
         children = _children(node)
         if done or not children:
-            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
-            if sizes[id(node)] > MAX_NODES:
+            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[id(node)] = 1 + own + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_READ_OUT:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"its aliases read out to more than {MAX_NODES:,} values", node.start_mark)
+                    None, None, f"it reads out to more than {MAX_READ_OUT:,} values and characters", node.start_mark)
             continue
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in children if id(child) not in sizes)
