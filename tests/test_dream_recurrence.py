@@ -508,6 +508,21 @@ def test_a_negation_that_still_asks_keeps_an_honest_theme(tmp_path: Path, text: 
     assert report.proposed[0]["signals"]["people"] == 4
 
 
+def test_copies_dated_before_the_comments_they_copy_take_no_person_away(tmp_path: Path) -> None:
+    """Which of two copies came first is what their times claim, and an import can claim any:
+    one account's copies of three reviewers' comments, each with a word changed and dated
+    before them, took the three comments' origins, and the theme was rejected as one person's.
+    The origins stay one each; the people behind every copy count."""
+    ctx = w.repo(tmp_path)
+    for n, (_, _, text) in enumerate(w.JITTER):  # a word changed in each
+        copy = text.replace(" the API", " our API").replace("; a fixed", "; one fixed").replace("this loop", "that loop")
+        w.comment(ctx, 50 + n, "github:666", copy, n)
+    w.jitter_theme(ctx, start=100)
+    report = w.run(ctx, dry_run=True)
+    [proposed] = report.proposed
+    assert proposed["signals"]["origins"] == 3 and proposed["signals"]["people"] == 4, proposed["signals"]
+
+
 def test_a_theme_everyone_forbids_is_proposed(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     for n, text in enumerate(["Never log the raw request body in the payment handler.",

@@ -371,7 +371,10 @@ def _representatives(pairs: Sequence[tuple[Label, Evidence]]) -> list[Evidence]:
 
 def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
     """The theme's signals over its independent ORIGINS; recency is measured against
-    VIEW_NEWEST, the newest evidence it is judged among."""
+    VIEW_NEWEST, the newest evidence it is judged among. People are counted over every piece,
+    copies too: which of two copies by two people came first is what their times claim, and an
+    import can claim any, so a copy dated before an honest comment would otherwise take that
+    comment's person away with its origin (an origin still counts once)."""
     newest = max((e.at for e in origins), default=None)
     oldest = min((e.at for e in origins), default=None)
     return {
@@ -380,7 +383,7 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
         "copies": len(theme.support) - len(origins),
         "threads": len({e.episode for e in origins}),
         "changes": len({e.change for e in origins if e.change}),
-        "people": len(_people(origins)),
+        "people": len(_people([e for _, e in theme.support])),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
         "ageDays": _days(newest, view_newest),
         "spanDays": _days(oldest, newest),
