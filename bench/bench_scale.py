@@ -103,6 +103,46 @@ merge, one pack entry: each already a few C calls). A format that lets an append
 instead of rewriting them (for example folders per append, or a fan-out that grows with the
 store) is what would make bulk appends linear.
 
+Profiled again, component by component (2026-12-06, 2 shared cores under other work): one more
+chunk of 100,000 into copies of stores grown to 0, 100,000 and 900,000 records, the process's
+CPU timed by section (two rounds alternating; the quieter one):
+
+- the whole add: 5.29 s into the empty store, 6.11 s at 100,000, 7.47 s at 900,000 (process
+  CPU 5.45 s and 8.12 s, system time 0.45 s and 0.76 s, minor page faults 99,000 and 125,000);
+- staging (reading, checking and packing the records and payloads; lookups of what is stored
+  are the merge's own reads): 2.81, 2.73, 3.00 s; the pack's flush (sorted spill, trailer,
+  index): 0.90, 0.93, 0.96 s: flat;
+- the memory of checked bytes: 0.14, 0.27, 0.08 s (folding its log into a keys file of
+  100,000 and of 900,000 keys, timed alone: 0.10 s and 0.12 s; at 900,000 the log took the
+  keys without folding); the packs' indexes read at the first lookup: 22 ms for the nine packs
+  (2.7 million ids) at 900,000;
+- the two trees: 0.88, 1.46, 2.73 s (records 0.50, 0.76, 1.42; payloads 0.38, 0.70, 1.31):
+  all of the growth. A step of 0.58 s, then 0.16 s more per 100,000 records stored.
+
+Per leaf folder a chunk rewrites (the records tree, each part timed alone over the stored
+folders; the payloads' cost the same at 900,000): at 100,000 (2.0 rows a folder; 40,136 of the
+51,314 folders a tree's chunk lands in exist) reading it (a slice of the mapped pack, Adler-32
+and SHA-1 checked) 4.2 us, merging the new rows in (``add_records``) 3.3 us, writing it (SHA-1,
+pack entry, CRC-32) 2.6 us; at 900,000 (13.7 rows) 6.5, 7.1 and 4.5 us. Looking for a folder in
+the packs probes 147,020 indexes for 103,124 reads at 900,000 (older packs asked in turn, about
+0.1 s). Tried and not kept, each writing the same trees and timed back to back: ``add_records``
+placing the new rows by a binary search over the folder's bytes instead of cutting it into rows
+and sorting them (8.2 us a folder instead of 7.1: the interpreted search costs more than the
+row objects it saves); reading folders from the pack slices one call sooner, a set test for a
+leaf in place of a generator and a leaner Adler-32 check (both trees' merge 2.14-2.21 s against
+2.26-2.30 s in one pairing, no difference in the next: noise); folding the keys memory by its
+new keys instead of by its buckets (0.17 s against 0.12 s into 900,000 keys).
+
+Nothing found grows faster than the work it has to do: a later chunk reads and checks each
+folder it lands in and writes it again, longer, in both trees. Reading those folders alone
+(4 to 7 us each, 0.35 to 0.7 s a chunk) adds about 4.5 s over the nine later chunks: nearly all
+the margin the goal leaves (11x against 10x: one first chunk, 5.3 s). With this layout the goal is
+out of reach; folders that an append creates instead of rewriting would reach it.
+
+The bench's own growth, the same day (10 chunks, without fast-import): first 5.46 s and
+5.22 s, chunks 7.29, 7.06, 6.86, 7.30, 7.11, 7.51, 7.96, 7.98, 6.96 s: 13.38x; verify 3.85 s
+and 3.57 s -> 37.95 s, 10.22x, peak RSS 187 MB -> 347 MB.
+
 The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
 16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
 Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
