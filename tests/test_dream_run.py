@@ -553,6 +553,30 @@ def test_a_proposal_by_hand_of_someone_who_may_not_decide_settles_nothing(tmp_pa
     assert known["reasons"] == [f"already proposed by hand as {own['id']} by github:10"], known
 
 
+def test_propose_says_when_a_proposal_under_a_policy_is_stored_unsigned(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a policy a dream takes a proposal by hand as its proposer's word only when they
+    signed it: a clone that does not sign as the proposer is told at once, not by a dream
+    proposing the theme beside it later; one that does is not."""
+    from gitstore.cli import main
+
+    from .team import sync, team_clone, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    w.grant_all(alice)
+    events = w.jitter_theme(alice)
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    [alice, mallory, bob] = sync(alice, mallory, bob)
+    line = ["propose", "--title", "Retries use jitter", "--text", "Retries need jittered backoff.",
+            "--category", "convention", "--evidence", f"{events[0]['episode']}:{events[0]['id']}"]
+    monkeypatch.chdir(mallory.workspace.root)
+    assert main([*line, "--by", "github:66"]) == 0
+    assert "warning: stored unsigned, since this clone does not sign as github:66" in capsys.readouterr().err
+    monkeypatch.chdir(bob.workspace.root)
+    assert main([*line, "--by", "github:10"]) == 0
+    assert "stored unsigned" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("proposer, words", [
     pytest.param(("consolidator", "recurrence"), DECOY, id="naming-the-consolidator-in-wrong-words"),
     pytest.param(("person", "github:66"), ("Retries use jitter", w.JITTER[0][2]), id="by-hand-in-the-evidences-words"),

@@ -72,6 +72,11 @@ def propose(
                       proposer=("person", who))
     record = ops.propose(ctx, draft, who)
     print_warnings(record, err=True)
+    if ctx.store.trust_mode().mode == "policy" and who not in ctx.store.signing_as():
+        typer.echo(f"warning: stored unsigned, since this clone does not sign as {who}: a dream takes a proposal by "
+                   "hand as a word on its theme only from someone who signs it and may decide, so it will propose "
+                   "the theme beside this one (sign with the SSH key the policy lists for you: `git config gpg.format ssh "
+                   "&& git config user.signingkey KEY.pub`)", err=True)
     barred = barred_beyond_review(ctx, record["id"])
     if barred is not None:
         typer.echo(f"warning: even once accepted it would not be in force for {barred.purpose}: "
