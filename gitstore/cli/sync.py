@@ -29,6 +29,8 @@ def sync(
     A writer's snapshot that arrives without text read here, which no removal took, is read with
     that text kept; with --put-back the text goes back on the remote's snapshot (never text any
     note names: a removal this clone never received looks the same as text forced out).
+    One that holds text a removal took is read without it and named: the remote serves that
+    text until its writer's next sync takes it off.
     Exit 3 when something that arrived was quarantined, lacked text read here, nested under a
     writer's name, named by no writer id or is never used, 1 when the push was refused.
     """

@@ -78,7 +78,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -185,6 +185,7 @@ class SyncReport:
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
     kept_text: list[str] = field(default_factory=list)  # snapshots that drop text no removal took: it stays read here
     restored: list[str] = field(default_factory=list)  # such text put back on the remote's snapshot of its writer
+    brought_back: list[str] = field(default_factory=list)  # snapshots holding text a removal took: read without it
     owed: dict[str, tuple[pygit2.Oid, tuple[str, ...]]] = field(default_factory=dict, repr=False)  # writer -> kept
     parted: list[str] = field(default_factory=list)  # histories a writer's ref parted from, kept and read here
     pushed: list[Moved] = field(default_factory=list)
@@ -230,6 +231,8 @@ class SyncReport:
             parts.append(f"text kept for {len(self.kept_text)} writer(s) whose snapshot lacks it")
         if self.restored:
             parts.append(f"text put back on {len(self.restored)} writer(s)' snapshot")
+        if self.brought_back:
+            parts.append(f"removed text left out of {len(self.brought_back)} writer(s)' snapshot")
         if self.nested:
             parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
         if self.misnamed:
@@ -263,7 +266,7 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy_source] if self.policy_source else []),
                 *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
-                *(q.line for q in self.quarantined), *self.kept_text, *self.restored,
+                *(q.line for q in self.quarantined), *self.kept_text, *self.brought_back, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
@@ -279,7 +282,8 @@ class SyncReport:
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested,
                 "misnamed": self.misnamed, "cleared": self.cleared, "defaultMoved": self.default_moved,
-                "kept": self.kept, "keptText": self.kept_text, "restored": self.restored, "parted": self.parted,
+                "kept": self.kept, "keptText": self.kept_text, "broughtBack": self.brought_back,
+                "restored": self.restored, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
@@ -355,6 +359,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
         for attempt in range(1, ATTEMPTS + 1):
             report.attempts = attempt
             report.kept_text.clear()  # what this attempt's fetch brought, not an earlier one's
+            report.brought_back.clear()
             report.owed.clear()
             _fetch(provider.repo, remote)
             _drop_nested(provider.repo, f"{PREFIX}remotes/{remote}/")
@@ -787,6 +792,18 @@ def _drop_misnamed(repo: pygit2.Repository, prefix: str) -> set[str]:
     return {PREFIX + name[len(prefix):] for name in found}
 
 
+def _brought_back_line(writer: str, remote: str, back: Sequence[str]) -> str:
+    """How the report names a writer's snapshot on the remote holding text a removal took: read
+    here without it, as every read leaves it out, while the remote serves it to whoever fetches
+    it. Its writer's next sync takes it off (a snapshot made before the removal reached that
+    clone); else someone with push access forced an older snapshot there. No status changes for
+    it: the first is no damage, and nothing this clone reads holds the text."""
+    return (f"writer {shown_writer(writer)}: its payload snapshot on {remote} holds {len(back)} payload(s) a removal "
+            f"took (first {back[0]}); read here without them, while {remote} serves that text to whoever fetches "
+            "it until that writer's next sync takes it off (or someone with push access forced an older snapshot "
+            "there)")
+
+
 def _misnamed_line(names: list[str], remote: str) -> str:
     """One line for every such ref, however many were pushed (``names``, each shown escaped and
     cut: ``shown_ref``)."""
@@ -929,10 +946,13 @@ class _Admitting:
         base = self._snapshot_base(writer, before)
         read = kept_text(self.repo, base, tip, found.owed, found.back) if base is not None or not found.owed else None
         own = self.ctx.workspace.config.writer
-        if read is not None and found.owed and writer != own and writer not in _former_writers(self.repo, own):
+        others = read is not None and writer != own and writer not in _former_writers(self.repo, own)
+        if others and found.owed:
             report.kept_text.append(kept_text_line(writer, self.remote, found.owed, bool(found.back)))
             if not found.back:  # the text a removal took may be there for its writer to take off yet
                 report.owed[writer] = (read, found.owed)
+        elif others and found.back:
+            report.brought_back.append(_brought_back_line(writer, self.remote, found.back))
         return read
 
     def _still_held(self, kind: str) -> set[str]:
