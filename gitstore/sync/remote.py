@@ -946,12 +946,14 @@ class _Admitting:
         base = self._snapshot_base(writer, before)
         read = kept_text(self.repo, base, tip, found.owed, found.back) if base is not None or not found.owed else None
         own = self.ctx.workspace.config.writer
-        others = read is not None and writer != own and writer not in _former_writers(self.repo, own)
-        if others and found.owed:
+        others = writer != own and writer not in _former_writers(self.repo, own)
+        if read is None or not others:
+            return read
+        if found.owed:
             report.kept_text.append(kept_text_line(writer, self.remote, found.owed, bool(found.back)))
             if not found.back:  # the text a removal took may be there for its writer to take off yet
                 report.owed[writer] = (read, found.owed)
-        elif others and found.back:
+        elif found.back:
             report.brought_back.append(_brought_back_line(writer, self.remote, found.back))
         return read
 
