@@ -39,7 +39,7 @@ from gitstore.ops import unfinished
 from gitstore.records.times import now
 from gitstore.promote import branch as branches
 from gitstore.promote import pr
-from gitstore.promote.packet import Plan, branch_for, plan, staged_files
+from gitstore.promote.packet import Plan, plan, staged_files
 from gitstore.promote.routes import overlay, staged
 from gitstore.promote.rubric import route_name
 from gitstore.promote.snapshot import Snapshot, head_snapshot
@@ -89,7 +89,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
             ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
     outcome = Promotion(result.packet, warnings=result.warnings, next=wiki_setup(ctx.workspace.root, result))
     if commit is not None:
-        outcome.branch = branch_for(learning_id)
+        outcome.branch = branches.branch_for(learning_id)
         if not made:
             branches.create_branch(repo, outcome.branch, commit)
         outcome.commit = str(commit)
@@ -142,7 +142,7 @@ def _note(result: Plan, route: str | None, push: bool, pull_request: bool) -> un
 
 def _landing(result: Plan) -> str:
     if result.commits:
-        return f"branch {branch_for(result.learning['id'])}"
+        return f"branch {branches.branch_for(result.learning['id'])}"
     return "overlay page" if result.route == "overlay" else "staged brief"
 
 
@@ -183,7 +183,7 @@ def _made(ctx: Context, learning_id: str, requested: str | None) -> tuple[Plan, 
     base at its time (the learning still accepted and in force, the route the one asked for or,
     when none is, the packet's). None for no branch, or one holding anything else, which
     ``_prepare`` refuses."""
-    found = branches.existing(ctx.workspace.repo, branch_for(learning_id))
+    found = branches.existing(ctx.workspace.repo, branches.branch_for(learning_id))
     named = [value for _, value in branches.trailers(found.message).get("Gitstore-Packet", [])] if found else []
     if found is None or len(named) != 1:
         return None
@@ -200,7 +200,7 @@ def _share(ctx: Context, result: Plan, commit: pygit2.Commit, remote: str, pull_
            share: Share | None) -> Promotion:
     """Share a promotion made before: its memory, then its branch (and a pull request), with
     nothing stored or committed again."""
-    outcome = Promotion(result.packet, branch_for(result.learning["id"]), str(commit.id), earlier=True,
+    outcome = Promotion(result.packet, branches.branch_for(result.learning["id"]), str(commit.id), earlier=True,
                         warnings=result.warnings)
     _publish(ctx, result, outcome, remote, pull_request, _current_branch(ctx.workspace.repo), share)
     return outcome
@@ -210,7 +210,7 @@ def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool, sharing: 
     """The promotion's commit, and whether its branch points at it already (a promotion run
     again after a kill that came after the branch). ``sharing``: the run asked to push, so a
     branch that exists holds no promotion it could share (``_made``)."""
-    branch = branch_for(result.learning["id"])
+    branch = branches.branch_for(result.learning["id"])
     found = branches.existing(ctx.workspace.repo, branch)
     if found is not None and resumed and _names_packet(found, result.packet["digest"]):
         return found.id, True

@@ -24,6 +24,7 @@ from gitstore._gitconfig import value as git_setting
 from gitstore.errors import Refused
 from gitstore.promote.snapshot import Snapshot
 
+BRANCH_PREFIX = "memory/promote/"
 TRAILERS = ("Gitstore-Learning", "Gitstore-Content-Digest", "Gitstore-Review-Digest", "Gitstore-Packet")
 _KEY_LINE = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")  # a trailer line, as git finds one
 _CLAIM = re.compile(r"^(gitstore-[A-Za-z0-9-]*)[ \t]*:", re.IGNORECASE)
@@ -32,6 +33,11 @@ _SCISSORS = "# ------------------------ >8 ------------------------\n"
 _GIT_PREFIXES = ("Signed-off-by: ", "(cherry picked from commit ")
 _ROUTE_WORDS = {"direct-edit": "direct edit of", "skill": "skill", "overlay": "overlay page",
                 "staged-update": "staged brief for"}
+
+
+def branch_for(learning_id: str) -> str:
+    """The branch a learning's promotion lands on."""
+    return f"{BRANCH_PREFIX}{learning_id}"
 
 
 def message(packet: dict[str, Any], title: str, warnings: Mapping[str, str] | None = None) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from gitstore.errors import Refused
 from gitstore.records.headline import name_of
 from gitstore.promote import blocks, rubric, verify
+from gitstore.promote.branch import branch_for
 from gitstore.promote.okf import link_problems, page_of, split_front_matter
 from gitstore.promote.pages import page_findings
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
@@ -27,7 +28,6 @@ from gitstore.promote.standing import BLOCK_FOLDERS
 from gitstore.records.contracts import seal
 from gitstore.rules.view import View
 
-BRANCH_PREFIX = "memory/promote/"
 COMMITS = ("direct-edit", "skill")  # the routes that land as a commit
 
 
@@ -49,11 +49,6 @@ class Plan:
     @property
     def commits(self) -> bool:
         return self.route in COMMITS
-
-
-def branch_for(learning_id: str) -> str:
-    """The branch a learning's promotion lands on."""
-    return f"{BRANCH_PREFIX}{learning_id}"
 
 
 def evidence_by_origin(learning: dict[str, Any]) -> list[str]:

@@ -327,7 +327,7 @@ def _branches_left(root: Path, learning_ids: set[str]) -> dict[str, str]:
         return {}
     import pygit2
 
-    from gitstore.promote.packet import branch_for
+    from gitstore.promote.branch import branch_for
 
     try:
         repo = pygit2.Repository(str(root))
