@@ -492,6 +492,20 @@ def test_pieces_asking_for_opposite_things_hold_the_theme_back(tmp_path: Path) -
     assert len(held["evidence"]) == 2
 
 
+def test_a_prohibition_whose_object_follows_a_comma_still_forbids_it(tmp_path: Path) -> None:
+    """"Do not, under any circumstances, add jitter": cut at its commas, the prohibition stood
+    apart from what it forbids, the text read as asking for it, and two people forbidding a
+    rule counted as its support beside the one asking for it."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 11, "github:101", "Retry loops must use exponential backoff with full jitter.", 0)
+    w.comment(ctx, 12, "github:102", "Do not, under any circumstances, add jitter to this retry backoff.", 10)
+    w.comment(ctx, 13, "github:103", "We should not, in my view, add random jitter to the retry backoff.", 20)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [held] = report.held_back
+    assert held["reasons"][0].startswith("contested: opposite asks, 1 origin(s) by github:101"), held["reasons"]
+
+
 @pytest.mark.parametrize("text", ["Don't forget to add jitter to the retry backoff, clients hammer the API.",
                                   "Never retry without a jittered backoff.",
                                   "Do not hesitate to add random jitter to the retry backoff.",

@@ -181,15 +181,26 @@ def stance(text: str, spans: tuple[tuple[int, int], ...] = ()) -> str:
     none do. A text that forbids one thing and asks for another ("Never format values into SQL;
     pass bound parameters", "Please add jitter; do not let every client retry at once") does
     both. A negation that still asks for what it names ("don't forget to ...", "never retry
-    without a backoff", "do not hesitate to ...") forbids nothing."""
+    without a backoff", "do not hesitate to ...") forbids nothing. A prohibition whose object
+    comes after a comma ("Do not, under any circumstances, add jitter") forbids that object: a
+    clause holding only the prohibition, or none of the theme's words, carries it to the next."""
     against = other = 0
+    carried = False  # a prohibition still waiting for what it forbids
     for clause in _CLAUSE.finditer(text):
         start, end = clause.span()
-        weight = sum(1 for a, _ in spans if start <= a < end) if spans else len(clause.group(0).split())
-        if _forbidding(clause.group(0)):
+        words = clause.group(0)
+        weight = sum(1 for a, _ in spans if start <= a < end) if spans else len(words.split())
+        head = _FORBIDS.match(words)
+        if carried:
+            forbids = not _STILL_ASKS.match(words) and not _DOUBLE_NEGATIVE.search(words)
+        else:
+            forbids = _forbidding(words)
+        if forbids:
             against += weight
         else:
             other += weight
+        only_head = head is not None and not words[head.end():].strip()
+        carried = forbids and (only_head or (bool(spans) and weight == 0))
     return "asks" if not against else "forbids" if against >= 2 * other else "both"
 
 
