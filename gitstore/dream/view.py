@@ -106,9 +106,10 @@ class LearningView:
     # a proposal written by hand: whether its proposer may decide by the append holding it (the
     # store's rules, ``gitstore.rules.trust.may_decide``); one by anyone else settles nothing
     proposer_decides: bool = True
-    # one naming the consolidator: whether a dream of this clone wrote it (its proposing version
-    # is in this clone's own appends); anyone who can push can name the consolidator
-    made_here: bool = True
+    # one naming the consolidator, proposed or rejected: the texts of the events it cites, as
+    # stored (edits aside); anyone who can push can name the consolidator, whose words are
+    # always a sentence of those texts
+    cited_texts: tuple[str, ...] = ()
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -239,7 +240,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
                                                     or (own is not None and own(item.stored.append))):
                 taking.own_labels.add(item.record["id"])
     evidence = _evidence(taking)
-    learnings = _learnings(view, purpose, decides, own)
+    learnings = _learnings(view, purpose, decides)
     commit, paths = _at_head(repo, evidence.values(), learnings.values())
     threads: dict[str, list[str]] = defaultdict(list)
     for piece in evidence.values():
@@ -538,8 +539,7 @@ def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tupl
     return {k: tuple(v) for k, v in found.items()}
 
 
-def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | None = None,
-               own: Callable[[str], bool] | None = None) -> dict[str, LearningView]:
+def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | None = None) -> dict[str, LearningView]:
     all_histories = view.histories()
     statuses = evaluate(view, purpose, all_histories=all_histories)
     out = {}
@@ -563,8 +563,11 @@ def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | 
             if record["proposer"]["kind"] != "consolidator":
                 if decides is not None:
                     base.update(proposer_decides=decides(proposing, str(record["proposer"]["id"])))
-            elif own is not None:
-                base.update(made_here=own(proposing.stored.append))
+            else:
+                cited = (view.events.get(e) for ref in record["evidence"] for e in ref["events"])
+                base.update(cited_texts=tuple(str(e["payload"]["text"]) for e in cited
+                                              if e is not None and isinstance(e.get("payload"), dict)
+                                              and isinstance(e["payload"].get("text"), str)))
         if visible:
             base.update(category=record["category"], audience=record["audience"],
                         title=record["content"]["title"], text=record["content"]["text"],

@@ -571,24 +571,44 @@ def _speaks(learning: LearningView, texts: list[str]) -> bool:
     decide (``proposer_decides``), and a person's "no" to it is a no to the theme only when its
     proposer may decide and its evidence says its words: rejecting a decoy in wrong words, or a
     premature proposal of someone who decides nothing, must not silence what reviewers ask for.
-    One naming the consolidator that no dream here wrote (``made_here``) speaks for the theme,
-    proposed or rejected, only in words its evidence says, as the consolidator's own are."""
-    undecided = learning.state in ("proposed", "rejected")
-    said = learning.visible and any(terms.says(text, learning.text) for text in texts)
+    One naming the consolidator speaks for the theme, proposed or rejected, only when its text
+    is what the consolidator writes: a sentence of a text it cites, as ``_statement`` takes one
+    (``_consolidators_words``); judged on the cited texts as stored, the same on every clone,
+    whichever wrote it, and after their comments are edited."""
     if _by_hand(learning):
+        said = learning.visible and any(terms.says(text, learning.text) for text in texts)
         if learning.state == "proposed":
             return learning.proposer_decides
         if learning.state == "rejected":
             return learning.proposer_decides and (said or not learning.visible)
         return True
-    return learning.made_here or not undecided or not learning.visible or said
+    if learning.state not in ("proposed", "rejected") or not learning.visible:
+        return True
+    return _consolidators_words(learning)
+
+
+def _consolidators_words(learning: LearningView) -> bool:
+    """Whether a proposal naming the consolidator says what the consolidator would: a sentence
+    of a text it cites, cleaned and cut as ``_statement`` takes one (a label before it dropped
+    or kept). A fragment of a sentence, or words of no cited text, are someone else's."""
+    for text in learning.cited_texts:
+        own = terms.masked(text)
+        for start, end in _sentences(own):
+            sentence = _clean(text[start:end])
+            label = _LABEL.match(sentence)
+            for candidate in (sentence, _clean(sentence[label.end():]) if label else sentence):
+                if len(candidate.split()) >= 3 and within(candidate, MAX_TEXT) == learning.text:
+                    return True
+        if _clean(text)[:400] == learning.text:
+            return True
+    return False
 
 
 def _passed_over(learning: LearningView) -> str:
     """Why a proposal on the theme does not settle it."""
     if not _by_hand(learning):
-        return (f"{learning.id}, a proposal naming the consolidator that no dream here wrote, is in words none of "
-                f"the evidence says: it settles nothing (it stays {learning.state} as it stands)")
+        return (f"{learning.id}, a proposal naming the consolidator, says no sentence of the evidence it cites as "
+                f"the consolidator would: it settles nothing (it stays {learning.state} as it stands)")
     if not learning.proposer_decides:
         return (f"{learning.id}, proposed by hand by {_proposer(learning)}, does not settle the theme: its append "
                 f"does not show that {_proposer(learning)} may decide here (under a policy, a proposal is theirs "
