@@ -492,14 +492,20 @@ def test_pieces_asking_for_opposite_things_hold_the_theme_back(tmp_path: Path) -
     assert len(held["evidence"]) == 2
 
 
-def test_a_prohibition_whose_object_follows_a_comma_still_forbids_it(tmp_path: Path) -> None:
-    """"Do not, under any circumstances, add jitter": cut at its commas, the prohibition stood
-    apart from what it forbids, the text read as asking for it, and two people forbidding a
-    rule counted as its support beside the one asking for it."""
+@pytest.mark.parametrize("forbidding", [
+    # cut at its commas, the prohibition stood apart from what it forbids
+    ("Do not, under any circumstances, add jitter to this retry backoff.",
+     "We should not, in my view, add random jitter to the retry backoff."),
+    # no prohibition opening the clause: a subject, a modal, an adverb before "not" or "never"
+    ("Jitter should never be added to this retry backoff.", "We really should not add jitter to the retry backoff."),
+], ids=["after-a-comma", "after-a-subject"])
+def test_a_prohibition_however_phrased_forbids_what_it_names(tmp_path: Path, forbidding: tuple[str, str]) -> None:
+    """Two people forbidding a rule counted as its support beside the one asking for it, and
+    the dream proposed the rule (or the objection as the rule): the theme is contested."""
     ctx = w.repo(tmp_path)
     w.comment(ctx, 11, "github:101", "Retry loops must use exponential backoff with full jitter.", 0)
-    w.comment(ctx, 12, "github:102", "Do not, under any circumstances, add jitter to this retry backoff.", 10)
-    w.comment(ctx, 13, "github:103", "We should not, in my view, add random jitter to the retry backoff.", 20)
+    w.comment(ctx, 12, "github:102", forbidding[0], 10)
+    w.comment(ctx, 13, "github:103", forbidding[1], 20)
     report = w.run(ctx, dry_run=True)
     assert report.proposed == [], report.proposed
     [held] = report.held_back
@@ -512,7 +518,11 @@ def test_a_prohibition_whose_object_follows_a_comma_still_forbids_it(tmp_path: P
                                   # one thing forbidden, the theme asked for, split at a comma
                                   "Don't retry immediately, use exponential backoff with jitter so we don't "
                                   "hammer the API.",
-                                  "Never retry in a tight loop, add jitter to the backoff."])
+                                  "Never retry in a tight loop, add jitter to the backoff.",
+                                  # something else forbidden first, in a clause of its own
+                                  "Don't sleep a fixed second, use exponential backoff with full jitter.",
+                                  "Do not merge yet, add jitter to the retry backoff first.",
+                                  "Never hardcode the delay. Retry loops need backoff with jitter."])
 def test_a_negation_that_still_asks_keeps_an_honest_theme(tmp_path: Path, text: str) -> None:
     ctx = w.repo(tmp_path)
     w.jitter_theme(ctx)

@@ -89,8 +89,11 @@ _TO_AGENTS = re.compile(
 _CLAUSE = re.compile(r"[^.!?;:\n,]+")
 _FORBIDS = re.compile(
     r"\s*(?:(?:please|nit|so|and|but|also|again|fwiw|imo|btw|i\s+think)[\s,-]+)*"
-    r"(?:never|(?:don't|dont|do\s+not)(?:\s+ever)?|(?:we|you)\s+(?:must|should|shall)\s+(?:not|never)|"
-    r"(?:we|you)\s+(?:mustn't|shouldn't))\b"
+    r"(?:never|(?:don't|dont|do\s+not)(?:\s+ever)?|"
+    # a subject of up to three words and a modal, maybe an adverb, then "not" or "never": "we
+    # really should not", "jitter should never be added", "I would never ..."
+    r"(?:[\w'-]+\s+){1,3}?(?:must|should|shall|would|will|can|may)(?:\s+(?:really|truly|definitely|absolutely|ever))?"
+    r"\s+(?:not|never)|(?:[\w'-]+\s+){1,3}?(?:mustn't|shouldn't|won't|can't|wouldn't))\b"
 )
 # ... unless the prohibition still asks for what it names: "don't forget to add jitter", "do not
 # hesitate to ask", "don't remove the backoff", "never retry without a backoff"
@@ -199,8 +202,12 @@ def stance(text: str, spans: tuple[tuple[int, int], ...] = ()) -> str:
             against += weight
         else:
             other += weight
+        # carried over a comma only, from a prohibition standing alone ("Do not,") or through an
+        # aside holding none of the theme's words ("under any circumstances,"): never from a
+        # clause forbidding something of its own ("Don't sleep a fixed second, use backoff")
+        by_comma = text[end:end + 1] == ","
         only_head = head is not None and not words[head.end():].strip()
-        carried = forbids and (only_head or (bool(spans) and weight == 0))
+        carried = by_comma and forbids and (only_head or (carried and weight == 0))
     return "asks" if not against else "forbids" if against >= 2 * other else "both"
 
 
