@@ -179,7 +179,8 @@ def test_a_proposal_in_other_words_is_never_revised_with_the_evidence(tmp_path: 
     [proposed] = report.proposed
     assert proposed["id"] != planted["id"] and proposed["signals"]["people"] == 3, proposed
     [theme] = report.explain["themes"]
-    assert any(r.startswith(f"{planted['id']}, a proposal naming the consolidator, says no sentence of the evidence")
+    assert any(r.startswith(f"{planted['id']}, a proposal naming the consolidator, does not say its theme as the "
+                            "consolidator would")
                for r in theme["reasons"]), theme
     history = ctx.view().learnings[planted["id"]]
     assert len(history) == 1, "never revised"
@@ -194,7 +195,7 @@ def test_a_proposal_in_a_sentence_of_the_evidence_is_revised_with_it(tmp_path: P
 
     ctx = w.repo(tmp_path)
     events = w.jitter_theme(ctx)
-    sentence = events[1]["payload"]["text"]
+    sentence = "Back off with jitter before retrying."  # events[1]'s first sentence, the best of it alone
     draft = ops.Draft(title=sentence.rstrip(".!?"), text=sentence, category="convention", evidence=[ref(events[1])],
                       counterevidence=[], proposer=("consolidator", "recurrence"))
     earlier = ops.propose(ctx, draft, w.BY)
@@ -612,6 +613,45 @@ def test_what_someone_who_decides_nothing_proposes_never_settles_a_theme(
     report = w.run(alice, dry_run=True)
     [proposed] = report.proposed
     assert proposed["signals"]["people"] == 3 and not report.known, report.known
+
+
+@pytest.mark.parametrize("words, other", [
+    pytest.param("A fixed delay caused the thundering herd.", None, id="a-sentence-saying-the-theme-less-well"),
+    pytest.param("Always squash commits before merging.", "Always squash commits before merging.",
+                 id="a-comment-of-another-theme-cited-beside-it"),
+    pytest.param("Keep the code exactly as it is.", "Looks fine to me. Keep the code exactly as it is.",
+                 id="the-proposers-own-comment-cited-beside-it"),
+])
+def test_a_decoy_naming_the_consolidator_in_a_whole_sentence_it_cites_never_settles_a_theme(
+        tmp_path: Path, words: str, other: str | None) -> None:
+    """Mallory names the consolidator and cites the theme's comments, in a whole sentence of a
+    text she cites, but not the one the consolidator takes: one saying the theme less well, or
+    one of a comment of no part of the theme (someone's on another subject, her own) cited beside
+    them. Once alice rightly rejects it, the theme is still proposed from the evidence."""
+    from gitstore.ops import learning as ops
+
+    from .team import sync, team_clone, two_reviewers
+    from .world import ref
+
+    alice, bob = two_reviewers(tmp_path)
+    w.grant_all(alice)
+    events = w.jitter_theme(alice)
+    if other is not None:
+        events += w.comment(alice, 20, "github:66" if other.startswith("Looks") else "github:105", other, 50,
+                            path="src/git.py")
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    [alice, mallory] = sync(alice, mallory)
+    draft = ops.Draft(title=words.rstrip("."), text=words, category="convention", evidence=[ref(e) for e in events],
+                      counterevidence=[], proposer=("consolidator", "recurrence"))
+    decoy = ops.propose(mallory, draft, "github:66")
+    [mallory, alice] = sync(mallory, alice)
+    ops.reject(alice, decoy["id"], decoy["reviewDigest"], "github:9", "Not what the reviewers asked for.")
+    report = w.run(alice, dry_run=True, explain="jitter")
+    [proposed] = report.proposed
+    assert proposed["signals"]["people"] == 3 and proposed["text"] != words and not report.known, report.known
+    [theme] = report.explain["themes"]
+    assert any(r.startswith(f"{decoy['id']}, a proposal naming the consolidator, does not say its theme")
+               for r in theme["reasons"]), theme
 
 
 def test_a_rejection_of_another_clones_dream_stands_on_every_clone_after_an_edit(tmp_path: Path) -> None:

@@ -106,10 +106,10 @@ class LearningView:
     # a proposal written by hand: whether its proposer may decide by the append holding it (the
     # store's rules, ``gitstore.rules.trust.may_decide``); one by anyone else settles nothing
     proposer_decides: bool = True
-    # one naming the consolidator, proposed or rejected: the texts of the events it cites, as
+    # one naming the consolidator, proposed or rejected: the events it cites with their texts, as
     # stored (edits aside); anyone who can push can name the consolidator, whose words are
-    # always a sentence of those texts
-    cited_texts: tuple[str, ...] = ()
+    # always the sentence of those texts that says their theme best
+    cited: tuple[tuple[str, str], ...] = ()
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -564,10 +564,10 @@ def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | 
                 if decides is not None:
                     base.update(proposer_decides=decides(proposing, str(record["proposer"]["id"])))
             else:
-                cited = (view.events.get(e) for ref in record["evidence"] for e in ref["events"])
-                base.update(cited_texts=tuple(str(e["payload"]["text"]) for e in cited
-                                              if e is not None and isinstance(e.get("payload"), dict)
-                                              and isinstance(e["payload"].get("text"), str)))
+                cited = ((e, view.events.get(e)) for ref in record["evidence"] for e in ref["events"])
+                base.update(cited=tuple((e, str(event["payload"]["text"])) for e, event in cited
+                                        if event is not None and isinstance(event.get("payload"), dict)
+                                        and isinstance(event["payload"].get("text"), str)))
         if visible:
             base.update(category=record["category"], audience=record["audience"],
                         title=record["content"]["title"], text=record["content"]["text"],

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -195,7 +195,7 @@ class Recurrence:
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
         texts = [e.text for e in theme_texts(theme, chosen)]
         found = memory.matches(whole)
-        matched = [m for m in found if _speaks(m, texts)]
+        matched = [m for m in found if _speaks(m, texts, memory.parts(whole))]
         known = matched[0] if matched else None
         candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
@@ -449,26 +449,45 @@ def _statement(chosen: list[Evidence], theme: _Theme) -> str:
     texts share, no pointing at "this" or "here", then the shortest, then the earliest. One
     longer than a candidate's text may be is cut after a whole word, as a title is: still words
     of the evidence, and one long run-on sentence never costs the theme its proposal."""
-    spread: Counter[str] = Counter()
-    for evidence in _representatives(theme.support):
-        spread.update(terms.tokens(evidence.text).terms())
+    spread = _spread(e.text for e in _representatives(theme.support))
     best: tuple[tuple[int, int, int, str], str] | None = None
     for evidence in chosen:
-        own = terms.masked(evidence.text)
-        for start, end in _sentences(own):
-            sentence = _clean(evidence.text[start:end])
-            label = _LABEL.match(sentence)
-            if label and not any(spread[t] >= 2 for t in terms.tokens(label.group(0)).terms()):
-                sentence = _clean(sentence[label.end():])  # "Small thing: ...", "Heads up: ..."
-            if len(sentence.split()) < 3:
-                continue
-            weight = sum(spread[t] for t in terms.tokens(sentence).terms() if spread[t] >= 2)
-            key = (-weight, len(_DEICTIC.findall(sentence)), len(sentence), evidence.at)
+        for sentence, _ in _phrasings(evidence.text, spread):
+            key = (*_merit(sentence, spread), len(sentence), evidence.at)
             if best is None or key < best[0]:
                 best = (key, sentence)
     if best is None:
         return _clean(chosen[0].text)[:400] or theme.key
     return within(best[1], MAX_TEXT)
+
+
+def _spread(texts: Iterable[str]) -> Counter[str]:
+    """In how many of TEXTS each term is: a statement's words are those most of them share."""
+    spread: Counter[str] = Counter()
+    for text in texts:
+        spread.update(terms.tokens(text).terms())
+    return spread
+
+
+def _phrasings(text: str, spread: Counter[str]) -> Iterator[tuple[str, str]]:
+    """Each sentence of TEXT a statement may be, of three words or more: as ``_statement``
+    takes it (a label before it dropped when none of its words is shared: "Small thing: ...",
+    "Heads up: ...") and as written."""
+    for start, end in _sentences(terms.masked(text)):
+        written = _clean(text[start:end])
+        label = _LABEL.match(written)
+        taken = written
+        if label and not any(spread[t] >= 2 for t in terms.tokens(label.group(0)).terms()):
+            taken = _clean(written[label.end():])
+        if len(taken.split()) >= 3:
+            yield taken, written
+
+
+def _merit(sentence: str, spread: Counter[str]) -> tuple[int, int]:
+    """How well a sentence states a theme, the better the smaller: the more of the words most of
+    its texts share, then the less it points at "this" or "here"."""
+    weight = sum(spread[t] for t in terms.tokens(sentence).terms() if spread[t] >= 2)
+    return -weight, len(_DEICTIC.findall(sentence))
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -515,6 +534,7 @@ class _MemoryIndex:
 
     def __init__(self, view: FrozenView) -> None:
         self.view = view
+        self._current: frozenset[str] | None = None
         self.by_comment: dict[str, list[LearningView]] = defaultdict(list)
         for learning in view.learnings.values():
             if learning.state == "invalid":
@@ -532,6 +552,22 @@ class _MemoryIndex:
                     counts[learning.id] += 1
                     found[learning.id] = learning
         return [found[lid] for lid in sorted(counts, key=lambda lid: (_rank(found[lid]), -counts[lid], lid))]
+
+    def parts(self, theme: _Theme) -> Callable[[str], str | None]:
+        """Which cited events are part of the theme, by the origin they count for: a version of a
+        comment among its support counts for that comment's origin; a text no evidence of the view
+        is a version of any more (superseded by an edit rewritten to another subject, say: it was
+        evidence when it was cited) counts as one of its own; a comment that is evidence of
+        anything else is no part of it."""
+        if self._current is None:
+            self._current = frozenset(self.view.comment(e) for e in self.view.evidence)
+        current = self._current
+        members = {self.view.comment(e.id): e.origin for _, e in theme.support}
+
+        def origin(event: str) -> str | None:
+            comment = self.view.comment(event)
+            return members.get(comment) or (None if comment in current else comment)
+        return origin
 
     def match(self, theme: _Theme) -> LearningView | None:
         """The learning that speaks for the theme, if memory holds it."""
@@ -564,17 +600,18 @@ def _proposer(learning: LearningView) -> str:
     return learning.proposer.removeprefix("person:")
 
 
-def _speaks(learning: LearningView, texts: list[str]) -> bool:
+def _speaks(learning: LearningView, texts: list[str], origin: Callable[[str], str | None]) -> bool:
     """Whether a learning sharing the theme's evidence speaks for the theme (TEXTS: what the
-    theme stands on). Anyone who can push can store a proposal citing a team's evidence, by
-    hand or naming the consolidator. One by hand pre-empts the dream only when its proposer may
-    decide (``proposer_decides``), and a person's "no" to it is a no to the theme only when its
+    theme stands on; ORIGIN: the origin of an event that is part of it, None for any other).
+    Anyone who can push can store a proposal citing a team's evidence, by hand or naming the
+    consolidator. One by hand pre-empts the dream only when its proposer may decide
+    (``proposer_decides``), and a person's "no" to it is a no to the theme only when its
     proposer may decide and its evidence says its words: rejecting a decoy in wrong words, or a
     premature proposal of someone who decides nothing, must not silence what reviewers ask for.
     One naming the consolidator speaks for the theme, proposed or rejected, only when its text
-    is what the consolidator writes: a sentence of a text it cites, as ``_statement`` takes one
-    (``_consolidators_words``); judged on the cited texts as stored, the same on every clone,
-    whichever wrote it, and after their comments are edited."""
+    is what the consolidator writes: the sentence of the theme's texts it cites that states the
+    theme best (``_consolidators_words``); judged on the cited texts as stored, the same on
+    every clone, whichever wrote it, and after their comments are edited."""
     if _by_hand(learning):
         said = learning.visible and any(terms.says(text, learning.text) for text in texts)
         if learning.state == "proposed":
@@ -584,31 +621,38 @@ def _speaks(learning: LearningView, texts: list[str]) -> bool:
         return True
     if learning.state not in ("proposed", "rejected") or not learning.visible:
         return True
-    return _consolidators_words(learning)
+    return _consolidators_words(learning, origin)
 
 
-def _consolidators_words(learning: LearningView) -> bool:
-    """Whether a proposal naming the consolidator says what the consolidator would: a sentence
-    of a text it cites, cleaned and cut as ``_statement`` takes one (a label before it dropped
-    or kept). A fragment of a sentence, or words of no cited text, are someone else's."""
-    for text in learning.cited_texts:
-        own = terms.masked(text)
-        for start, end in _sentences(own):
-            sentence = _clean(text[start:end])
-            label = _LABEL.match(sentence)
-            for candidate in (sentence, _clean(sentence[label.end():]) if label else sentence):
-                if len(candidate.split()) >= 3 and within(candidate, MAX_TEXT) == learning.text:
-                    return True
-        if _clean(text)[:400] == learning.text:
-            return True
-    return False
+def _consolidators_words(learning: LearningView, origin: Callable[[str], str | None]) -> bool:
+    """Whether a proposal naming the consolidator says what the consolidator would of the
+    evidence it cites: of the texts it cites that are part of the theme (one for each origin),
+    a sentence as ``_statement`` takes one (a label before it dropped or kept) and as good as
+    the best of them by the words most of those texts share and by pointing at nothing (length
+    and age, which only break ties, aside). A fragment of a sentence, a sentence saying the
+    theme less well than another ("The retry here has no jitter." beside "Retry loops must use
+    backoff with jitter."), or the words of a text of no part of the theme (another theme's
+    comment, the proposer's own) cited beside it, are someone else's choice of words."""
+    cited: dict[str, str] = {}
+    for event, text in learning.cited:
+        part = origin(event)
+        if part is not None:
+            cited.setdefault(part, text)
+    spread = _spread(cited.values())
+    phrasings = [found for text in cited.values() for found in _phrasings(text, spread)]
+    if not phrasings:
+        return any(_clean(text)[:400] == learning.text for text in cited.values())
+    best = min(_merit(taken, spread) for taken, _ in phrasings)
+    return any(learning.text in (within(taken, MAX_TEXT), within(written, MAX_TEXT)) and _merit(taken, spread) == best
+               for taken, written in phrasings)
 
 
 def _passed_over(learning: LearningView) -> str:
     """Why a proposal on the theme does not settle it."""
     if not _by_hand(learning):
-        return (f"{learning.id}, a proposal naming the consolidator, says no sentence of the evidence it cites as "
-                f"the consolidator would: it settles nothing (it stays {learning.state} as it stands)")
+        return (f"{learning.id}, a proposal naming the consolidator, does not say its theme as the consolidator "
+                f"would (the sentence of the theme's evidence it cites that says it best): it settles nothing "
+                f"(it stays {learning.state} as it stands)")
     if not learning.proposer_decides:
         return (f"{learning.id}, proposed by hand by {_proposer(learning)}, does not settle the theme: its append "
                 f"does not show that {_proposer(learning)} may decide here (under a policy, a proposal is theirs "
