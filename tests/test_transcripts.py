@@ -997,3 +997,25 @@ def test_claude_subagents_past_the_limit_are_counted_as_left_out(tmp_path: Path)
     assert [Path(p).name for p in parsed.subagents] == ["agent-a.jsonl", "agent-b.jsonl"]
     assert parsed.subagents_left_out == 1
     assert parse_transcript(session).subagents_left_out == 0
+
+
+def _pasted_log(source: Path, path: Path, size: int) -> Path:
+    """SOURCE, a Claude Code session, with a log of about SIZE bytes pasted into its first prompt
+    written as a plain string."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = next(n for n, line in enumerate(lines) if '"type":"user"' in line and '"content":"' in line)
+    lines[first] = lines[first].replace('"content":"', '"content":"' + "log line\\n" * (size // 10), 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_session_whose_first_line_is_longer_than_the_sample_is_told(tmp_path: Path) -> None:
+    """A first prompt holding a pasted log of 2 MB made its line longer than the 1 MiB read to
+    tell the harness: the cut line was thrown away and the session refused as no transcript."""
+    source = shared(*HISTORY, "v1", "claude_golden.jsonl")
+    path = _pasted_log(source, tmp_path / "pasted.jsonl", 2_000_000)
+    assert detect_harness(path) == "claude-code"
+    assert parse_transcript(path) == parse_transcript(path, "claude-code")
+    with pytest.raises(InvalidInput, match="--harness") as refused:
+        parse_transcript(path, limits=Limits(max_line_bytes=1_500_000))
+    assert "\n" not in str(refused.value)

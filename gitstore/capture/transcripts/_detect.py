@@ -10,7 +10,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import codex, opencode
 from gitstore.capture.transcripts._model import Limits
-from gitstore.capture.transcripts._read import BAD, loads, read_bytes, read_head, require_file
+from gitstore.capture.transcripts._read import BAD, loads, open_binary, read_bytes, read_head, require_file
 
 _SAMPLE_BYTES = 1 << 20
 _SAMPLE_LINES = 64
@@ -24,7 +24,9 @@ def detect(path: Path, limits: Limits) -> str:
     head = read_head(path, _SAMPLE_BYTES)
     if not head.strip():
         raise InvalidInput(f"{path}: empty, not a transcript")
-    votes = _votes(head)
+    votes = _votes(head, cut=len(head) == _SAMPLE_BYTES)
+    if not votes and len(head) == _SAMPLE_BYTES and not _gemini_session(head):
+        votes = _votes(_cut_line(path, head.rfind(b"\n") + 1, limits))
     if votes:
         best = max(votes.items(), key=lambda item: (item[1], -_PRIORITY.index(item[0])))[0]
         if best == "pi":
@@ -33,10 +35,12 @@ def detect(path: Path, limits: Limits) -> str:
     return _document(path, head, limits)
 
 
-def _votes(head: bytes) -> Counter[str]:
+def _votes(head: bytes, cut: bool = False) -> Counter[str]:
+    """How many of the first lines of HEAD look written by each harness; CUT says its last
+    line may be cut short."""
     votes: Counter[str] = Counter()
     sample = head.split(b"\n")
-    if len(head) == _SAMPLE_BYTES:
+    if cut:
         sample = sample[:-1]  # the last line may be cut
     for raw in [line for line in sample if line.strip()][:_SAMPLE_LINES]:
         record = loads(raw)
@@ -45,6 +49,22 @@ def _votes(head: bytes) -> Counter[str]:
             if harness:
                 votes[harness] += 1
     return votes
+
+
+def _cut_line(path: Path, start: int, limits: Limits) -> bytes:
+    """The line the sample cut, from START (where it opens in the file) to its end: a session
+    whose first prompt holds a pasted log opens with a line longer than the sample, and is no
+    less a transcript. A line longer than ``max_line_bytes`` tells nothing: the refusal says so."""
+    with open_binary(path) as handle:
+        try:
+            handle.seek(start)
+            line: bytes = handle.readline(limits.max_line_bytes + 1)
+        except OSError as exc:
+            raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(line) > limits.max_line_bytes:
+        raise InvalidInput(f"{path}: a line of over {limits.max_line_bytes} bytes before any record tells which"
+                           " harness wrote it; name it with --harness")
+    return line
 
 
 def _line_harness(record: dict[str, Any]) -> str | None:
