@@ -1090,3 +1090,37 @@ def test_base64_lines_in_a_diff_of_other_files_are_kept(tmp_path: Path) -> None:
         assert SCANNER.scan(diff).findings == (), diff
     diff = _git(tmp_path, "diff", "--", "ca.pem")
     assert SCANNER.scan(diff).findings == (), diff
+
+
+# --- tokens broken over lines ------------------------------------------------------------------
+
+_SPLIT = "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"
+
+
+@pytest.mark.parametrize("text", [
+    f"token {_SPLIT[:20]}\n\n{_SPLIT[20:]} end",  # two content blocks of one message
+    f"GH={_SPLIT[:20]}\n{_SPLIT[20:]}",  # a tool result made of two text parts
+    f"{_SPLIT[:12]}\r\n{_SPLIT[12:26]}\n{_SPLIT[26:]}.",  # three streamed pieces
+    f"key: {'sk-proj-' + 'Q7vLm2Xc9RtB4nKp'}\n{'Zw8HyE3sJd6FgA1uVo5TiN0q'} ok",
+])
+def test_a_token_broken_over_lines_goes_whole(text: str) -> None:
+    """A token cut by the line breaks a transcript joins its blocks and lines with is two halves
+    each too short for its shape, which anyone reading the stored text puts back together."""
+    result = SCANNER.scan(text)
+    redacted = result.text
+    assert "[REDACTED:" in redacted, redacted
+    for piece in ("0fAGST5ohwj3", "ul2ncFNgdncvat1udB", "Q7vLm2Xc9RtB", "Zw8HyE3sJd6F"):
+        assert piece not in redacted, redacted
+    assert redacted.endswith((" end", ".", " ok")) or redacted.endswith("]")
+
+
+@pytest.mark.parametrize("text", [
+    f"{_SPLIT}\nNext line of prose",  # whole on its line: the next line stays
+    "ghp_xxxxxxxxxxxxxxxxxxxxxxxx\nRandomLookingContinuation123",  # a placeholder is no half of a token
+    "Set GH to ghp_0fAGST5ohwj3Aio6\nConfigurationReaderFactoryBuilder",  # a name opens the next line
+    "sk-\nlearn is a library",
+    "see key-\nvalue stores",
+])
+def test_lines_that_only_meet_a_token_prefix_stay(text: str) -> None:
+    redacted = SCANNER.scan(text).text
+    assert text.split("\n")[1] in redacted, redacted

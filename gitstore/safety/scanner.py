@@ -19,7 +19,8 @@ looks for, and its policy has these levels:
   code, event handlers, images whose URL asks for data to be filled in, redirects, stylesheets).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
   the text is kept): credentials, in assignments, in their own shapes or next to a credential
-  word in prose (:mod:`~gitstore.safety.secrets`, with the value checks of
+  word in prose (:mod:`~gitstore.safety.secrets`; tokens cut by line breaks,
+  :mod:`~gitstore.safety.broken`; with the value checks of
   :mod:`~gitstore.safety.values` telling placeholders, templates, references, names and
   documented examples from secrets), home folders in absolute paths
   (:mod:`~gitstore.safety.paths`), and the head ref a ``pull_request_target`` workflow checks out
@@ -45,6 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from gitstore.safety.active import active_markup_count
+from gitstore.safety.broken import broken_token_hits
 from gitstore.safety.commands import pipe_to_shell_count, untrusted_checkout_hits
 from gitstore.safety.files import Allowlist, standing_in_file
 from gitstore.safety.hidden import hidden_counts, mixed_script_count
@@ -146,6 +148,7 @@ _Rule = Callable[[Text], Iterable[Hit]]
 _RULES: tuple[_Rule, ...] = (
     pem_hits,
     shape_hits,
+    broken_token_hits,
     untrusted_checkout_hits,
     auth_header_hits,
     assignment_hits,
