@@ -353,3 +353,37 @@ def test_a_turn_of_many_outputs_screens_the_last_with_its_command(ctx: Context, 
     assert PRINTED not in tools and "[REDACTED:command-token]" in tools, tools
     assert "step 18" in tools
     assert result.receipt["redactions"] == 1
+
+
+_TOKEN = "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"
+
+
+@pytest.mark.parametrize("how", ["import", "hook"])
+def test_a_token_split_over_blocks_lines_and_messages_is_stored_in_no_part(
+        ctx: Context, tmp_path: Path, how: str) -> None:
+    """A transcript's reader joins a message's text blocks, and a tool result's text parts, with
+    line breaks, and two messages in a row are turns of their own: a token cut there was stored
+    as two halves, each too short to be a token, the whole of it plain to any reader of both."""
+    head, rest = _TOKEN[:20], _TOKEN[20:]
+    session = claude_transcript(tmp_path / "split.jsonl", [
+        ("user", "Wire the token in."),
+        ("assistant", [{"type": "text", "text": f"token {head}"}, {"type": "text", "text": f"{rest} end"},
+                       {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat .env"}}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "t1",
+                   "content": [{"type": "text", "text": f"GH={head}"}, {"type": "text", "text": rest}]}]),
+        ("user", f"my key {head}"),
+        ("user", f"{rest}"),
+        ("assistant", "Done."),
+    ])
+    if how == "import":
+        result = import_transcript(ctx, session, mode="transcript")
+    else:
+        payload = {"session_id": "sess-1", "transcript_path": str(session), "hook_event_name": "Stop"}
+        result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)), "transcript")
+    texts = [e["payload"].get("text", "") for e in result.events]
+    assert result.receipt["redactions"] == 3, texts
+    stored = _objects(ctx)
+    for half in (head[4:], rest):
+        assert half.encode() not in stored
+    assert any(text.startswith("token [REDACTED:github-token]") for text in texts), texts
+    assert "Done." in texts

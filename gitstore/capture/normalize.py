@@ -30,7 +30,7 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
-from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_left_out, summary_texts
+from gitstore.capture.screening import Scan, Screen, across_turns, file_name, file_names, summary_left_out, summary_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,8 +206,11 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             place, at = places.get(command, (len(transcript.turns) + index, None))
             add(f"command:{index}:{command[:200]}", place + 1, _time(at), agent, payload)
     if mode in ("transcript", "hybrid"):
-        for index, turn in enumerate(transcript.turns[:MAX_TURNS]):
-            text = screen.outputs(turn.text, turn.answers, TURN_CHARS) if turn.text.strip() else None
+        kept = transcript.turns[:MAX_TURNS]
+        joined, split_tokens = across_turns(kept)
+        screen.redactions += split_tokens
+        for index, (turn, (raw, answers)) in enumerate(zip(kept, joined)):
+            text = screen.outputs(raw, answers, TURN_CHARS) if raw.strip() else None
             if text is None:
                 continue
             author = agent if turn.role != "user" else "user:local"

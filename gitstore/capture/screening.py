@@ -14,9 +14,9 @@ import re
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator, Mapping, Sequence
 
-    from gitstore.capture.transcripts import Transcript
+    from gitstore.capture.transcripts import Transcript, Turn
 
 MAX_COMMANDS = 200
 MAX_FILES = 200
@@ -106,6 +106,31 @@ class Screen:
         if self.name(key, KEY_CHARS) == key and (key == value or self.name(value) == value):
             return key
         return "withheld:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def across_turns(turns: Sequence[Turn]) -> tuple[list[tuple[str, Answers]], int]:
+    """Each turn's text and answers, with a token cut between one turn and the next (two
+    messages in a row, the first ending with half of it, the next opening with the rest)
+    redacted in both, and how many such tokens there were. Each turn is scanned alone, where
+    neither half is long enough to be a token of its shape, yet the two stored side by side
+    give it back whole."""
+    from gitstore.safety.broken import broken_between  # imported with the scanner, once needed
+
+    texts = [(turn.text, turn.answers) for turn in turns]
+    found = 0
+    for i in range(len(texts) - 1):
+        (before, answers), (after, after_answers) = texts[i], texts[i + 1]
+        cut = broken_between(before, after)
+        if cut is None:
+            continue
+        start, end, kind = cut
+        marker = f"[REDACTED:{kind}]"
+        texts[i] = before[:start] + marker, tuple((min(at, start), command) for at, command in answers)
+        shift = len(marker) - end
+        texts[i + 1] = marker + after[end:], tuple((at and max(at + shift, len(marker)), command)
+                                                   for at, command in after_answers)
+        found += 1
+    return texts, found
 
 
 def _bounded(text: str, limit: int) -> str:
