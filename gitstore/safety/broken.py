@@ -15,6 +15,7 @@ line or a word opening the next one is never joined into a token.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from gitstore.safety import lazy
@@ -24,12 +25,12 @@ from gitstore.safety.values import looks_placeholder, names_something
 
 # The openings of the shapes ``shape_hits`` knows, each at the start of a word.
 _OPENING = lazy.Pattern(
-    r"(?<![A-Za-z0-9_.-])(?:gh[pousr]_|github_pat_|A[KS]IA|xox[abposr]-|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
+    r"(?<![A-Za-z0-9_.+/-])(?:gh[pousr]_|github_pat_|A[KS]IA|xox[abposr]-|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
     r"|gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-|npm_|AIza|ya29\.|hf_|api_org_|SG\.|pypi-|hv[sb]\.|whsec_"
     r"|shp(?:at|ss|ca|pa)_|do[opr]_v1_|lin_api_|dp\.|dapi|glsa_|glc_|AGE-SECRET-KEY-1|PMAK-|key-|ATATT3"
     r"|sk\.eyJ1)"
 )
-_RUN = lazy.Pattern(r"[A-Za-z0-9_.+/=-]*+")
+_RUN = lazy.Pattern(r"[A-Za-z0-9_.+/=-]{0,1025}+")
 _BREAK = lazy.Pattern(r"(?:\r?\n){1,2}(?=[A-Za-z0-9])")
 _MOST_PIECES = 4  # a token cut more often than this is left to be read as it stands
 _LONGEST = 1024  # nor is one whose pieces run longer
@@ -63,6 +64,9 @@ def _broken_at(raw: str, start: int, opened: int) -> Hit | None:
     """The token opening at START whose run is cut by line breaks, else None."""
     end = _RUN.match(raw, opened).end()
     joined = raw[start:end]
+    gap = _BREAK.match(raw, end)
+    if gap is None or len(joined) > _LONGEST or _OPENING.match(raw, gap.end()):
+        return None  # not cut (the next line opens a token of its own), or too long to judge
     if _found(joined, 0) is not None or not _random(raw[opened:end]):
         return None  # whole on its line, or no key material before the break
     ends = [end]  # where each piece ends in RAW
@@ -72,7 +76,7 @@ def _broken_at(raw: str, start: int, opened: int) -> Hit | None:
             return None
         piece_end = _RUN.match(raw, gap.end()).end()
         piece = raw[gap.end():piece_end]
-        if not _random(piece):
+        if len(piece) > _LONGEST or _OPENING.match(piece) or not _random(piece):
             return None
         done = len(joined)
         joined += piece
@@ -84,6 +88,7 @@ def _broken_at(raw: str, start: int, opened: int) -> Hit | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def _found(joined: str, done: int) -> tuple[str, int] | None:
     """The kind and end of the token JOINED opens with, when it runs past DONE."""
     for hit in shape_hits(Text.of(joined)):
@@ -92,6 +97,7 @@ def _found(joined: str, done: int) -> tuple[str, int] | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def _random(piece: str) -> bool:
     """Whether a piece of a token could be key material: not empty, no placeholder, no name."""
     return bool(piece) and not looks_placeholder(piece) and not names_something(piece)
