@@ -352,3 +352,10 @@ def test_a_lock_a_commit_made_a_link_is_refused_and_nothing_outside_is_emptied(
     done = cli.gitstore("tick", cwd=ctx.workspace.root)
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert (outside / LOCK_FILE).read_text() == "the user's own file\n"
+
+
+def test_tick_s_help_names_the_steps_a_tick_runs() -> None:
+    """The help lists the steps by the names `gitstore tick STEP` and loop.steps take."""
+    said = " ".join(cli.ok("tick", "--help").split())
+    listed = said.split("that are due (", 1)[1].split(")", 1)[0]
+    assert listed.split(", ") == list(step_registry.STEPS), listed

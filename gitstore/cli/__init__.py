@@ -65,7 +65,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wiki": ("wiki", "The OKF wiki promote edits: start okf/wiki/ (init), regenerate its index.md (index)."),
     "provenance": ("provenance", "List the promotion commits of a range with their learnings and digests, and whether they verify."),
     "sync": ("sync", "Fetch every writer's shared memory, verify it before use, then push this writer's own."),
-    "tick": ("tick", "Run the loop's configured steps that are due (import, dream, publish, sync), each bounded in time."),
+    "tick": ("tick", "Run the loop's configured steps that are due (reviews, github, dream, publish, sync), each bounded in time."),
     "ci": ("ci", "Write the GitHub Actions workflows: the scheduled memory loop and the pull-request gates."),
     "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),
     "redact": ("redact", "Remove the text of every version of a comment and of every label on it."),

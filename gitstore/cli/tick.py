@@ -15,7 +15,7 @@ def tick(
     force: bool = typer.Option(False, "--force", help="Run every configured step now, due or not."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Run the loop's configured steps that are due (import, dream, publish, sync), each bounded in time."""
+    """Run the loop's configured steps that are due (reviews, github, dream, publish, sync), each bounded in time."""
     report = run_tick(".", force=force, only=steps or None)
     if as_json:
         emit_json(report.to_json())

@@ -1,7 +1,7 @@
 """Memory travelling with the repository, and the loop that runs without anyone starting it.
 
 - ``settings``: the ``loop`` section of ``okf/.memory/config.json``, read strictly;
-- ``steps``: the steps a tick may run (import, dream, publish, sync), one function each,
+- ``steps``: the steps a tick may run (reviews, github, dream, publish, sync), one function each,
   registered by name; a step whose stage is not installed is reported as unavailable;
 - ``tick``: one pass of the loop under a lock, each due step bounded in time in a child
   process, the last results kept in ``okf/.memory/loop/``;
