@@ -155,3 +155,21 @@ def test_a_damaged_copy_of_what_init_took_accepts_nothing_and_status_and_doctor_
     cli.ok("init", "--accept-changes", cwd=alice)
     assert json.loads(kept.read_bytes())["capture"] == {"mode": "transcript"}
     assert json.loads(cli.ok("status", "--json", cwd=alice))["damagedCopy"] is None
+
+
+def test_init_never_accepts_a_loop_or_dream_section_its_command_refuses(tmp_path: Path) -> None:
+    """A person's edit naming a step no tick runs (``imports``) or a dream field no dream reads:
+    init refuses to take it, naming the problem, rather than reporting it accepted and leaving
+    every later tick or dream to fail; fixed, it is taken."""
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    base = _config(alice)
+    for section, said in (({"loop": {"steps": {"imports": {}}}}, "loop.steps has an unknown step 'imports'"),
+                          ({"dream": {"labellers": {}}}, "dream")):
+        edited = {**base, **section}
+        (alice / CONFIG).write_text(json.dumps(edited))
+        refused = cli.fails(1, "init", "--accept-changes", cwd=alice)
+        assert said in refused and "accepted" not in refused and refused.count("\n") == 1, refused
+    (alice / CONFIG).write_text(json.dumps({**base, "loop": {"steps": {"dream": {"every": "1d"}}}}))
+    assert "accepted loop.steps" in cli.ok("init", "--accept-changes", cwd=alice)
+    ran = cli.gitstore("tick", cwd=alice)
+    assert ran.returncode == 0 and ran.stdout.startswith("dream "), ran
