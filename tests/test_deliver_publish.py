@@ -1373,3 +1373,20 @@ def test_the_refresh_after_a_retirement_writes_the_header_publish_writes_now(wor
     assert earlier not in agents and HEADER[2] in agents and world.ids["jitter"] not in agents
     assert sections.split(agents, "AGENTS.md").edited is False
     assert publish(str(world.root)).status == "no-update", "what publish writes now"
+
+
+def test_a_publish_with_nothing_to_write_never_calls_a_missing_file_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing in force and no AGENTS.md: the publish writes nothing and says the file is
+    absent, not that a file nobody made is unchanged."""
+    from .world import ready_repo
+
+    ctx = ready_repo(tmp_path / "fresh")
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["publish", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "no-update" and {"path": "AGENTS.md", "action": "absent"} in result["files"], result
+    assert main(["publish"]) == 0
+    said = capsys.readouterr().out
+    assert "  absent    AGENTS.md" in said and "unchanged" not in said, said
+    assert not (ctx.workspace.root / "AGENTS.md").exists()

@@ -606,7 +606,8 @@ def _summarise(result: Result, baseline: Baseline, changes: list[snapshots.Chang
                lines: list[Line], merged: clindex.Merge) -> None:
     written = {c.path for c in changes}
     result.files = [{"path": c.path, "action": "created" if c.before is None else "updated"} for c in changes]
-    result.files += [{"path": t.path, "action": "unchanged"} for t in baseline.targets if t.path not in written]
+    result.files += [{"path": t.path, "action": "unchanged" if baseline.files.get(t.path) is not None else "absent"}
+                     for t in baseline.targets if t.path not in written]
     if selection.skipped:
         result.left_out["not published"] = [f"{i}: {why}" for i, why in sorted(selection.skipped.items())]
     if changes:
@@ -863,7 +864,7 @@ def _would(result: Result) -> Result:
     result.status = "dry-run"
     result.reason = f"would publish {result.reason}; nothing was written"
     for entry in result.files:
-        if entry["action"] != "unchanged":
+        if entry["action"] not in ("unchanged", "absent"):
             entry["action"] = {"created": "would-create", "updated": "would-update"}[entry["action"]]
     return result
 
