@@ -124,8 +124,14 @@ def _pull_line(pull: dict[str, Any]) -> str:
     done = pull["import"]
     counts = done["counts"]
     cut = f", {len(done['cutText'])} text(s) cut to {TEXT_CHARS:,} characters" if done["cutText"] else ""
-    return (f"imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['reviews']} review(s) "
-            f"into {done['episodes']} new episode(s){cut}, {'complete' if done['complete'] else 'incomplete'}")
+    deleted = f", {counts['deletions']} deletion(s)" if counts["deletions"] else ""
+    stored = f", {done['alreadyStored']} item(s) already in the store" if done["alreadyStored"] else ""
+    withheld = (f", {counts['skipped']} item(s) withheld (quarantined by the safety scanner, deleted or removed at "
+                "their source, or with no GitHub id or text: not stored)") if counts["skipped"] else ""
+    removed = f", the text of {len(done['removedText'])} deleted at its source removed" if done["removedText"] else ""
+    return (f"imported {counts['comments']} comment(s), {counts['edits']} edit(s){deleted}, {counts['reviews']} "
+            f"review(s) into {done['episodes']} new episode(s){stored}{withheld}{removed}{cut}, "
+            f"{'complete' if done['complete'] else 'incomplete'}")
 
 
 def register(app: typer.Typer) -> None:
