@@ -833,6 +833,9 @@ def _git_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
 
 
+_EXCLUDE_COMMENT = "# gitstore: local memory state, never committed"
+
+
 def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
     """Make git ignore ``folder`` through .git/info/exclude; True if a rule was added. Refused,
     naming it, where a rule of higher precedence (a ``!`` line of a .gitignore) un-ignores it.
@@ -848,12 +851,28 @@ def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
         with exclude.open("a", encoding="utf-8") as out:
             if existing and not existing.endswith("\n"):
                 out.write("\n")
-            out.write(f"# gitstore: local memory state, never committed\n{rule}\n")
+            out.write(f"{_EXCLUDE_COMMENT}\n{rule}\n")
     if not git_ignores(root, folder):
         against = unignoring_rule(root, folder)
         raise Refused(f"{folder} is still not ignored by git with {rule} in {exclude}"
                       + (f": {against} un-ignores it; remove that line and run this again" if against else ""))
     return added
+
+
+def forget_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
+    """Take out of .git/info/exclude the rule ``ensure_ignored`` added for ``folder`` (with its
+    comment line), leaving every other line as it was; True if it was there."""
+    exclude = _git_folder(repo) / "info" / "exclude"
+    try:
+        lines = exclude.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return False
+    ours = {"/" + folder.resolve().relative_to(root.resolve()).as_posix() + "/", _EXCLUDE_COMMENT}
+    kept = [line for line in lines if line.rstrip("\r\n") not in ours]
+    if len(kept) == len(lines):
+        return False
+    exclude.write_text("".join(kept), encoding="utf-8")
+    return True
 
 
 def tracked_under(root: Path, folder: Path) -> list[str]:

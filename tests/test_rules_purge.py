@@ -138,3 +138,28 @@ def test_purge_erases_what_only_memory_reached_and_keeps_everything_else(tmp_pat
     assert subprocess.run(["git", "cat-file", "-e", blob], cwd=root).returncode == 0
     assert subprocess.run(["git", "fsck", "--no-dangling"], cwd=root, capture_output=True).returncode == 0
     assert subprocess.run(["git", "stash", "pop", "-q"], cwd=root).returncode == 0
+
+
+def test_purge_leaves_the_git_configuration_as_init_found_it(tmp_path: Path) -> None:
+    """What init added to git's own files goes with the purge: the fetch refspecs that made a
+    plain ``git fetch`` bring memory back, and the ignore rule; the remote's own refspec and a
+    person's lines in the exclude file stay."""
+    from .conftest import git
+
+    root = tmp_path / "widgets"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    git(root, "commit", "-q", "--allow-empty", "-m", "first")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text("# mine\n*.swp\n")
+    settings = lambda: git(root, "config", "--local", "--list")  # noqa: E731
+    config_before = settings()
+    assert gitstore("init", cwd=root).returncode == 0
+    fetch = lambda: git(root, "config", "--get-all", "remote.origin.fetch").split()  # noqa: E731
+    assert len(fetch()) == 3 and "/okf/.memory/" in exclude.read_text()
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert fetch() == ["+refs/heads/*:refs/remotes/origin/*"]
+    assert exclude.read_text() == "# mine\n*.swp\n"
+    assert settings() == config_before

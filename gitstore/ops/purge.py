@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR, work_tree_git_folders
+from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR, forget_ignored, work_tree_git_folders
 from gitstore.errors import Refused, UsageError
 from gitstore.providers._gc_git import collect_purged
 from gitstore.providers._gitdirs import broken_refs, common_dir
+from gitstore.ops.setup import forget_refspecs
 from gitstore.providers.git import PREFIX
 from gitstore.scope import forget_scope, repository_scope
 
@@ -60,6 +61,8 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
     erased = collect_purged(repo, internal)
     shutil.rmtree(internal)
     _forget_setup(repo)
+    forget_refspecs(repo)
+    forget_ignored(repo, Path(repo.workdir).resolve(), state)
     state_removed = state.exists()
     if state_removed:
         shutil.rmtree(state)

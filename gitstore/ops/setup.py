@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -414,6 +415,15 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
         + (f"; git tracks the file, so each clone that checks it out gets it too: stop that with `git rm -q "
            f"--cached :/{CONFIG_FILE}` and a commit" if tracked else ""))
     return config
+
+
+def forget_refspecs(repo: pygit2.Repository) -> None:
+    """Take out the fetch refspecs ``_add_refspecs`` gave each remote, leaving its others."""
+    for remote in repo.remotes:
+        name = str(remote.name)
+        for spec in fetch_refspecs(name):
+            if spec in remote.fetch_refspecs:
+                repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
 
 
 def _add_refspecs(repo: pygit2.Repository) -> list[str]:
