@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -215,6 +216,25 @@ def test_garbage_is_a_clear_error(ctx: Context, tmp_path: Path) -> None:
     path.write_text('{"hello": 1}')
     with pytest.raises(InvalidInput, match=r"neither a gitstore GitHub snapshot \(gitstore.github-snapshot/1\) nor webhook deliveries\Z"):
         import_reviews(ctx, path, "github:9")
+
+
+def test_a_snapshot_missing_a_part_is_told_in_json_s_words_naming_the_object(ctx: Context, tmp_path: Path) -> None:
+    """A damaged snapshot is named by what it lacks, in JSON's words (never a Python type), and
+    a comment without a time by its id."""
+    path = tmp_path / "snap.json"
+    bare = _snapshot([(1, "", [_comment(1)])])
+    for number, said in ((None, "(null)"), ("7", "(string)")):
+        path.write_text(json.dumps({**bare, "pullRequest": number}))
+        with pytest.raises(InvalidInput, match=re.escape(f"pullRequest is not a pull request number {said}") + r"\Z"):
+            import_reviews(ctx, path, "github:9")
+    path.write_text(json.dumps({k: v for k, v in bare.items() if k != "pullRequest"}))
+    with pytest.raises(InvalidInput, match=r"pullRequest is not a pull request number \(missing\)\Z"):
+        import_reviews(ctx, path, "github:9")
+    comment = {k: v for k, v in _comment(1).items() if k not in ("created_at", "updated_at")}
+    path.write_text(json.dumps(_snapshot([(1, "", [comment])])))
+    with pytest.raises(InvalidInput, match=r"\AGitHub comment 1001 has no usable time \(its created_at is missing\)\Z"):
+        import_reviews(ctx, path, "github:9")
+    assert list(ctx.store.items()) == []
 
 
 def test_a_page_of_rest_review_comments_is_told_what_imports_it(ctx: Context, tmp_path: Path) -> None:

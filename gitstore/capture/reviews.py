@@ -205,7 +205,8 @@ def check_snapshot(path: Path, data: dict[str, Any]) -> None:
     them (a file written by hand, or damaged): the importer reads the rest trusting them."""
     pr = data.get("pullRequest")
     if not _number(pr) or pr < 1:
-        raise InvalidInput(f"{path}: pullRequest is not a pull request number (a {type(pr).__name__})")
+        raise InvalidInput(f"{path}: pullRequest is not a pull request number ("
+                           f"{'missing' if pr is None and 'pullRequest' not in data else _json_kind(pr) if not _number(pr) else pr})")
     if "takenAt" in data and _time_or_none(data["takenAt"]) is None:
         raise InvalidInput(f"{path}: takenAt is not a time (an RFC 3339 timestamp)")
     # a snapshot's time says which comments missing from it were deleted: one from the future
@@ -495,7 +496,7 @@ class _Builder:
             else:  # never stored: its author deleted it first
                 self.counts["skipped"] += 1
             return None
-        created, updated = _at(comment.get("created_at")), _at(comment.get("updated_at") or comment.get("created_at"))
+        created, updated = _at(comment.get("created_at"), "comment", comment), _at(comment.get("updated_at") or comment.get("created_at"), "comment", comment)
         episode = self._thread(comment, pr, head, thread_key, created)
         known = self.versions.get(source_id)
         # GitHub keeps a comment's author on an edit: a later version naming someone else is
@@ -547,7 +548,7 @@ class _Builder:
         source_id = f"github:comment:{comment['id']}"
         known = self.versions.get(source_id)
         if source_id not in self.retracted:  # its deletion is stored once
-            at = _at(comment.get("updated_at") or comment.get("created_at"))
+            at = _at(comment.get("updated_at") or comment.get("created_at"), "comment", comment)
             episode, parent = (known["episode"], known["id"]) if known else self._unseen(comment, pr, head, thread_key, at)
             self.event(episode, "retraction", f"delete:{comment['id']}", at, _person(comment), parent,
                        {"text": "", "sourceId": source_id})
@@ -565,7 +566,7 @@ class _Builder:
         """The thread a comment not stored belongs to, and the id its version written at ``at``
         (a deletion's ``updated_at``: its last) is stored as, which its retraction names: a clone
         that stored the comment from its own deliveries finds it retracted once the two meet."""
-        episode = self._thread(comment, pr, head, thread_key, _at(comment.get("created_at") or at))
+        episode = self._thread(comment, pr, head, thread_key, _at(comment.get("created_at") or at, "comment", comment))
         return episode, event_id(episode, f"comment:{comment['id']}:{at}")
 
     def status(self, episode: str, key: str, at: str, author: str, state: str, parent: str | None) -> None:
@@ -633,10 +634,25 @@ def _time_or_none(value: Any) -> str | None:
         return None
 
 
-def _at(value: Any) -> str:
+def _at(value: Any, what: str, obj: Any) -> str:
+    """The time VALUE of the GitHub WHAT (``comment``, ``review``) OBJ, normalized; refused,
+    naming the object, when it has none."""
     if not isinstance(value, str):
-        raise InvalidInput(f"GitHub object has no usable time ({value!r})")
+        ident = obj.get("id") if isinstance(obj, dict) else None
+        named = f"{what} {ident}" if isinstance(ident, (int, str)) and not isinstance(ident, bool) else what
+        field = {"review": "submitted_at", "pull request": "updated_at"}.get(what, "created_at")
+        raise InvalidInput(f"GitHub {named} has no usable time (its {field} is "
+                           f"{'missing' if value is None else f'a {_json_kind(value)}'})")
     return normalize_time(value)
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as JSON names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(type(value), "value")
 
 
 def _sha(value: Any) -> str | None:
@@ -658,9 +674,9 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
             builder.counts["skipped"] += 1
         elif roots:
             episode = builder._episode_of(f"github:comment:{roots[0]['id']}") or builder.episode(
-                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0].get("created_at")))
+                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0].get("created_at"), "comment", roots[0]))
             state = "resolved" if action == "resolved" else "open"
-            at = _at(pr_obj.get("updated_at") or roots[0].get("updated_at"))
+            at = _at(pr_obj.get("updated_at") or roots[0].get("updated_at"), "pull request", pr_obj)
             built = builder.counts["events"]
             builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(_object(payload.get("sender"))),
                            state, None)
@@ -672,7 +688,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         if not _numbered(review):
             builder.counts["skipped"] += 1
             return
-        at = _at(review.get("submitted_at"))
+        at = _at(review.get("submitted_at"), "review", review)
         episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"), at)
         built, already = builder.counts["events"], builder.already
         body = None
