@@ -174,7 +174,7 @@ def test_withdraw_needs_a_real_prefix_and_never_withdraws_twice(tmp_path: Path) 
     grant = json.loads(run(root, "grant", "--purpose", "review", "--purpose", "instruction", "--by", "github:9", "--json"))
     for empty in ("", "sha256:", "sha256:zzzzzzzz", grant["digest"][7:14]):
         refused = run(root, "withdraw", empty, "--by", "github:9", code=2)
-        assert "is not a grant digest or a prefix of at least 8 hex digits" in refused and refused.count("\n") == 1
+        assert "is not a grant digest or a prefix of at least 8 lowercase hex digits" in refused and refused.count("\n") == 1
     assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant"]
 
     run(root, "withdraw", grant["digest"][:20], "--purpose", "review", "--by", "github:9")

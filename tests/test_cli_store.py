@@ -232,7 +232,7 @@ def test_show_unknown_and_bad_digest(ready: Path) -> None:
     assert gitstore(ready, "records", "show", "deadbeefdeadbeef").returncode == 1
     assert gitstore(ready, "records", "show", "xyz").returncode == 2
     short = gitstore(ready, "records", "show", "deadbee")  # 7 hex digits: too short to name a record
-    assert short.returncode == 2 and "prefix of at least 8 hex digits" in short.stderr
+    assert short.returncode == 2 and "prefix of at least 8 lowercase hex digits" in short.stderr
     assert gitstore(ready, "records", "show", "sha256:deadbeef").returncode == 1
 
 

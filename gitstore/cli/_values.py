@@ -85,14 +85,14 @@ def grant_prefix(value: str) -> str | None:
     """A grant's digest, or a prefix of it of at least 8 hex digits (so an empty one picks none)."""
     if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
         return None
-    return f"{value!r} is not a grant digest or a prefix of at least 8 hex digits"
+    return f"{value!r} is not a grant digest or a prefix of at least 8 lowercase hex digits"
 
 
 def digest_prefix(value: str) -> str | None:
     """A record's digest, or a prefix of it of at least 8 hex digits (and at most 64)."""
     if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
         return None
-    return f"{_shown(value)} is not a digest or a prefix of at least 8 hex digits"
+    return f"{_shown(value)} is not a digest or a prefix of at least 8 lowercase hex digits"
 
 
 def source_id(value: str) -> str | None:

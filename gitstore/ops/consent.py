@@ -94,5 +94,5 @@ def _digest(text: str) -> str:
     """The digest prefix a person typed, with ``sha256:``; at least 8 hex digits, so an empty or
     unset argument never picks a grant."""
     if not _PREFIX.fullmatch(text.removeprefix("sha256:")):
-        raise UsageError(f"{text!r} is not a grant digest or a prefix of at least 8 hex digits")
+        raise UsageError(f"{text!r} is not a grant digest or a prefix of at least 8 lowercase hex digits")
     return text if text.startswith("sha256:") else "sha256:" + text
