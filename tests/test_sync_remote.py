@@ -1099,6 +1099,94 @@ def test_a_writer_taken_up_on_a_fresh_runner_takes_the_text_off_the_remote(tmp_p
     assert b"MARKER7201" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
 
 
+def _comment_stored_under_a_former_id(tmp_path: Path, writer: str) -> tuple[Context, Context, Path, str]:
+    """Alice and bob under a policy letting both redact; ``writer`` ("alice" or "bob") stores a
+    review comment, syncs, leaves that writer id (``init --new-writer``) and syncs again; alice
+    syncs and redacts the comment. Returns the two contexts, the remote and the id left."""
+    from gitstore.ops.redact import redact
+    from gitstore.ops.setup import init
+
+    from .team import two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    bare = tmp_path / "remote.git"
+    grant_all(alice)
+    storer = alice if writer == "alice" else bob
+    thread = Thread(storer, 7301, "7301")
+    thread.comment("7301", "MARKER7301 an internal host is named here", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    sync(str(storer.workspace.root))
+    left = storer.workspace.config.writer
+    init(storer.workspace.root, new_writer=True)
+    assert Context.open(storer.workspace.root).workspace.config.writer != left
+    sync(str(storer.workspace.root))
+    sync(str(alice.workspace.root))
+    assert b"MARKER7301" in _fresh_copy_of_memory(tmp_path, bare, "before.git")
+    assert redact(Context.open(alice.workspace.root), "github:comment:7301", ALICE, "x").removed
+    return Context.open(alice.workspace.root), Context.open(bob.workspace.root), bare, left
+
+
+def _served_warnings(ctx: Context) -> list[str]:
+    from gitstore.queries.doctor import doctor
+
+    return [c.detail for c in doctor(ctx.workspace.root).checks if "holds" in c.detail and "a removal took" in c.detail]
+
+
+def test_a_redaction_of_text_stored_under_an_id_this_clone_left_takes_it_off_the_remote(tmp_path: Path) -> None:
+    """A clone's payload snapshot under an id it left (``init --new-writer``) went out only with
+    records of that id, and a redaction's records go under the new one: the snapshot written
+    again without the text stayed here, and the remote served the text for good. The sync
+    after the redaction pushes it."""
+    alice, _, bare, left = _comment_stored_under_a_former_id(tmp_path, "alice")
+    got = sync(str(alice.workspace.root))
+    assert not got.not_pushed and not got.quarantined, got.line
+    assert (left, "payloads") in [(m.writer, m.kind) for m in got.pushed], got.line
+    assert b"MARKER7301" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+    assert not _served_warnings(alice)
+    assert sync(str(alice.workspace.root)).status == "no-update"
+
+
+def test_a_teammates_redaction_of_text_stored_under_an_id_this_clone_left_takes_it_off_the_remote(
+        tmp_path: Path) -> None:
+    """Bob stored a comment, then left that writer id; alice, whom the policy lets redact,
+    redacts it. Bob's next sync writes the old id's snapshot again without the text and pushes
+    it in the same run (his gc alone rewrote only his copy, and no sync ever sent it); alice
+    admits it (it drops only what her removal took)."""
+    alice, bob, bare, left = _comment_stored_under_a_former_id(tmp_path, "bob")
+    sync(str(alice.workspace.root))
+    assert b"MARKER7301" in _fresh_copy_of_memory(tmp_path, bare, "redacted.git")
+    got = sync(str(bob.workspace.root))
+    assert not got.not_pushed and not got.quarantined, got.line
+    assert got.dropped == 1 and (left, "payloads") in [(m.writer, m.kind) for m in got.pushed], got.line
+    assert b"MARKER7301" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+    assert "MARKER7301 an internal host is named here" not in texts(bob)
+    assert not _served_warnings(bob)
+    assert sync(str(bob.workspace.root)).status == "no-update"
+    back = sync(str(alice.workspace.root))
+    assert back.status == "ok" and not back.quarantined and not back.brought_back, back.line
+    fresh = clone(tmp_path, bare, "carol")
+    first = sync(str(fresh.workspace.root))
+    assert not first.brought_back and not first.quarantined, first.line
+
+
+def test_doctor_warns_while_the_remote_serves_text_removed_from_an_id_this_clone_left(tmp_path: Path) -> None:
+    """While the remote refuses the push that would take the text off a snapshot of one of this
+    clone's ids, doctor says the remote serves it; the next sync that gets through ends that."""
+    alice, bob, bare, left = _comment_stored_under_a_former_id(tmp_path, "bob")
+    sync(str(alice.workspace.root))
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nif grep -q payloads/shared/{left}; then exit 1; fi\nexit 0\n")
+    hook.chmod(0o755)
+    refused = sync(str(bob.workspace.root))
+    assert refused.not_pushed, refused.line
+    served = _served_warnings(bob)
+    assert len(served) == 1 and left in served[0] and "serves that text" in served[0], served
+    hook.unlink()
+    assert not sync(str(bob.workspace.root)).not_pushed
+    assert not _served_warnings(bob)
+    assert b"MARKER7301" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+
+
 def tag_on_remote(bare: Path, ref_name: str, commit: str) -> str:
     """Put an annotated tag of ``commit`` at ``ref_name`` on the remote, as someone who can push
     may (``git push origin +<tag>:<ref>``); returns the tag's id."""

@@ -769,26 +769,69 @@ class GitProvider:
 
                 note(f"{exc}; `gitstore gc` deletes them")
 
-    def drop_removed(self) -> int:
-        """Write this writer's shared payload snapshot again without the payloads a removal
-        honoured here took (``_honoured``: under a policy, one signed by someone it lets
-        redact; without one, this clone's own), and return how many went. A removal made on
-        another clone rewrote only that clone's copy of this snapshot: the snapshot on the
-        remote kept the text until this writer pushed one without it, which only gc used to
-        write. Only this writer's own snapshot: another writer's is theirs to write, and what
-        it may drop is what the check of an arrived snapshot lets it (``unremoved``)."""
-        ref = payloads_ref("shared", self.writer)
-        with self._writer_lock("shared"):
-            tip = self._target(self.repo, ref)
-            if tip is None:
-                return 0
-            base = commit_at(self.repo, tip, ref).tree
-            with readable("redaction notes"):  # the notes first, few; the history behind one only when it is here
-                held = {digest for digest in self._notes_governing("shared") if payload_path(digest) in base}
-                gone = {payload_path(digest): None for digest in self._honoured("shared", held)} if held else {}
-            if gone:
-                self._set_snapshot(self.repo, ref, self._write_tree(self.repo, base, gone), "gitstore: remove payloads")
-        return len(gone)
+    def drop_removed(self, former: Collection[str] = ()) -> int:
+        """Write this writer's shared payload snapshot, and that of each id in ``former`` (ids
+        this clone wrote as before ``init --new-writer`` gave it another, which it still holds
+        as its own), again without the payloads a removal honoured here took (``_honoured``:
+        under a policy, one signed by someone it lets redact; without one, this clone's own),
+        and return how many went. A removal made on another clone rewrote only that clone's
+        copy of these snapshots: the snapshot on the remote kept the text until this clone
+        pushed one without it, which only gc used to write (and a removal's records go under
+        the current id, so a former id's snapshot had nothing else to go out with). Only this
+        clone's own snapshots: another writer's is theirs to write, and what it may drop is
+        what the check of an arrived snapshot lets it (``unremoved``)."""
+        dropped = 0
+        for writer in dict.fromkeys((self.writer, *former)):
+            ref = payloads_ref("shared", writer)
+            with self._lock(f"shared-{writer}", fcntl.LOCK_EX):
+                tip = self._target(self.repo, ref)
+                if tip is None:
+                    continue
+                base = commit_at(self.repo, tip, ref).tree
+                gone = {payload_path(digest): None for digest in self._removed_held(base)}
+                if gone:
+                    self._set_snapshot(self.repo, ref, self._write_tree(self.repo, base, gone),
+                                       "gitstore: remove payloads")
+                dropped += len(gone)
+        return dropped
+
+    def _removed_held(self, tree: pygit2.Tree) -> set[str]:
+        """The payloads a snapshot's ``tree`` holds that a removal honoured here took from shared
+        memory."""
+        with readable("redaction notes"):  # the notes first, few; the history behind one only when it is here
+            held = {digest for digest in self._notes_governing("shared") if payload_path(digest) in tree}
+            return set(self._honoured("shared", held)) if held else set()
+
+    def removed_in(self, tip: pygit2.Oid) -> set[str]:
+        """The payloads the snapshot at ``tip`` (a remote's copy of one of this clone's, say)
+        holds that a removal honoured here took; empty when it is not a readable commit."""
+        try:
+            return self._removed_held(commit_at(self.repo, tip, str(tip)).tree)
+        except IntegrityError:
+            return set()
+
+    def only_removed(self, mine: pygit2.Oid, theirs: pygit2.Oid) -> set[str]:
+        """The payloads the snapshot at ``theirs`` holds and the one at ``mine`` lacks, when that
+        is all that tells them apart and a removal honoured here took each of them (``mine`` is
+        ``theirs`` written again without what removals took); empty otherwise: a snapshot that
+        adds anything, or drops a payload no honoured removal took, is no such rewrite."""
+        try:
+            old = commit_at(self.repo, theirs, str(theirs)).tree
+            new = commit_at(self.repo, mine, str(mine)).tree
+            diff = old.diff_to_tree(new)
+        except (IntegrityError, pygit2.GitError, KeyError):
+            return set()
+        dropped: set[str] = set()
+        for delta in diff.deltas:
+            path = delta.old_file.path
+            digest = "sha256:" + path.rsplit("/", 1)[-1].removesuffix(".json")
+            if delta.status_char() != "D" or len(digest) != 71 or payload_path(digest) != path:
+                return set()
+            dropped.add(digest)
+        if not dropped:
+            return set()
+        with readable("redaction notes"):
+            return dropped if set(self._honoured("shared", dropped)) >= dropped else set()
 
     def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, str, pygit2.Tree], dict[str, None]],
                            message: str) -> int:

@@ -596,6 +596,7 @@ def _remotes(report: Report, workspace: Any) -> None:
         _pushes_every_ref(report, repo, remote.name)
         _parted(report, workspace, remote.name)
         _parted_histories(report, workspace, remote.name)
+        _served(report, workspace, remote.name)
     _lacking(report, repo)
     _shallow(report, repo)
     _prefetched(report, repo)
@@ -686,6 +687,29 @@ def _parted_histories(report: Report, workspace: Any, remote: str) -> None:
                    "`gitstore sync`, `gitstore purge`, `gitstore init` and `gitstore sync` again drop what was "
                    "read from the fork; purge also erases this clone's personal sessions, which no sync keeps, "
                    "so leave it be if they matter: a forged append carries no authority unless someone signed it")
+
+
+def _served(report: Report, workspace: Any, remote: str) -> None:
+    """A payload snapshot of one of this clone's ids (its own, or one it left with ``init
+    --new-writer``) that ``remote`` still served, at the last sync, with text a removal
+    honoured here took: whoever fetches it has that text, until a sync pushes this clone's
+    snapshot without it (one was refused, or the remote moved past its lease)."""
+    from gitstore.config import former_writers, writers_of_other_trees
+    from gitstore.providers._gitdirs import common_dir
+    from gitstore.sync.remote import served_removed
+
+    served = served_removed(common_dir(workspace.repo) / "gitstore").get(remote, {})
+    if not served:
+        return
+    busy = writers_of_other_trees(workspace.repo)
+    ids = {workspace.config.writer, *(w for w in former_writers(workspace.state) if w not in busy)}
+    for writer, held in sorted((w, d) for w, d in served.items() if w in ids):
+        report.add(f"remote {remote}", WARN,
+                   f"writer {writer}'s payload snapshot on {remote}, one of this clone's, holds {len(held)} payload(s) "
+                   f"a removal took (first {held[0] if held else '?'}), as the last `gitstore sync {remote}` found it: "
+                   f"{remote} serves that text to whoever fetches it",
+                   f"`gitstore sync {remote}` pushes this clone's snapshot without it; where {remote} refuses that "
+                   f"push, someone with push access replaces refs/memory/v1/payloads/shared/{writer} there")
 
 
 def _parted(report: Report, workspace: Any, remote: str) -> None:

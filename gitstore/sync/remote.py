@@ -49,7 +49,14 @@ One sync, under a lock so two never overlap in a clone:
    writer's own payload snapshot is written again without every payload a removal honoured
    here took (``GitProvider.drop_removed``): a redaction made on another clone rewrote only that
    clone's copy of it, so the remote kept the text until this writer pushed a snapshot without
-   it, which only gc wrote before (and a CI writer never runs gc). Before that, what this writer
+   it, which only gc wrote before (and a CI writer never runs gc). So is the snapshot of each id
+   this work tree left with ``init --new-writer``, and pushed over the remote's (with the lease
+   on what was fetched) when it is the remote's without payloads a removal honoured here took
+   and nothing else: a removal's records go under the current id, so that snapshot had nothing
+   else to go out with, and the remote served the text for good; never the snapshot of an id
+   another work tree writes as, nor of one a copied folder's original left. The ids whose
+   snapshot on the remote still holds such text once the push is over (refused, say) are
+   written down for ``gitstore doctor``, which warns of them. Before that, what this writer
    stored of a redacted comment before the redaction reached it (a later version, imported
    meanwhile, and labels) is removed as ``redact`` removes it, with its audit entries
    (``ops.redact.remove_later_versions``), so that text leaves the remote in the same push.
@@ -78,7 +85,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -386,7 +393,9 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
             report.followed.extend(line for line in followed if line not in report.followed)
             report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
-            if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
+            scrubbed = _scrubbed(Context.open(ctx.workspace.root), remote)
+            if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS,
+                         scrubbed=scrubbed):
                 break
         if put_back:
             _put_back(_reopened(provider, ctx.scope), remote, report)
@@ -402,6 +411,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
+    _note_served(Context.open(ctx.workspace.root), remote, report)
     notices.forget(KEPT_NOTE)  # what the reads of this sync said of a snapshot as a plain fetch left it: named above
 
 
@@ -433,13 +443,98 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
 
 
 def _drop_removed(ctx: Context) -> int:
-    """Write this writer's payload snapshot again without what an honoured removal took, so the
-    push below takes the text off the remote: a removal made on another clone (just admitted,
-    or brought by a plain fetch) rewrote only that clone's copy of this snapshot, and the
-    remote's kept the text until this clone ran gc, which a CI writer never does. The store is
-    read as the records just admitted leave it (``ctx``: the Context ``follow_redactions``
-    read through, or one opened afresh after it appended), with its trust rule judging notes."""
-    return cast(GitProvider, ctx.store.provider).drop_removed()
+    """Write this writer's payload snapshot, and those of the ids it left and holds as its own
+    (``_own_former``), again without what an honoured removal took, so the push below takes
+    the text off the remote: a removal made on another clone (just admitted, or brought by a
+    plain fetch) rewrote only that clone's copy of these snapshots, and the remote's kept the
+    text until this clone ran gc, which a CI writer never does (and a former id's snapshot
+    kept it for good: ``_scrubbed``). The store is read as the records just admitted leave it
+    (``ctx``: the Context ``follow_redactions`` read through, or one opened afresh after it
+    appended), with its trust rule judging notes."""
+    return cast(GitProvider, ctx.store.provider).drop_removed(_own_former(ctx))
+
+
+def _own_former(ctx: Context) -> list[str]:
+    """The ids this work tree wrote as before ``init --new-writer`` gave it another
+    (``former_writers``), none another work tree of the repository writes as now: the ids
+    besides its own whose snapshots it writes and pushes, never another writer's (a copy of
+    the folder given an id of its own lists none of the original's)."""
+    workspace = ctx.workspace
+    busy = writers_of_other_trees(workspace.repo)
+    return [w for w in former_writers(workspace.state) if w != workspace.config.writer and w not in busy]
+
+
+def _scrubbed(ctx: Context, remote: str) -> set[str]:
+    """The former ids of this clone (``_own_former``) whose payload snapshot here is the one
+    just fetched from ``remote`` written again without payloads a removal honoured here took,
+    and nothing else: the push sends it over the remote's (with a lease on what was fetched),
+    in the sync that honours the removal. Else the remote would serve that text for good: a
+    former id's snapshot went out only with its records, and a removal's records go under the
+    current id."""
+    provider = cast(GitProvider, ctx.store.provider)
+    found = set()
+    for writer in _own_former(ctx):
+        mine = ref_tip(provider.repo, f"{PREFIX}payloads/shared/{writer}")
+        theirs = ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+        if mine is not None and theirs is not None and mine != theirs and provider.only_removed(mine, theirs):
+            found.add(writer)
+    return found
+
+
+SERVED = "served-removed.json"  # {remote: {writer: [payload digest, ...]}}, in the repository's state folder
+
+
+def _note_served(ctx: Context, remote: str, report: SyncReport) -> None:
+    """Record, for ``gitstore doctor``, which of this clone's ids (its own and the former ones
+    it holds, ``_own_former``) have a payload snapshot on ``remote`` that, as this sync left
+    it, holds payloads a removal honoured here took: the remote serves that text until a push
+    takes it off (a push refused, or a lease the remote moved past)."""
+    provider = cast(GitProvider, ctx.store.provider)
+    pushed = {m.writer: m.after for m in report.pushed if m.kind == "payloads"}
+    served: dict[str, list[str]] = {}
+    ids = (ctx.workspace.config.writer, *_own_former(ctx))
+    try:
+        for writer in ids:
+            tip = pygit2.Oid(hex=pushed[writer]) if writer in pushed else \
+                ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+            held = provider.removed_in(tip) if tip is not None else set()
+            if held:
+                served[writer] = sorted(held)
+    except GitstoreError:
+        return  # unreadable notes: reads say so; nothing is claimed either way
+    path = provider.state / SERVED
+    try:
+        known = _jsontext.loads(path.read_bytes())
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    mine = known.get(remote)
+    mine = mine if isinstance(mine, dict) else {}
+    others = {w: d for w, d in mine.items() if w not in ids}  # another work tree's ids: its syncs judge them
+    if mine == {**others, **served}:
+        return
+    if others or served:
+        known[remote] = {**others, **served}
+    else:
+        known.pop(remote, None)
+    try:
+        replace_file(path, json.dumps(known, sort_keys=True, indent=0).encode("ascii"))
+    except OSError:
+        pass  # a read-only state folder: doctor says less
+
+
+def served_removed(state: Path) -> dict[str, dict[str, list[str]]]:
+    """What the last sync with each remote found it serves of text a removal took, in the
+    payload snapshots of this clone's ids (``_note_served``): remote -> writer -> payloads."""
+    try:
+        known = _jsontext.loads((state / SERVED).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(known, dict):
+        return {}
+    return {remote: {w: list(d) for w, d in writers.items() if isinstance(d, list)}
+            for remote, writers in known.items() if isinstance(writers, dict)}
 
 
 def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str, str]:
@@ -1141,10 +1236,12 @@ def _policy_revision(repo: pygit2.Repository) -> str | None:
 
 # -- pushing this writer's refs --------------------------------------------------------------------
 
-def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str, str], *, last: bool) -> bool:
+def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str, str], *, last: bool,
+          scrubbed: Collection[str] = ()) -> bool:
     """Push this writer's shared refs, and those of the ids this clone wrote as before (a copied
     folder given a new one) where the remote's are behind (``left``: by old id, why its appends
-    the remote parted from stay here); True when the remote moved meanwhile and the sync should
+    the remote parted from stay here), or whose payload snapshot here is the remote's without
+    what a removal took (``scrubbed``); True when the remote moved meanwhile and the sync should
     fetch and try again (False on the last attempt: reported instead)."""
     repo, writer = provider.repo, provider.writer
     scope = _scope_of_remote(repo, remote, report)
@@ -1154,7 +1251,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     if not push.plan(repo, remote, writer, report):
         return False
     for former in _former_writers(repo, writer):
-        push.plan(repo, remote, former, report, own=False, left=left.get(former))
+        push.plan(repo, remote, former, report, own=False, left=left.get(former), scrubbed=former in scrubbed)
     nested = {name: held for w in (writer, *_former_writers(repo, writer))
               for name, held in _nested_on_remote(repo, remote, w).items()}
     if nested and not _clear_nested(repo, remote, nested, report):
@@ -1167,7 +1264,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     done = _git(repo, "push", "--atomic", "--porcelain", "--no-verify", *push.leases, remote, *push.specs)
     if done.returncode == 0:
         report.pushed.extend(push.moves)
-        _admit_own(provider, remote, push.tips)
+        _admit_own(provider, remote, push.tips, {m.writer for m in push.moves if m.kind == "payloads"})
         return False
     rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
     said = "\n".join(rejected) + done.stderr  # moved after the fetch, or after git read the remote's refs
@@ -1262,13 +1359,16 @@ class _Planned:
     tips: dict[str, pygit2.Oid] = field(default_factory=dict)
 
     def plan(self, repo: pygit2.Repository, remote: str, writer: str, report: SyncReport, own: bool = True,
-             left: str | None = None) -> bool:
+             left: str | None = None, scrubbed: bool = False) -> bool:
         """Add ``writer``'s refs where the remote's are behind this clone's; False when the
         remote's records are not in this clone's history (never forced: named in ``report``;
         for an id this clone wrote as before, ``left`` says why its appends stay, and without
         it they were carried over to this writer id), or when a record it would push is not of
         the remote's scope (named too). ``own``: this clone's writer id; any other is an id it
-        wrote as before, whose payload snapshot goes only with its records."""
+        wrote as before, whose payload snapshot goes only with its records, or, ``scrubbed``,
+        when it is the remote's written again without what a removal honoured here took
+        (``_scrubbed``): a removal's records go under the current id, and nothing else would
+        ever take that text off the remote."""
         records = f"{PREFIX}records/shared/{writer}"
         mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
         # a tag of a commit someone pushed at the ref holds that commit's history: pushing the
@@ -1298,7 +1398,7 @@ class _Planned:
             self.tips[writer] = mine
         payloads = f"{PREFIX}payloads/shared/{writer}"
         mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
-        if mine_p is not None and mine_p != theirs_p and (own or ahead):
+        if mine_p is not None and mine_p != theirs_p and (own or ahead or scrubbed):
             self.specs.append(f"+{payloads}:{payloads}")
             self.leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
             self.moves.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
@@ -1328,13 +1428,15 @@ def _split(records: str, writer: str, theirs: pygit2.Oid) -> str:
             "appends the remote lacks over to it")
 
 
-def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) -> None:
-    """git moved the fetched copy of each records ref it pushed to what it pushed (the remote's
-    configured refspecs): that history is this clone's own, admitted without verifying it."""
+def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid], snapshots_of: set[str]) -> None:
+    """git moved the fetched copy of each records ref and payload snapshot it pushed to what it
+    pushed (the remote's configured refspecs): that is this clone's own, admitted without
+    verifying it."""
     moved = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/records/shared/{w}", t) for w, t in tips.items())
              if ref_tip(provider.repo, ref) == tip}
     snapshots = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/payloads/shared/{w}",
-                                           ref_tip(provider.repo, f"{PREFIX}payloads/shared/{w}")) for w in tips)
+                                           ref_tip(provider.repo, f"{PREFIX}payloads/shared/{w}"))
+                                          for w in {*tips, *snapshots_of})
                  if tip is not None and ref_tip(provider.repo, ref) == tip}
     if moved or snapshots:
         admissions = Admissions(provider.state)
