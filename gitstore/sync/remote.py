@@ -103,7 +103,7 @@ from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
-                                        git_env, may_nest, ref_names, ref_targets)
+                                        git_env, may_nest, ref_names, ref_targets, state_dir)
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
@@ -391,9 +391,10 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
             admitted = Context.open(ctx.workspace.root)  # as the records just admitted leave it
             followed = follow_redactions(admitted)
             report.followed.extend(line for line in followed if line not in report.followed)
-            report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted)
+            former = _own_former(ctx)
+            report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted, former)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
-            scrubbed = _scrubbed(Context.open(ctx.workspace.root), remote)
+            scrubbed = _scrubbed(ctx, remote, former)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS,
                          scrubbed=scrubbed):
                 break
@@ -411,7 +412,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
-    _note_served(Context.open(ctx.workspace.root), remote, report)
+    _note_served(ctx, remote, report, _own_former(ctx))
     notices.forget(KEPT_NOTE)  # what the reads of this sync said of a snapshot as a plain fetch left it: named above
 
 
@@ -442,16 +443,16 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
 
 
-def _drop_removed(ctx: Context) -> int:
+def _drop_removed(ctx: Context, former: list[str]) -> int:
     """Write this writer's payload snapshot, and those of the ids it left and holds as its own
-    (``_own_former``), again without what an honoured removal took, so the push below takes
-    the text off the remote: a removal made on another clone (just admitted, or brought by a
-    plain fetch) rewrote only that clone's copy of these snapshots, and the remote's kept the
-    text until this clone ran gc, which a CI writer never does (and a former id's snapshot
-    kept it for good: ``_scrubbed``). The store is read as the records just admitted leave it
-    (``ctx``: the Context ``follow_redactions`` read through, or one opened afresh after it
-    appended), with its trust rule judging notes."""
-    return cast(GitProvider, ctx.store.provider).drop_removed(_own_former(ctx))
+    (``former``: ``_own_former``), again without what an honoured removal took, so the push
+    below takes the text off the remote: a removal made on another clone (just admitted, or
+    brought by a plain fetch) rewrote only that clone's copy of these snapshots, and the
+    remote's kept the text until this clone ran gc, which a CI writer never does (and a former
+    id's snapshot kept it for good: ``_scrubbed``). The store is read as the records just
+    admitted leave it (``ctx``: the Context ``follow_redactions`` read through, or one opened
+    afresh after it appended), with its trust rule judging notes."""
+    return cast(GitProvider, ctx.store.provider).drop_removed(former)
 
 
 def _own_former(ctx: Context) -> list[str]:
@@ -464,62 +465,71 @@ def _own_former(ctx: Context) -> list[str]:
     return [w for w in former_writers(workspace.state) if w != workspace.config.writer and w not in busy]
 
 
-def _scrubbed(ctx: Context, remote: str) -> set[str]:
-    """The former ids of this clone (``_own_former``) whose payload snapshot here is the one
-    just fetched from ``remote`` written again without payloads a removal honoured here took,
-    and nothing else: the push sends it over the remote's (with a lease on what was fetched),
-    in the sync that honours the removal. Else the remote would serve that text for good: a
-    former id's snapshot went out only with its records, and a removal's records go under the
-    current id."""
-    provider = cast(GitProvider, ctx.store.provider)
-    found = set()
-    for writer in _own_former(ctx):
-        mine = ref_tip(provider.repo, f"{PREFIX}payloads/shared/{writer}")
-        theirs = ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
-        if mine is not None and theirs is not None and mine != theirs and provider.only_removed(mine, theirs):
-            found.add(writer)
-    return found
+def _scrubbed(ctx: Context, remote: str, former: list[str]) -> set[str]:
+    """The former ids of this clone (``former``: ``_own_former``) whose payload snapshot here
+    is the one just fetched from ``remote`` written again without payloads a removal honoured
+    here took, and nothing else: the push sends it over the remote's (with a lease on what was
+    fetched), in the sync that honours the removal. Else the remote would serve that text for
+    good: a former id's snapshot went out only with its records, and a removal's records go
+    under the current id. The store is opened (its notes judged) only for an id whose two
+    differ."""
+    repo = ctx.workspace.repo
+    differ = {writer: (mine, theirs) for writer in former
+              if (mine := ref_tip(repo, f"{PREFIX}payloads/shared/{writer}")) is not None
+              and (theirs := ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")) is not None
+              and mine != theirs}
+    if not differ:
+        return set()
+    provider = cast(GitProvider, Context.open(ctx.workspace.root).store.provider)
+    return {writer for writer, (mine, theirs) in differ.items() if provider.only_removed(mine, theirs)}
 
 
-SERVED = "served-removed.json"  # {remote: {writer: [payload digest, ...]}}, in the repository's state folder
+SERVED = "served-removed.json"  # {"served": {remote: {writer: [payload digest, ...]}}, "seen": {remote: digest}}
 
 
-def _note_served(ctx: Context, remote: str, report: SyncReport) -> None:
+def _note_served(ctx: Context, remote: str, report: SyncReport, former: list[str]) -> None:
     """Record, for ``gitstore doctor``, which of this clone's ids (its own and the former ones
-    it holds, ``_own_former``) have a payload snapshot on ``remote`` that, as this sync left
-    it, holds payloads a removal honoured here took: the remote serves that text until a push
-    takes it off (a push refused, or a lease the remote moved past)."""
-    provider = cast(GitProvider, ctx.store.provider)
-    pushed = {m.writer: m.after for m in report.pushed if m.kind == "payloads"}
-    served: dict[str, list[str]] = {}
-    ids = (ctx.workspace.config.writer, *_own_former(ctx))
+    it holds, ``former``: ``_own_former``) have a payload snapshot on ``remote`` that, as this
+    sync left it, holds payloads a removal honoured here took: the remote serves that text
+    until a push takes it off (a push refused, or a lease the remote moved past). Judged again
+    only when those snapshots, memory's refs or the remote-tracking branches (the policy)
+    moved."""
+    repo = ctx.workspace.repo
+    pushed = {m.writer: pygit2.Oid(hex=m.after) for m in report.pushed if m.kind == "payloads"}
+    ids = (ctx.workspace.config.writer, *former)
+    tips = {w: pushed.get(w) or ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{w}") for w in ids}
+    path = state_dir(repo) / SERVED
     try:
-        for writer in ids:
-            tip = pygit2.Oid(hex=pushed[writer]) if writer in pushed else \
-                ref_tip(provider.repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+        known = _jsontext.loads(path.read_bytes())
+    except (OSError, ValueError):
+        known = {}
+    served_by, seen_by = (known.get(k) if isinstance(known, dict) else None for k in ("served", "seen"))
+    served_by = served_by if isinstance(served_by, dict) else {}
+    seen_by = seen_by if isinstance(seen_by, dict) else {}
+    seen = records_state([*(t for t in tips.values() if t is not None), *ref_targets(repo, PREFIX).values(),
+                          *ref_targets(repo, "refs/remotes/").values()]) + " " + " ".join(ids)
+    if seen_by.get(remote) == seen:
+        return
+    served: dict[str, list[str]] = {}
+    try:
+        provider = cast(GitProvider, Context.open(ctx.workspace.root).store.provider)
+        for writer, tip in tips.items():
             held = provider.removed_in(tip) if tip is not None else set()
             if held:
                 served[writer] = sorted(held)
     except GitstoreError:
         return  # unreadable notes: reads say so; nothing is claimed either way
-    path = provider.state / SERVED
-    try:
-        known = _jsontext.loads(path.read_bytes())
-    except (OSError, ValueError):
-        known = {}
-    if not isinstance(known, dict):
-        known = {}
-    mine = known.get(remote)
-    mine = mine if isinstance(mine, dict) else {}
-    others = {w: d for w, d in mine.items() if w not in ids}  # another work tree's ids: its syncs judge them
-    if mine == {**others, **served}:
-        return
+    before = served_by.get(remote)
+    before = before if isinstance(before, dict) else {}
+    others = {w: d for w, d in before.items() if w not in ids}  # another work tree's ids: its syncs judge them
     if others or served:
-        known[remote] = {**others, **served}
+        served_by[remote] = {**others, **served}
     else:
-        known.pop(remote, None)
+        served_by.pop(remote, None)
+    seen_by[remote] = seen
     try:
-        replace_file(path, json.dumps(known, sort_keys=True, indent=0).encode("ascii"))
+        replace_file(path, json.dumps({"served": served_by, "seen": seen_by}, sort_keys=True, indent=0)
+                     .encode("ascii"))
     except OSError:
         pass  # a read-only state folder: doctor says less
 
@@ -531,10 +541,11 @@ def served_removed(state: Path) -> dict[str, dict[str, list[str]]]:
         known = _jsontext.loads((state / SERVED).read_bytes())
     except (OSError, ValueError):
         return {}
-    if not isinstance(known, dict):
+    served = known.get("served") if isinstance(known, dict) else None
+    if not isinstance(served, dict):
         return {}
-    return {remote: {w: list(d) for w, d in writers.items() if isinstance(d, list)}
-            for remote, writers in known.items() if isinstance(writers, dict)}
+    return {remote: {w: [str(d) for d in held] for w, held in writers.items() if isinstance(held, list)}
+            for remote, writers in served.items() if isinstance(writers, dict)}
 
 
 def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str, str]:
