@@ -22,7 +22,8 @@ looks for, and its policy has these levels:
   word in prose (:mod:`~gitstore.safety.secrets`; tokens cut by line breaks,
   :mod:`~gitstore.safety.broken`; with the value checks of
   :mod:`~gitstore.safety.values` telling placeholders, templates, references, names and
-  documented examples from secrets), home folders in absolute paths
+  documented examples from secrets; what a command that reads a secret prints,
+  :mod:`~gitstore.safety.printed`), home folders in absolute paths
   (:mod:`~gitstore.safety.paths`), and the head ref a ``pull_request_target`` workflow checks out
   (:mod:`~gitstore.safety.commands`).
 - **a file's content**: only when the caller says a text is the content of a repository file
@@ -53,6 +54,7 @@ from gitstore.safety.hidden import hidden_counts, mixed_script_count
 from gitstore.safety.injection import injection_count
 from gitstore.safety.markup import hidden_markup_count
 from gitstore.safety.paths import home_hits
+from gitstore.safety.printed import printed_secret_hits
 from gitstore.safety.secrets import (
     assignment_hits,
     auth_header_hits,
@@ -155,6 +157,7 @@ _RULES: tuple[_Rule, ...] = (
     url_password_hits,
     curl_user_hits,
     command_password_hits,
+    printed_secret_hits,
     sas_signature_hits,
     prose_secret_hits,
     home_hits,

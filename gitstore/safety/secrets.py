@@ -35,7 +35,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
   <value>`` in a chat), where no assignment syntax marks it.
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
-  what it holds (:func:`blob_hits`; the scanner decides how deep to look).
+  what it holds (:func:`blob_hits`; the scanner decides how deep to look); one that is no base64
+  of UTF-8 text is read as hex, base32, or base64 of UTF-16 or gzip. A GitHub token written
+  backwards is a ``github-token``.
 - escapes: a text whose ASCII characters are partly percent-encoded or JSON-escaped
   (``%67hp_...``, ``\\u0067hp_...``, the quotes of JSON inside a JSON string) is read again
   decoded, and what is found there holding an escape is redacted where it stands
@@ -51,6 +53,7 @@ import collections
 import functools
 import math
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
@@ -454,6 +457,36 @@ def shape_hits(text: Text) -> Iterator[Hit]:
         keep = _GITHUB_IMAGE_LINK.search(raw, max(0, m.start() - 300), m.start()) is not None
         yield Hit(m.start(), m.end(), "jwt", 0 if keep else 1, replacement=m.group() if keep else None,
                    keep=keep)
+
+    yield from _reversed_github_hits(raw)
+
+
+# A GitHub token written backwards (``rev``): its prefix read from the end, ``_phg``. Only
+# GitHub's prefixes, which no word ends with, are looked for; the run before one, turned
+# round, must be a real token by the very checks a token written forwards passes.
+_REVERSED_PREFIXES = ("_phg", "_ohg", "_uhg", "_shg", "_rhg", "_tap_buhtig")
+_WORD_RUN = lazy.Pattern(r"[A-Za-z0-9_]*")
+
+
+def _reversed_github_hits(raw: str) -> Iterator[Hit]:
+    if "hg" not in raw and "buhtig" not in raw:
+        return
+    for suffix in _REVERSED_PREFIXES:
+        position = 0
+        while (found := raw.find(suffix, position)) != -1:
+            position = end = found + len(suffix)
+            if end < len(raw) and raw[end] in _WORD:
+                continue
+            start = found - len(_WORD_RUN.match(raw[max(0, found - 1024) : found][::-1]).group())
+            if found - start < 22:
+                continue
+            turned = raw[start:end][::-1]
+            m = _GITHUB.match(turned)
+            if m is not None and m.end() == len(turned) and token_is_real(turned, (m.group(1) or m.group(2))[:_JUDGED]):
+                yield Hit(start, end, "github-token", 1)
+
+
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 _AUTH_SCHEMES = tuple(
@@ -1142,8 +1175,8 @@ def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) ->
 # table a line a row (``| LS0t... |``, the pipes closing one row and opening the next).
 _BLOB_BREAK = r"[ \t]*\|[ \t]*\r?\n[ \t]*\|[ \t]*|\r?\n|\\n"
 _B64_BLOB = lazy.Pattern(
-    r"[A-Za-z0-9+/]{40,}={0,2}"
-    rf"(?:(?:{_BLOB_BREAK})[A-Za-z0-9+/]{{4,}}={{0,2}}(?=\r?\n|\\n|[\"'\s|]|$))*(?![A-Za-z0-9+/=])"
+    r"[A-Za-z0-9+/]{40,}={0,6}"
+    rf"(?:(?:{_BLOB_BREAK})[A-Za-z0-9+/]{{4,}}={{0,6}}(?=\r?\n|\\n|[\"'\s|]|$))*(?![A-Za-z0-9+/=])"
 )
 _LINE_BREAKS = lazy.Pattern(_BLOB_BREAK)
 _B64_MIN = 40
@@ -1184,9 +1217,71 @@ def _decode_blob(blob: str) -> str | None:
     return None
 
 
+_HEX_BLOB = lazy.Pattern(r"(?:[0-9a-f]{2})+|(?:[0-9A-F]{2})+")
+_BASE32_BLOB = lazy.Pattern(r"[A-Z2-7]+=*")
+_GZIP_MAX = 1 << 16  # what a compressed blob is read to, at most: no bomb costs more
+
+
+def _other_readings(blob: str) -> Iterator[str]:
+    """A blob's texts by the encodings that are not base64 of UTF-8 (:func:`_decode_blob`
+    reads that), each when it gives printable text: hex (``xxd -p``), base32, and base64 of
+    UTF-16 or of gzip; its lines joined, else all but its last, else its first (a word on the
+    line after may only look like more of it). Each is looked for only in a blob written in its alphabet or
+    decoding to its bytes: a git object id is hex, and decodes to no text."""
+    lines = _LINE_BREAKS.split(blob)
+    candidates = ("".join(lines), "".join(lines[:-1]), lines[0]) if len(lines) > 2 else ("".join(lines), lines[0])
+    for candidate in candidates if len(lines) > 1 else (blob,):
+        yield from _read_as_others(candidate)
+
+
+def _read_as_others(joined: str) -> Iterator[str]:
+    if _HEX_BLOB.fullmatch(joined):
+        yield from _printable(bytes.fromhex(joined))
+    if _BASE32_BLOB.fullmatch(joined):
+        padded = joined.rstrip("=")
+        try:
+            yield from _printable(base64.b32decode(padded + "=" * (-len(padded) % 8)))
+        except (binascii.Error, ValueError):
+            pass
+    padded = joined.rstrip("=")
+    if len(padded) % 4 != 1:
+        try:
+            raw = base64.b64decode(padded + "=" * (-len(padded) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            return
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                raw = zlib.decompressobj(wbits=31).decompress(raw, _GZIP_MAX)
+            except zlib.error:
+                return
+            yield from _printable(raw)
+        elif b"\0" in raw:
+            yield from _printable(raw)
+
+
+def _printable(raw: bytes) -> Iterator[str]:
+    """RAW read as UTF-8, or as UTF-16 when every other byte is zero, when that is printable."""
+    even = len(raw) > 1 and not len(raw) % 2
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif even and not any(raw[1::2]):
+        encoding = "utf-16-le"
+    elif even and not any(raw[0::2]):
+        encoding = "utf-16-be"
+    else:
+        encoding = "utf-8"
+    try:
+        decoded = raw.decode(encoding)
+    except UnicodeDecodeError:
+        return
+    if decoded and mostly_printable(decoded):
+        yield decoded
+
+
 def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
     """Base64 blobs whose decoded text needs a redaction (INNER scans a decoded text): the
-    whole blob goes, under the kinds found inside it."""
+    whole blob goes, under the kinds found inside it. A blob is read as base64 of UTF-8 text,
+    and, when that finds nothing, by the other encodings of :func:`_other_readings`."""
     covered = 0
     for run in _base64_run_starts(text):
         m = _B64_BLOB.match(text, run) if run >= covered else None
@@ -1197,12 +1292,17 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
             start += 1  # the blob follows an escaped line break: "...\\nb3Bl..."
         elif not starts_word(text, start, "+/="):
             continue
-        decoded = _decode_blob(text[start : m.end()])
-        if decoded is None:
-            continue
-        kinds = tuple(k for hit in inner(decoded) for k in hit.kinds if k != "home-path")
+        blob = text[start : m.end()]
+        decoded = _decode_blob(blob)
+        kinds = () if decoded is None else _inner_kinds(inner, decoded)
+        if not kinds:
+            kinds = next(filter(None, (_inner_kinds(inner, other) for other in _other_readings(blob))), ())
         if kinds:
             yield Hit(start, m.end(), kinds[0], 4, inner=kinds)
+
+
+def _inner_kinds(inner: Callable[[str], list[Hit]], decoded: str) -> tuple[str, ...]:
+    return tuple(k for hit in inner(decoded) for k in hit.kinds if k != "home-path")
 
 
 # --- escaped text ------------------------------------------------------------------------------

@@ -1,0 +1,209 @@
+"""Secrets printed by the commands that read them, and secrets hidden by an encoding: what the
+scanner redacts, what it leaves alone, and what a capture stores of a session that ran them."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore.capture.sessions import import_transcript
+from gitstore.context import Context
+from gitstore.safety.scanner import default_scanner
+
+from .conftest import all_objects, shared
+from .test_capture_screening import _HARNESSES
+from .world import ready_repo
+
+SECRET = "q8Zr3LpX0vT7wYbN2mK9sD4f"  # a password: no shape, no key, no credential word
+
+# Each command reading a secret, and what it prints: the secret alone (but for ``.pgpass``).
+PRINTERS = [
+    ("aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text", f"{SECRET}\n"),
+    ("gcloud secrets versions access latest --secret=db-pass", f"{SECRET}\n"),
+    ("az keyvault secret show --vault-name v --name db --query value -o tsv", f"{SECRET}\n"),
+    ("vault kv get -field=password secret/db", f"{SECRET}\n"),
+    ("kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", f"{SECRET}\n"),
+    ("security find-generic-password -s db -w", f"{SECRET}\n"),
+    ("doppler secrets get DB_PASS --plain", f"{SECRET}\n"),
+    ("pass show prod/db", f"{SECRET}\n"),
+    ("cat ~/.pgpass", f"db.example.com:5432:prod:admin:{SECRET}\n"),
+    ("op read op://vault/db/password", f"{SECRET}\n"),
+    ("bw get password prod-db", f"{SECRET}\n"),
+    ("lpass show --password prod-db", f"{SECRET}\n"),
+    ("sops -d --extract '[\"api_key\"]' secrets.enc.yaml", f"{SECRET}\n"),
+]
+
+
+def _scan(text: str, command: str = "") -> str:
+    return default_scanner().scan(text, context=command).text
+
+
+@pytest.mark.parametrize(("command", "output"), PRINTERS, ids=[c.split()[0] + "-" + c.split()[1] for c, _ in PRINTERS])
+def test_a_secret_a_command_prints_alone_is_redacted_whatever_its_shape(command: str, output: str) -> None:
+    """Read after the command that printed it (as capture reads a tool's output) or below it
+    in one text (a terminal pasted in a comment), the secret goes; the rest stays."""
+    for scanned in (_scan(output, command), _scan(f"$ {command}\n{output}$ ls\nREADME.md\n")):
+        assert SECRET not in scanned and "[REDACTED:command-secret]" in scanned, scanned
+    assert _scan(f"$ {command}\n{output}$ ls\nREADME.md\n").endswith("$ ls\nREADME.md\n")
+    if command.startswith("cat"):
+        assert _scan(output, command) == "db.example.com:5432:prod:admin:[REDACTED:command-secret]\n"
+
+
+AWS_JSON = """{
+    "ARN": "arn:aws:secretsmanager:us-west-2:123456789012:secret:prod/db-a1b2c3",
+    "Name": "prod/db",
+    "SecretString": "%s",
+    "VersionStages": ["AWSCURRENT"]
+}
+""" % SECRET
+KUBE_YAML = f"""apiVersion: v1
+data:
+  host: ZGIuZXhhbXBsZS5jb20=
+  dsn: {base64.b64encode(SECRET.encode()).decode()}
+kind: Secret
+metadata:
+  name: db
+type: Opaque
+"""
+KUBE_JSON = """{
+    "apiVersion": "v1",
+    "data": {
+        "host": "ZGIuZXhhbXBsZS5jb20=",
+        "dsn": "%s"
+    },
+    "kind": "Secret",
+    "metadata": {"name": "db"}
+}
+""" % base64.b64encode(SECRET.encode()).decode()
+VAULT_TABLE = f"""====== Secret Path ======
+secret/data/db
+
+======= Metadata =======
+Key                Value
+---                -----
+version            3
+
+====== Data ======
+Key         Value
+---         -----
+api         {SECRET}
+user        admin
+"""
+AZ_JSON = """{
+  "attributes": {"enabled": true},
+  "name": "db",
+  "value": "%s"
+}
+""" % SECRET
+
+
+@pytest.mark.parametrize(("command", "output", "kept"), [
+    ("aws secretsmanager get-secret-value --secret-id prod/db", AWS_JSON, '"Name": "prod/db"'),
+    ("kubectl get secret db -o yaml", KUBE_YAML, "  name: db\ntype: Opaque"),
+    ("kubectl get secret db -o json", KUBE_JSON, '"kind": "Secret"'),
+    ("vault kv get secret/db", VAULT_TABLE, "secret/data/db"),
+    ("az keyvault secret show --vault-name v --name db", AZ_JSON, '"name": "db"'),
+], ids=["aws-json", "kubectl-yaml", "kubectl-json", "vault-table", "az-json"])
+def test_a_secret_printed_among_fields_goes_and_the_fields_stay(command: str, output: str, kept: str) -> None:
+    scanned = _scan(output, command)
+    assert SECRET not in scanned and base64.b64encode(SECRET.encode()).decode() not in scanned, scanned
+    assert kept in scanned, scanned
+
+
+def test_what_a_failed_read_says_is_kept() -> None:
+    error = ("An error occurred (ResourceNotFoundException) when calling the GetSecretValue operation: "
+             "Secrets Manager can't find the specified secret.\n")
+    command = "aws secretsmanager get-secret-value --secret-id nope --query SecretString --output text"
+    assert _scan(error, command) == error
+    assert _scan("bash: pass: command not found\n", "pass show prod/db") == "bash: pass: command not found\n"
+
+
+@pytest.mark.parametrize("text", [
+    "To read it, run `pass show prod/db`.\nThen paste it into the form.\n",
+    "$ pass show prod/db > /tmp/x\n\nThe build passed.\n",
+    "$ git log -1 --format=%H\n0d1d5f7e3a7c49b5f0d2a4e6b8c0d2e4f6a8b0c2\n",
+    "$ kubectl get secrets\nNAME    TYPE     DATA   AGE\ndb      Opaque   2      3d\n",
+])
+def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
+    assert _scan(text) == text
+
+
+# --- encodings ----------------------------------------------------------------------------------
+
+def _fake_github_token() -> str:
+    """The GitHub token of the fake-leaks corpus."""
+    text = shared("secrets", "fake-leaks", "github", "valid", "personal-access-token-env-var").read_text()
+    found = re.search(r"ghp_[A-Za-z0-9]{36}", text)
+    assert found is not None
+    return found.group()
+
+
+ENCODINGS = {
+    "hex": lambda b: b.hex(),
+    "hex-upper": lambda b: b.hex().upper(),
+    "hex-wrapped": lambda b: "\n".join(b.hex()[i : i + 60] for i in range(0, len(b.hex()), 60)),
+    "base32": lambda b: base64.b32encode(b).decode(),
+    "base32-padded": lambda b: base64.b32encode(b + b"\n").decode(),
+    "base64-utf16": lambda b: base64.b64encode(b.decode().encode("utf-16-le")).decode(),
+    "base64-utf16-bom": lambda b: base64.b64encode(b.decode().encode("utf-16")).decode(),
+    "base64-gzip": lambda b: base64.b64encode(gzip.compress(b, mtime=0)).decode(),
+    "reversed": lambda b: b.decode()[::-1],
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_a_token_hidden_by_an_encoding_is_redacted(encoding: str) -> None:
+    token = _fake_github_token()
+    encoded = ENCODINGS[encoding](token.encode())
+    for text in (f"CI fails with the deploy token; decode it: {encoded}\nThanks!", f"decode it: {encoded}\nthanks"):
+        scanned = _scan(text)
+        assert encoded not in scanned and "[REDACTED:github-token]" in scanned, scanned
+    assert _scan(f"decode it: {encoded}\nThanks!").endswith("\nThanks!")
+
+
+@pytest.mark.parametrize("text", [
+    "fixed in 0d1d5f7e3a7c49b5f0d2a4e6b8c0d2e4f6a8b0c2 and e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "id 7c9e6679-7425-40de-944b-e07fc1f90ae7, digest sha256:" + "ab" * 32,
+    "hex of prose: " + b"The retry loop backs off with jitter; tests cover it.".hex(),
+    "base32 of prose: " + base64.b32encode(b"The retry loop backs off with jitter; tests cover it.").decode(),
+    "gzip of prose: " + base64.b64encode(gzip.compress(b"The retry loop backs off with jitter.", mtime=0)).decode(),
+    "MZXW6YTBOI======MZXW6YTBOI MZXW6YTBOIMZXW6YTBOIMZXW6YTBOIMZXW6YTBOIMZXW6YTBOI",
+    "a_phg b_ohg release_tap_buhtig stuff_phg_more",
+])
+def test_hex_and_encoded_text_that_holds_no_secret_is_left_alone(text: str) -> None:
+    assert _scan(text) == text
+
+
+def test_a_compressed_blob_is_read_only_so_far() -> None:
+    """A gzip bomb costs its bounded read, and a token past the bound is not looked for."""
+    bomb = base64.b64encode(gzip.compress(b"a" * (1 << 22), mtime=0)).decode()
+    assert _scan(f"blob {bomb} end") == f"blob {bomb} end"
+
+
+# --- capture --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return ready_repo(tmp_path / "widgets")
+
+
+@pytest.mark.parametrize("harness", sorted(_HARNESSES))
+@pytest.mark.parametrize("mode", ["transcript", "hybrid"])
+def test_a_session_that_reads_secrets_stores_none_of_them(ctx: Context, tmp_path: Path, harness: str, mode: str) -> None:
+    """A session whose agent reads secrets with secret managers' command lines: every secret
+    they print is redacted before the output is stored (the stored event keeps the output
+    without its command, where no later scan could tell what it is), and no object holds one."""
+    calls = [(command, output.replace(SECRET, f"{SECRET[:-2]}{n:02}")) for n, (command, output) in enumerate(PRINTERS)]
+    calls.append(("git status --short", " M src/retry.py\n"))
+    result = import_transcript(ctx, _HARNESSES[harness](tmp_path, calls), harness=harness, mode=mode)
+    tools = "\n".join(e["payload"].get("text") or "" for e in result.events if e["payload"]["role"] == "tool")
+    assert SECRET[:-2] not in tools and tools.count("[REDACTED:command-secret]") == len(PRINTERS), tools
+    assert "M src/retry.py" in tools
+    subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
+    assert SECRET[:-2].encode() not in all_objects(ctx.workspace.root)
+
