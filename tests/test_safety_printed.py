@@ -207,3 +207,14 @@ def test_a_session_that_reads_secrets_stores_none_of_them(ctx: Context, tmp_path
     subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
     assert SECRET[:-2].encode() not in all_objects(ctx.workspace.root)
 
+
+def test_what_a_turn_stores_is_what_reading_it_whole_finds(ctx: Context, tmp_path: Path) -> None:
+    """Outputs are read each after its command, and the turn so screened is read once more
+    whole: a secret whose credential word is in one output and value in the next is stored
+    redacted, as a reader of the stored turn would have it shown."""
+    calls = [("echo the deploy token is", "the deploy token is\n"),
+             ("cat part2.txt", f"{SECRET}\n")]
+    result = import_transcript(ctx, _HARNESSES["claude-code"](tmp_path, calls), harness="claude-code", mode="transcript")
+    tools = "\n".join(e["payload"]["text"] for e in result.events if e["payload"]["role"] == "tool")
+    assert SECRET not in tools, tools
+    assert default_scanner().scan(tools).text == tools

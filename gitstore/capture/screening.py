@@ -66,15 +66,22 @@ class Screen:
         each output scanned on its own after the command it answers (ANSWERS, see
         ``Turn.answers``): a token a command prints alone is one only by the command just
         before it, and the other calls and outputs of the turn between the two would hide it.
-        The turn is quarantined when any of it is, and is counted once."""
+        The text so screened is scanned once more whole, as a reader of the stored turn (a
+        reviewer, a labeler) has it scanned: what that finds across the pieces is redacted
+        before it is stored too. The turn is quarantined when any of it is, and is counted
+        once."""
         if not answers:
             return self.text(value, limit)
         scans = [scan(piece, command) for piece, command in _pieces(value, answers)]
         if any(quarantined for _, quarantined, _ in scans):
             self.quarantined += 1
             return None
-        self.redactions += sum(redactions for _, _, redactions in scans)
-        return _bounded("".join(text for text, _, _ in scans), limit)
+        joined, quarantined, more = scan("".join(text for text, _, _ in scans))
+        if quarantined:
+            self.quarantined += 1
+            return None
+        self.redactions += sum(redactions for _, _, redactions in scans) + more
+        return _bounded(joined, limit)
 
 
     def name(self, value: str | None, limit: int | None = None) -> str | None:
