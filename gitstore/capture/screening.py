@@ -63,16 +63,17 @@ class Screen:
 
     def outputs(self, value: str, answers: Answers, limit: int) -> str | None:
         """VALUE, a turn's text holding tool outputs, screened as ``text`` screens one, but
-        each output scanned on its own after the command it answers (ANSWERS, see
-        ``Turn.answers``): a token a command prints alone is one only by the command just
-        before it, and the other calls and outputs of the turn between the two would hide it.
-        The text so screened is scanned once more whole, as a reader of the stored turn (a
-        reviewer, a labeler) has it scanned: what that finds across the pieces is redacted
-        before it is stored too. The turn is quarantined when any of it is, and is counted
-        once."""
+        each output whose command could tell what it holds (``_telling``) scanned first on its
+        own after that command (ANSWERS, see ``Turn.answers``): a token a command prints alone
+        is one only by the command just before it, and the other calls and outputs of the turn
+        between the two would hide it. The turn so screened is then scanned whole, as a reader
+        of the stored turn (a reviewer, a labeler) has it scanned, so what that finds across
+        the outputs is redacted before it is stored too. The turn is quarantined when any of
+        it is, and is counted once."""
         if not answers:
             return self.text(value, limit)
-        scans = [scan(piece, command) for piece, command in _pieces(value, answers)]
+        scans = [scan(piece, command) if _telling(command) else (piece, False, 0)
+                 for piece, command in _pieces(value, answers)]
         if any(quarantined for _, quarantined, _ in scans):
             self.quarantined += 1
             return None
@@ -82,7 +83,6 @@ class Screen:
             return None
         self.redactions += sum(redactions for _, _, redactions in scans) + more
         return _bounded(joined, limit)
-
 
     def name(self, value: str | None, limit: int | None = None) -> str | None:
         """VALUE, a name such as the session's branch or a file's path, kept whole when the
@@ -143,6 +143,18 @@ def across_turns(turns: Sequence[Turn]) -> tuple[list[tuple[str, Answers]], int]
 def _bounded(text: str, limit: int) -> str:
     """TEXT cut to LIMIT characters, saying so."""
     return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+
+
+# What a command that could tell what its output holds has in it: a credential word's stem, or
+# a word of the commands that print secrets (``heroku auth:token``, ``pass show``, ``vault``,
+# ``op read``, ``sops``, ``.pgpass``). Any other command's output is read with the turn alone.
+_TELLING = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key", "auth", "pass",
+            "vault", "op read", "sops", "pgpass", "env")
+
+
+def _telling(command: str) -> bool:
+    low = command.lower()
+    return bool(command) and any(word in low for word in _TELLING)
 
 
 def _pieces(text: str, answers: Answers) -> Iterator[tuple[str, str]]:
