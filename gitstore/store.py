@@ -647,6 +647,16 @@ class Store:
             return None
         return cast(BytesMemoryProvider, self.provider).known_bytes(_known_name())
 
+    def kept_local(self, record: Mapping[str, Any]) -> bool:
+        """Whether an append would keep this learning version in the local namespace (see ``Sides``)."""
+        self._refreshed = False
+        return Sides(self._where)._side(record, "learning") == "local"
+
+    def is_local_learning(self, learning_id: str) -> bool:
+        """Whether any version of this learning is kept in the local namespace."""
+        self._refreshed = False
+        return self._where("learning", learning_id) == "local"
+
     def _where(self, kind: str, key: str) -> Namespace | None:
         """Where an episode or learning is kept, asking the provider again for one not seen."""
         table = self.placement.episodes if kind == "episode" else self.placement.learnings

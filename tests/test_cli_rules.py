@@ -848,3 +848,72 @@ def test_records_add_refuses_any_record_holding_what_show_would_screen(tmp_path:
 
 
 TOKEN = "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"  # a GitHub token of the right shape and checksum
+
+
+def _team_and_personal(tmp_path: Path) -> tuple[Context, Path, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A team learning and a personal one, both accepted (the personal one through the CLI), and
+    a third comment for new proposals: (context, root, team, personal, the comment)."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    c = [thread.comment(str(100 + i), f"point {i}", f"2026-03-0{i + 1}T10:00:00.000000Z") for i in range(3)]
+    thread.save()
+    root = ctx.workspace.root
+    team = accepted(ctx, propose(ctx, [ref(c[0])], title="Team rule", text="Log the request id with every error."))
+    mine = json.loads(run(root, "propose", "--title", "Mine", "--text", "Carry request ids in error logs.",
+                          "--category", "convention", "--evidence", f"{c[1]['episode']}:{c[1]['id']}",
+                          "--audience", "personal", "--by", "github:9", "--json"))
+    run(root, "accept", mine["id"], "--review-digest", mine["reviewDigest"], "--by", "github:9")
+    return ctx, root, team, mine, c[2]
+
+
+def test_a_replacement_kept_on_this_machine_is_refused_for_a_shared_learning(tmp_path: Path) -> None:
+    """A merge of a team learning with a personal one, or a personal proposal replacing a team
+    learning, would be kept on this machine, where it can replace no shared learning (every
+    other clone keeps that one in force): it is refused at once, with one line, not accepted
+    with a promise that the replaced ones leave force while agents still get all of them."""
+    ctx, root, team, mine, spare = _team_and_personal(tmp_path)
+    before = json.loads(run(root, "learnings", "--json"))
+    refused = run(root, "merge", team["id"], mine["id"], "--title", "M", "--text", "Every error log carries the id.",
+                  "--by", "github:9", code=1)
+    assert "kept on this machine" in refused and team["id"] in refused and refused.count("\n") == 1
+    refused = run(root, "propose", "--title", "C", "--text", "Error logs always carry the request id.",
+                  "--category", "convention", "--evidence", f"{spare['episode']}:{spare['id']}",
+                  "--audience", "personal", "--replaces", team["id"], "--by", "github:9", code=1)
+    assert "its audience is personal" in refused and team["id"] in refused and refused.count("\n") == 1
+    assert json.loads(run(root, "learnings", "--json")) == before, "nothing was written"
+    # personal replacing personal, and shared replacing shared, stand as before
+    other = json.loads(run(root, "propose", "--title", "C", "--text", "Error logs always carry the request id.",
+                           "--category", "convention", "--evidence", f"{spare['episode']}:{spare['id']}",
+                           "--audience", "personal", "--replaces", mine["id"], "--by", "github:9", "--json"))
+    said = run(root, "accept", other["id"], "--review-digest", other["reviewDigest"], "--by", "github:9")
+    assert f"it replaces {mine['id']}: agents no longer get those" in said
+    assert sorted(r["id"] for r in json.loads(run(root, "learnings", "--active", "--json"))) == \
+        sorted([team["id"], other["id"]])
+
+
+def test_a_claim_that_does_not_stand_is_said_in_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local replacement of a shared learning written anyway (by an older version) is refused
+    acceptance; one already accepted is marked conflicted in `learnings` and `show` as in their
+    JSON, and what it took out of force is read from the settled claims, not from what it names."""
+    from gitstore.ops import learning as ops
+
+    ctx, root, team, mine, spare = _team_and_personal(tmp_path)
+    monkeypatch.setattr(ops, "refuse_unhonoured", lambda ctx, record: None)  # as an older version wrote
+    draft = ops.Draft(title="C", text="Error logs always carry the request id.", category="convention",
+                      evidence=[ref(spare)], counterevidence=[], audience="personal", replaces=(team["id"],),
+                      proposer=("person", "github:9"))
+    waiting = ops.propose(ctx, draft, "github:9")
+    monkeypatch.undo()
+    refused = run(root, "accept", waiting["id"], "--review-digest", waiting["reviewDigest"], "--by", "github:9",
+                  code=1)
+    assert "kept on this machine" in refused and team["id"] in refused
+    monkeypatch.setattr(ops, "refuse_unhonoured", lambda ctx, record: None)
+    claim = accepted(ctx, waiting)
+    monkeypatch.undo()
+    taken, kept, why = ops.settled_replacement(Context.open(root), claim["id"])
+    assert (taken, kept) == ([], [team["id"]]) and "does not stand" in (why or "")
+    listed = run(root, "learnings")
+    assert f"conflicted: its replacement of {team['id']} does not stand" in listed
+    assert f"conflicted: its replacement of {team['id']} does not stand" in run(root, "show", claim["id"])
+    assert team["id"] in {r["id"] for r in json.loads(run(root, "learnings", "--active", "--json"))}

@@ -39,10 +39,12 @@ def test_an_accepted_replacement_supersedes(tmp_path: Path) -> None:
         ops.accept(ctx, third["id"], third["reviewDigest"], "github:9")
 
 
-def test_a_learning_kept_on_this_machine_replaces_no_shared_one(tmp_path: Path) -> None:
+def test_a_learning_kept_on_this_machine_replaces_no_shared_one(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A replacement citing a personal session is kept local, and no other clone sees it: had it
     replaced the team's learning here, a publish here would drop that learning from the files
-    every clone commits, while every other clone keeps it in force."""
+    every clone commits, while every other clone keeps it in force. The store refuses to write
+    one; one written anyway (by an older version, or by hand) replaces nothing when read."""
     from gitstore.deliver.publish import select
 
     ctx = ready_repo(tmp_path / "w")
@@ -52,8 +54,12 @@ def test_a_learning_kept_on_this_machine_replaces_no_shared_one(tmp_path: Path) 
     session = Thread(ctx, None, "s1", kind="agent-session")
     said = session.comment("s1", "Retries use jitter and a cap.", "2026-03-05T10:00:00.000000Z")
     session.save()
+    with pytest.raises(Refused, match=f"kept on this machine .it cites a personal session.*{team['id']}"):
+        propose(ctx, [ref(said)], title="My rule", text="Retries use jitter and a cap.", replaces=(team["id"],))
+    monkeypatch.setattr(ops, "refuse_unhonoured", lambda ctx, record: None)  # as an older version wrote
     mine = accepted(ctx, propose(ctx, [ref(said)], title="My rule", text="Retries use jitter and a cap.",
                                  replaces=(team["id"],)))
+    monkeypatch.undo()
     assert [i.stored.namespace for i in ctx.view().learnings[mine["id"]]][-1] == "local"
     statuses = evaluate(ctx.view(), "instruction")
     assert statuses[team["id"]].usable and statuses[team["id"]].replaced_by is None

@@ -19,8 +19,22 @@ def print_rows(rows: list[Row]) -> None:
         title = one_line(data.get("title", "(history breaks a rule; content withheld)"))
         lines.append(f"{data['id']} {data['state']:<13}{label} {title}")
         lines.extend(f"    {one_line(reason)}" for reason in data["reasons"] if reason != f"state is {data['state']}")
+        lines.extend(f"    {one_line(line)}" for line in _claim_lines(data))
     if lines:
         echo("\n".join(lines))
+
+
+def _claim_lines(data: dict[str, Any]) -> list[str]:
+    """How the rules settled the replacement a learning claims, when that is not already among
+    the reasons it is out of force: conflicted (it replaces nothing) or contested (a person must
+    settle it)."""
+    lines = []
+    said = " ".join(data["reasons"])
+    if data.get("conflicted") and data["conflicted"] not in said:
+        lines.append(f"conflicted: {data['conflicted']}")
+    if data.get("contested") and data["contested"] not in said:
+        lines.append(data["contested"] if data["contested"].startswith("contested") else f"contested: {data['contested']}")
+    return lines
 
 
 def print_standing(standing: Standing, indent: str = "  ") -> None:
@@ -57,6 +71,8 @@ def print_shown(shown: Shown) -> None:
         echo("\n  replaces (accepting it takes these out of force):")
         for rid, title in shown.replaced or tuple((rid, "") for rid in version["replaces"]):
             echo(f"    {rid} {one_line(title)}")
+    for line in _claim_lines(data):
+        echo(f"\n  {one_line(line)}")
     echo("")
     print_standing(shown.standing)
     echo(f"\n  reviewDigest {version['reviewDigest']}")

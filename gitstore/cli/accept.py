@@ -6,13 +6,14 @@ from typing import Optional
 
 import typer
 
+from gitstore._shown import one_line
 from gitstore.cli._values import checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._learnings import print_standing, print_warnings
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import unfinished
-from gitstore.ops.learning import accept_and_check, accept_note
+from gitstore.ops.learning import accept_and_check, accept_note, settled_replacement
 from gitstore.queries.learnings import as_shown
 
 
@@ -46,7 +47,12 @@ def accept(
                  if record["decision"]["edited"] else "")
         echo(f"  warning: agents will not get it: the safety scan withholds it ({undelivered}){named}")
     if not as_json and record.get("supersedes"):
-        echo(f"  it replaces {', '.join(record['supersedes'])}: agents no longer get those")
+        taken, kept, why = settled_replacement(ctx, learning_id)
+        if taken:
+            echo(f"  it replaces {', '.join(taken)}: agents no longer get those")
+        if kept:
+            echo(f"  warning: it does not replace {', '.join(kept)}: agents still get those"
+                 + (f" (conflicted: {one_line(why)})" if why else ""))
     if not as_json and not standing.in_force:
         echo("  warning: agents do not get it yet")
         print_standing(standing, "  ")

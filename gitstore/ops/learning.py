@@ -201,6 +201,7 @@ def propose_batch(ctx: Context, drafts: Sequence[Draft], revisions: Sequence[Rev
         problem = check_step(prior, record)
         if problem:
             raise Refused(f"{record['id']}: version {record['version']} would break the lifecycle: {problem}")
+        refuse_unhonoured(ctx, record)
     if steps and not dry_run:
         _append_batch(ctx, view, [record for record, _ in steps], by)
     return batch
@@ -231,6 +232,32 @@ def _automation(ctx: Context) -> autosafe.Automation:
     if any(name == "automation" or name.startswith("automation.") for name in changed):
         return autosafe.Automation()
     return autosafe.settings(ctx.workspace.config)
+
+
+def refuse_unhonoured(ctx: Context, record: dict[str, Any]) -> None:
+    """Refuse a proposal, or its acceptance, whose replacement the store could not honour: the
+    store keeps it on this machine (its audience, evidence or history is personal) and it
+    replaces a shared learning, which every other clone keeps in force, so this clone does too
+    (``gitstore.rules.active``). Accepting it would leave both in force while saying otherwise."""
+    replaced = record.get("supersedes") or (record["replaces"] if record["state"] == "proposed" else [])
+    if not replaced or not ctx.store.kept_local(record):
+        return
+    shared = [t for t in replaced if not ctx.store.is_local_learning(t)]
+    if not shared:
+        return
+    local = [t for t in replaced if t not in shared]
+    if record["audience"] == "personal":
+        why = "its audience is personal"
+    elif local:
+        why = f"it replaces {', '.join(local)}, kept on this machine"
+    elif record["previous"] is not None and ctx.store.is_local_learning(record["id"]):
+        why = "its proposal is kept on this machine"
+    else:
+        why = "it cites a personal session"
+    raise Refused(
+        f"{record['id']} would be kept on this machine ({why}) and so cannot replace the shared "
+        f"{', '.join(shared)}, which every other clone keeps in force; replace shared learnings with a shared "
+        "one and personal ones with a personal one")
 
 
 def _cites(record: dict[str, Any], episodes: frozenset[str]) -> bool:
@@ -271,6 +298,18 @@ def accept_note(learning_id: str, review_digest: str) -> unfinished.Note:
     return unfinished.Note(f"accept-{learning_id}", f"accepting {learning_id} was stopped midway: it may be "
                            "accepted without a word on whether agents get it",
                            f"gitstore accept {learning_id} --review-digest {review_digest}")
+
+
+def settled_replacement(ctx: Context, learning_id: str) -> tuple[list[str], list[str], str | None]:
+    """What the claim an accepted learning makes stands for, as the rules settle it now: the
+    learnings it took out of force, those it names that stay as they were, and why (its
+    ``conflicted`` reason, or None)."""
+    view = _decisions_view(ctx)
+    history = _history(view, learning_id)
+    named = history.current.get("supersedes") or []
+    claims = settle(view, view.histories())
+    taken = [t for t in named if claims.replaced_by.get(t) == learning_id]
+    return taken, [t for t in named if t not in taken], claims.conflicted.get(learning_id)
 
 
 def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: str | None) -> dict[str, Any]:
@@ -437,6 +476,7 @@ def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, re
         problem = check_step(before, record)
         if problem:
             raise Refused(f"{learning_id}: version {record['version']} would break the lifecycle: {problem}")
+        refuse_unhonoured(ctx, record)
         before = record
     expected = head if head is not None else (prior["digest"] if prior is not None else None)
     decided = any("decision" in r for r in records)  # this module checked each one

@@ -13,7 +13,7 @@ learning is not used; if it was added later, the learning stays as it was. A cla
 effect when its learning is later retired or damaged, so nothing quietly comes back. A claim of
 a learning kept on this machine (local) replaces no shared learning: every other clone keeps
 that one in force, so this clone does too (and a publish here never drops it), and the claim is
-marked conflicted.
+marked conflicted (``gitstore.ops.learning`` refuses to write one; an older version could).
 """
 
 from __future__ import annotations
