@@ -516,6 +516,47 @@ def test_removing_a_key_from_the_policy_withdraws_what_it_signed(team: dict[str,
     assert report.ok and any("no longer lists" in str(p) for p in report.notices), report.problems
 
 
+def test_a_key_listed_for_two_people_signs_for_neither(team: dict[str, object], tmp_path: Path) -> None:
+    """A policy edited by hand (or pushed by whoever may merge) that lists bob's key for carol
+    too: a signature by it cannot say which of them decided, so it counts for neither, what it
+    signed before stops counting (a problem verify names), this clone cannot decide with it,
+    and doctor names the key."""
+    from gitstore.queries.trust import trust
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob_line = next(l for l in (bob.workspace.root / ".gitstore" / "allowed_signers").read_text().splitlines()
+                    if l.startswith(BOB))
+    _change_policy(tmp_path, bare, lambda text: text + bob_line.replace(BOB, CAROL, 1) + "\n")
+    carol, bob = sync(carol, bob)
+    assert _standing(carol, proposal["id"]) == ("proposed", False)
+    report = verify(carol.store)
+    assert not report.ok and any("more than one person" in str(p) for p in report.problems), report.problems
+    git(bob.workspace.root, "pull", "-q", "--ff-only", "origin", "main")
+    found = trust(bob.workspace)
+    assert found.signs_as == {} and "more than one person" in found.signing
+    assert [k["principals"] for k in found.unreadable] == [[BOB, CAROL]]
+    refused = cli.fails(1, "grant", "--purpose", "training", "--by", CAROL, cwd=bob.workspace.root)
+    assert "more than one person" in refused
+    doctor = cli.gitstore("doctor", cwd=bob.workspace.root).stdout
+    assert f"lists a key for {BOB}, {CAROL} that signs for nobody" in doctor, doctor
+
+
+def test_policy_add_refuses_a_key_listed_for_someone_else(tmp_path: Path) -> None:
+    """One key for two people would let its holder decide as either: `policy add` refuses it,
+    naming the key as ssh-keygen -l does and whom it is listed for, and writes nothing."""
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    pub = str(bob_key.with_name(bob_key.name + ".pub"))
+    cli.ok("policy", "init", "--by", BOB, "--key", pub, cwd=root)
+    before = [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")]
+    refused = cli.fails(1, "policy", "add", CAROL, "--key", pub, cwd=root)
+    printed = subprocess.run(["ssh-keygen", "-lf", pub], capture_output=True, text=True, check=True).stdout.split()[1]
+    assert f"the key {printed} is already listed for {BOB}" in refused and refused.count("\n") == 1, refused
+    assert [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")] == before
+    cli.ok("policy", "add", BOB, "--key", pub, "--may", "accept", cwd=root)  # the same person again: fine
+
+
 def test_gitstore_sync_alone_brings_a_policy_change_on_the_remote(team: dict[str, object], tmp_path: Path) -> None:
     """A clone that only runs ``gitstore sync`` (the loop does, every fifteen minutes) applies
     a person's removal from the policy at the sync that brings it, says so, and reports the
@@ -920,7 +961,9 @@ def test_policy_files_are_never_written_through_a_link(tmp_path: Path) -> None:
     (root / ".gitstore" / "allowed_signers").rename(elsewhere / "allowed_signers")
     (root / ".gitstore" / "allowed_signers").symlink_to(elsewhere / "allowed_signers")
     before = (elsewhere / "allowed_signers").read_bytes()
-    assert ".gitstore/allowed_signers is a link" in cli.fails(1, "policy", "add", BOB, cwd=root)
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    assert ".gitstore/allowed_signers is a link" in cli.fails(1, "policy", "add", BOB, "--key",
+                                                               str(bob_key.with_name(bob_key.name + ".pub")), cwd=root)
     assert (elsewhere / "allowed_signers").read_bytes() == before
 
 
@@ -930,11 +973,15 @@ def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_p
     root = first_clone(tmp_path, shared_remote(tmp_path))
     key, public = keypair(tmp_path / "keys", ALICE)
     sign_as(root, key.with_name(key.name + ".pub"))
-    cli.ok("policy", "init", "--by", ALICE, "--may", "accept", cwd=root)
-    wrote = json.loads(cli.ok("policy", "add", BOB, "--json", cwd=root))
-    assert wrote["people"] == {ALICE: ["accept"], BOB: list(EVERYTHING)}
-    assert f'{BOB} namespaces="git" {public}' in (root / ".gitstore" / "allowed_signers").read_text()
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    cli.ok("policy", "init", "--by", BOB, "--key", str(bob_key.with_name(bob_key.name + ".pub")), "--may", "accept",
+           cwd=root)
+    wrote = json.loads(cli.ok("policy", "add", ALICE, "--json", cwd=root))
+    assert wrote["people"] == {ALICE: list(EVERYTHING), BOB: ["accept"]}
+    assert f'{ALICE} namespaces="git" {public}' in (root / ".gitstore" / "allowed_signers").read_text()
     files = {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()}
+    assert f"is already listed for {ALICE}" in cli.fails(1, "policy", "add", CAROL, cwd=root), \
+        "the signing key is the one adding people: it is theirs, not the next person's"
     (tmp_path / "notes.pub").write_text("not a key\n")
     assert "notes.pub: not an SSH public key" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "notes.pub"),
                                                            cwd=root)

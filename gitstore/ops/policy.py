@@ -18,7 +18,8 @@ from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
 from gitstore.records.policy import (
-    ACTIONS, POLICY_FILE, SIGNERS_FILE, PolicyError, key_fault, parse, parse_people, parse_signers, policy_text,
+    ACTIONS, POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, fingerprint, key_fault, parse, parse_people, parse_signers,
+    policy_text,
 )
 
 DECIDING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
@@ -77,6 +78,10 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
         raise UsageError(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
     people = {**people, person: chosen}
     public = _public_key(workspace, key)
+    others = [p for p in _listed_for(signers, public) if p != person]
+    if others:  # a signature by it could not say which of them decided
+        raise Refused(f"the key {fingerprint(public)} is already listed for {', '.join(others)}: "
+                      f"each person signs with a key of their own, so {person} needs another key")
     if not any(line.split(" ", 1)[0] == person and public in line for line in signers.split("\n")):
         signers += ("" if signers.endswith("\n") or not signers else "\n") + f'{person} namespaces="git" {public}\n'
     text = policy_text(people)
@@ -95,6 +100,11 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
     _replace(root / POLICY_FILE, text)
     _replace(root / SIGNERS_FILE, signers)
     return PolicyChange([POLICY_FILE, SIGNERS_FILE], {p: people[p] for p in sorted(people)}, _next(workspace))
+
+
+def _listed_for(signers: str, public: str) -> list[str]:
+    """The people ``signers`` (allowed_signers, parsed already) lists key ``public`` for."""
+    return list(Policy({}, parse_signers(signers.encode())).listed_for(public)) if signers.strip() else []
 
 
 def _next(workspace: Workspace) -> str:

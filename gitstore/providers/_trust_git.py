@@ -13,7 +13,9 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
    (or a person) from the policy withdraws every decision it signed, past ones included; to
    retire a key without that, keep its line with ``valid-before``;
-5. the actions the person may take are those both revisions allow.
+5. the actions the person may take are those both revisions allow;
+6. neither revision lists the key for more than one person: which of them signed, the signature
+   cannot say, so it counts for none of them (a problem ``gitstore verify`` names).
 
 Signature checks are the costly part (one ``ssh-keygen`` run for each person listed with the key): each commit's is made once
 and remembered (``_verified``, kind ``signatures``) under the allowed_signers bytes it was
@@ -35,7 +37,7 @@ from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, Tr
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
-from gitstore.records.policy import Policy
+from gitstore.records.policy import SHARED_KEY, Policy
 
 
 # how results are remembered: the allowed_signers checked against, its times and the commit's
@@ -90,6 +92,9 @@ class Trust:
             key, principals = self._verified(commit, revision)
         except SignatureProblem as exc:
             return (), f"carries no valid signature: {exc}"
+        shared = revision.policy.shared_keys().get(key) or state.policy.shared_keys().get(key)
+        if shared:  # which of them decided, the signature cannot say
+            return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them"
         return _still_allowed(state.policy, revision.policy, key, principals, commit)
 
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
@@ -151,6 +156,10 @@ class Trust:
         policy = self.state.policy
         if policy is None:
             return (), "there is no usable policy"
+        shared = policy.shared_keys().get(key)
+        if shared:
+            return (), (f"the policy lists the key user.signingkey names for more than one person "
+                        f"({', '.join(shared)}): it signs for none of them")
         found = tuple((p, policy.actions(p)) for k in policy.keys if k.public == key for p in k.principals)
         if not found:
             return (), f"{NOBODY_FOR_KEY} ({key[:32]}...)"

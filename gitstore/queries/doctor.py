@@ -375,8 +375,11 @@ def _trust(report: Report, workspace: Any) -> None:
     if found.mode != "single-user":  # a policy in force, read here only
         _local_policy(report, workspace, found.branch)
     for key in found.unreadable:
+        shared = key.get("shared", False)
         report.add("trust", WARN, f"{SIGNERS_FILE} lists a key for {', '.join(key['principals'])} that signs for "
                    f"nobody: {key['problem']}",
+                   f"keep the key on the line of the one person who holds it in {SIGNERS_FILE} and give the others "
+                   f"keys of their own (`gitstore policy add PERSON --key THEIR_KEY.pub`), then {merge}" if shared else
                    f"remove its line from {SIGNERS_FILE} (`gitstore policy add` lists a key that reads), then {merge}")
     for person in found.keyless:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",

@@ -29,7 +29,7 @@ class TrustReport:
     signs_as: dict[str, list[str]] = field(default_factory=dict)
     signing: str = ""
     pending: list[str] = field(default_factory=list)  # policy files the work tree changes, not yet in force
-    unreadable: list[dict[str, Any]] = field(default_factory=list)  # listed keys that are no keys: whose, why
+    unreadable: list[dict[str, Any]] = field(default_factory=list)  # listed keys that sign for nobody: whose, why
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "explanation": self.explanation, "branch": self.branch,
@@ -79,16 +79,21 @@ def _trust(workspace: Workspace, state: Any) -> TrustReport:
 
 
 def _unreadable(policy: Any) -> list[dict[str, Any]]:
-    """Each key the policy lists that does not read as one: ssh-keygen passes over its line,
-    so it signs for nobody, and the rest of the policy stands."""
-    from gitstore.records.policy import key_fault
+    """Each key the policy lists that does not read as one (ssh-keygen passes over its line)
+    or that it lists for more than one person: it signs for nobody, and the rest of the
+    policy stands."""
+    from gitstore.records.policy import fingerprint, key_fault
 
-    found = []
+    found: list[dict[str, Any]] = []
     for key in policy.keys:
         fault = key_fault(key.key_type, key.key)
         if fault is not None:
             found.append({"principals": list(key.principals), "key": f"{key.key_type} {key.key[:16]}...",
                           "problem": fault})
+    for public, people in sorted(policy.shared_keys().items()):  # a signature cannot say which of them decided
+        found.append({"principals": list(people), "key": fingerprint(public),
+                      "problem": "it is listed for more than one person, and a signature by it cannot say which "
+                                 "of them decided: give each person a key of their own", "shared": True})
     return found
 
 

@@ -25,7 +25,10 @@ Options ``namespaces`` (which must allow ``git``), ``valid-after`` and ``valid-b
 honoured (a key's validity is judged at its commit's time, as git does; times are UTC, with
 or without a trailing ``Z``, each field in its calendar range and after 1970, as ssh-keygen
 reads them); ``cert-authority``
-and wildcard principals are refused, so each key names exactly the people it signs for. The
+and wildcard principals are refused, so each key names exactly the people it signs for. A key
+listed for more than one person (on one line or several) signs for none of them: a signature
+cannot say which of them decided (``Policy.shared_keys``; ``policy add`` refuses to list one,
+and ``gitstore doctor`` names one found). The
 options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
 commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
 (``*``, ``?``, ``!`` negating) that must admit ``git``. ssh-keygen skips and splits a line's
@@ -47,6 +50,7 @@ from __future__ import annotations
 import base64
 import binascii
 import calendar
+import hashlib
 import json
 import re
 import unicodedata
@@ -74,6 +78,9 @@ _KEY_FIELDS = {
 _OPTION = re.compile(r'([a-z-]+)(?:="((?:[^"\\]|\\")*)")?')
 _TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?\Z")
 MAX_FILE = 1 << 20
+
+
+SHARED_KEY = "is signed with a key the policy lists for more than one person"
 
 
 class PolicyError(ValueError):
@@ -115,8 +122,23 @@ class Policy:
         return [k for k in self.keys if person in k.principals]
 
     def holds(self, person: str, public: str) -> SignerKey | None:
-        """The line of ``person``'s key ``public`` (``type base64``), or None."""
+        """The line of ``person``'s key ``public`` (``type base64``), or None; None too for a key
+        listed for someone else as well (``shared_keys``): it signs for none of them."""
+        if public in self.shared_keys():
+            return None
         return next((k for k in self.keys_of(person) if k.public == public), None)
+
+    def shared_keys(self) -> dict[str, tuple[str, ...]]:
+        """Each key listed for more than one person (on one line or several), with those people:
+        a signature by it cannot say which of them decided, so it counts for none of them."""
+        people: dict[str, set[str]] = {}
+        for key in self.keys:
+            people.setdefault(key.public, set()).update(key.principals)
+        return {public: tuple(sorted(who)) for public, who in people.items() if len(who) > 1}
+
+    def listed_for(self, public: str) -> tuple[str, ...]:
+        """The people the policy lists key ``public`` (``type base64``) for."""
+        return tuple(sorted({p for k in self.keys if k.public == public for p in k.principals}))
 
     def keyless(self) -> list[str]:
         """People the policy lets decide who have no key to sign with (they cannot decide)."""
@@ -323,6 +345,16 @@ def _admits_git(patterns: str) -> bool:
     return admitted
 
 
+def fingerprint(public: str) -> str:
+    """Key ``public`` (``type base64``) as ``ssh-keygen -l`` names it (``SHA256:...``); its
+    text when the key is not base64."""
+    try:
+        blob = base64.b64decode(public.split(" ", 1)[1], validate=True)
+    except (binascii.Error, ValueError, IndexError):
+        return public
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
 def key_fault(key_type: str, key: str) -> str | None:
     """Why ``key`` (base64) is no public key of ``key_type``, or None. The blob is SSH's wire
     format: length-prefixed strings, the first the type name. ssh-keygen passes over a line
@@ -425,6 +457,6 @@ def actor_of(record: dict[str, Any]) -> str | None:
 
 
 __all__ = [
-    "ACTIONS", "FOLDER", "POLICY_FILE", "SCHEMA", "SIGNERS_FILE", "Policy", "PolicyError", "SignerKey",
-    "actor_of", "key_fault", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
+    "ACTIONS", "FOLDER", "POLICY_FILE", "SCHEMA", "SHARED_KEY", "SIGNERS_FILE", "Policy", "PolicyError", "SignerKey",
+    "actor_of", "fingerprint", "key_fault", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
 ]
