@@ -150,7 +150,8 @@ def _namespaces(ctx: Context, learning_id: str) -> list[str]:
 
 
 def test_a_learning_citing_a_personal_session_is_kept_local_in_every_version(
-        two_sides: tuple[Context, dict[str, Any], dict[str, Any]], tmp_path: Path) -> None:
+        two_sides: tuple[Context, dict[str, Any], dict[str, Any]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     ctx, comment, ran = two_sides
     assert {i.stored.namespace for i in ctx.store.items(["episode"])} == {"local", "shared"}
     team = propose(ctx, [ref(comment)], title="Team", text="Run make test before pushing.")
@@ -160,7 +161,11 @@ def test_a_learning_citing_a_personal_session_is_kept_local_in_every_version(
     current = ctx.view().learnings[personal["id"]][-1].record
     accepted(ctx, current)
     assert _namespaces(ctx, personal["id"]) == ["local", "local", "local"], "later versions follow the first"
+    with pytest.raises(Refused, match=f"kept on this machine .it replaces {personal['id']}"):
+        ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9")  # it could not replace team
+    monkeypatch.setattr(ops, "refuse_unhonoured", lambda ctx, record: None)  # as an older version wrote
     merged = ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9")
+    monkeypatch.undo()
     assert _namespaces(ctx, merged["id"]) == ["local"], "a merge replacing a local learning stays local"
     assert [s.id for s, _ in active(ctx.view(), "instruction")] == [personal["id"]]
     remote = tmp_path / "mirror.git"
