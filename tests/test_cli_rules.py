@@ -905,6 +905,8 @@ def test_a_claim_that_does_not_stand_is_said_in_text(tmp_path: Path, monkeypatch
                       proposer=("person", "github:9"))
     waiting = ops.propose(ctx, draft, "github:9")
     monkeypatch.undo()
+    shown = run(root, "show", waiting["id"])
+    assert "accepting it is refused: it is kept on this machine" in shown and "to accept:" not in shown
     refused = run(root, "accept", waiting["id"], "--review-digest", waiting["reviewDigest"], "--by", "github:9",
                   code=1)
     assert "kept on this machine" in refused and team["id"] in refused

@@ -68,7 +68,8 @@ def print_shown(shown: Shown) -> None:
     for evidence in shown.evidence:
         _print_evidence(evidence, shown.standing.purpose)
     if version["replaces"]:
-        echo("\n  replaces (accepting it takes these out of force):")
+        echo(f"\n  replaces (accepting it is refused: {shown.unhonoured}):" if shown.unhonoured else
+             "\n  replaces (accepting it takes these out of force):")
         for rid, title in shown.replaced or tuple((rid, "") for rid in version["replaces"]):
             echo(f"    {rid} {one_line(title)}")
     for line in _claim_lines(data):

@@ -461,6 +461,7 @@ class Shown:
     standing: Standing
     evidence: tuple[EvidenceShown, ...] = ()
     replaced: tuple[tuple[str, str], ...] = ()  # (id, title) of each learning it would replace, as stored
+    unhonoured: str | None = None  # why accepting it is refused: kept on this machine, it names shared ones
 
     @property
     def version(self) -> dict[str, Any] | None:
@@ -516,7 +517,7 @@ class Shown:
     def accept_hint(self) -> str | None:
         """The command that accepts exactly this version, when it awaits a person."""
         version = self.version
-        if version is None or version["state"] not in REVIEWABLE:
+        if version is None or version["state"] not in REVIEWABLE or self.unhonoured is not None:
             return None
         return f"gitstore accept {version['id']} --review-digest {version['reviewDigest']}"
 
@@ -528,6 +529,7 @@ class Shown:
             data["title"] = self.version["content"]["title"]  # screened with the rest, as show prints it
             data["proposedText"] = self.proposed_text
         data["standing"] = self.standing.to_json()
+        data["acceptRefused"] = self.unhonoured
         data["evidence"] = [e.to_json() for e in self.evidence]
         data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
         data["warnings"] = [w.to_json() for w in lookalikes(self.version)] if self.version is not None else []
@@ -544,7 +546,24 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     held = _held(ctx, view, history)
     evidence = tuple(_evidence(view, history, purpose, held, _stored_by(ctx, view, history))) if history.valid else ()
     replaced = tuple((rid, _title_of(view, rid)) for rid in (history.current.get("replaces", ()) if history.valid else ()))
-    return Shown(Row(status, history), explain(view, status, purpose, held, history), evidence, replaced)
+    return Shown(Row(status, history), explain(view, status, purpose, held, history), evidence, replaced,
+                 _unhonoured(view, history))
+
+
+def _unhonoured(view: View, history: History) -> str | None:
+    """Why accepting a proposal is refused (``gitstore.ops.learning.refuse_unhonoured``): it is
+    kept on this machine and names shared learnings in ``replaces`` (one stored before that
+    was refused), or None."""
+    if not history.valid or history.current["state"] not in REVIEWABLE or not history.current["replaces"]:
+        return None
+    if not any(i.stored.namespace == "local" for i in view.learnings.get(history.id, ())):
+        return None
+    shared = [r for r in history.current["replaces"]
+              if not any(i.stored.namespace == "local" for i in view.learnings.get(r, ()))]
+    if not shared:
+        return None
+    return (f"it is kept on this machine, so it cannot replace the shared {', '.join(shared)}, which every other "
+            "clone keeps in force; reject it, and replace shared learnings with a shared one")
 
 
 Held = Mapping[str, HeldNote]
