@@ -6,5 +6,5 @@ shared; ``lazy`` compiles their patterns on first use; ``scanner`` composes them
 that refuses quarantined text handed to the store."""
 
 # the public modules (tests/test_public_api.py keeps the list whole)
-__all__ = ["active", "code", "commands", "files", "frontmatter", "gate", "hidden", "injection", "lazy", "markup", "paths",
-           "scanner", "secrets", "spans", "values"]
+__all__ = ["active", "broken", "code", "commands", "files", "frontmatter", "gate", "hidden", "injection", "lazy", "markup",
+           "paths", "printed", "scanner", "secrets", "spans", "values"]
