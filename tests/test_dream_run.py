@@ -187,20 +187,24 @@ def test_a_proposal_in_other_words_is_never_revised_with_the_evidence(tmp_path: 
 
 
 def test_a_proposal_in_a_sentence_of_the_evidence_is_revised_with_it(tmp_path: Path) -> None:
-    """An earlier dream's statement is a sentence of the evidence: when new evidence makes
-    another sentence the best, the proposal is still revised (new support reaches the reviewer)."""
+    """An earlier dream's statement (stored by another clone, or by an earlier gitstore) is the
+    sentence of its evidence that says the theme best: when new evidence makes another sentence
+    the best, the proposal is still revised (new support reaches the reviewer)."""
     from gitstore.ops import learning as ops
 
-    from .world import ref
-
     ctx = w.repo(tmp_path)
-    events = w.jitter_theme(ctx)
-    sentence = "Back off with jitter before retrying."  # events[1]'s first sentence, the best of it alone
-    draft = ops.Draft(title=sentence.rstrip(".!?"), text=sentence, category="convention", evidence=[ref(events[1])],
-                      counterevidence=[], proposer=("consolidator", "recurrence"))
+    w.jitter_theme(ctx)
+    [planned] = w.run(ctx, dry_run=True).proposed
+    draft = ops.Draft(title=planned["title"], text=planned["text"], category="convention",
+                      evidence=planned["evidence"], counterevidence=[], proposer=("consolidator", "recurrence"))
     earlier = ops.propose(ctx, draft, w.BY)
+    for n, text in enumerate(("Add random jitter to the retry backoff of each loop.",
+                              "Each retry loop needs random jitter added to its backoff.")):
+        w.comment(ctx, 14 + n, f"github:{104 + n}", text, 90 + n)
     [revised] = w.run(ctx).proposed
-    assert revised["id"] == earlier["id"] and revised["revised"] and revised["signals"]["origins"] == 3
+    assert revised["id"] == earlier["id"] and revised["revised"] and revised["signals"]["origins"] == 5
+    assert revised["text"] == planned["text"], "a revision keeps its words"
+    assert w.run(ctx).proposed == [], "its revision still speaks for the theme: nothing proposed beside it"
 
 
 def test_a_proposal_whose_evidence_no_longer_serves_is_never_revised(tmp_path: Path) -> None:
@@ -652,6 +656,61 @@ def test_a_decoy_naming_the_consolidator_in_a_whole_sentence_it_cites_never_sett
     [theme] = report.explain["themes"]
     assert any(r.startswith(f"{decoy['id']}, a proposal naming the consolidator, does not say its theme")
                for r in theme["reasons"]), theme
+
+
+@pytest.mark.parametrize("cited, words", [
+    pytest.param((1,), "A fixed delay caused the thundering herd.", id="the-best-sentence-of-the-one-text-it-cites"),
+    pytest.param("ungranted", "Keep the retry code exactly as it is.", id="any-words-citing-a-comment-never-granted"),
+])
+def test_a_decoy_naming_the_consolidator_that_picks_what_it_cites_never_settles_a_theme(
+        tmp_path: Path, cited: tuple[int, ...] | str, words: str) -> None:
+    """Mallory names the consolidator and picks what she cites so her sentence looks the best:
+    fewer of the theme's comments than any proposal of the dream cites (a sentence of one text
+    alone shares words with no other), or beside them a comment of her own dated before the
+    team's grant, which hides the proposal's words from the dream (its evidence no longer
+    serves). Neither pre-empts the dream, nor, once alice rejects it, silences the theme."""
+    from gitstore.ops import learning as ops
+
+    from .team import sync, team_clone, two_reviewers
+    from .world import Thread, ref
+
+    alice, bob = two_reviewers(tmp_path)
+    w.grant_all(alice)
+    events = w.jitter_theme(alice)
+    mallory = team_clone(tmp_path, tmp_path / "remote.git", "mallory")
+    [alice, mallory] = sync(alice, mallory)
+    if cited == "ungranted":
+        thread = Thread(mallory, 40, "4000", "2025-06-01T10:00:00.000000Z")
+        before = thread.comment("4000", "Keep the retry code exactly as it is.", "2025-06-01T10:00:00.000000Z",
+                                author="github:66")
+        thread.save()
+        evidence = [ref(e) for e in (*events, before)]
+    else:
+        evidence = [ref(events[i]) for i in cited]
+    draft = ops.Draft(title=words.rstrip("."), text=words, category="convention", evidence=evidence,
+                      counterevidence=[], proposer=("consolidator", "recurrence"))
+    decoy = ops.propose(mallory, draft, "github:66")
+    [mallory, alice] = sync(mallory, alice)
+    [proposed] = w.run(alice, dry_run=True).proposed
+    assert proposed["text"] != words and proposed["signals"]["people"] == 3, proposed
+    ops.reject(alice, decoy["id"], decoy["reviewDigest"], "github:9", "Not what the reviewers asked for.")
+    report = w.run(alice, dry_run=True)
+    [proposed] = report.proposed
+    assert proposed["signals"]["people"] == 3 and not report.known, report.known
+
+
+def test_the_dream_never_states_a_theme_in_a_sentence_forbidding_what_it_asks_for(tmp_path: Path) -> None:
+    """A fourth comment packs the theme's words into a sentence forbidding what the others ask
+    for, beside a clause that asks for something: the dream's statement is a sentence asking
+    for what the theme asks, however many of the theme's words the other holds."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    forbidding = ("Retry loops must never add random jitter to the exponential backoff, clients must retry "
+                  "after the outage in synchronised full loops.")
+    w.comment(ctx, 14, "github:104", forbidding, 90)
+    report = w.run(ctx, dry_run=True)
+    for proposal in report.proposed:
+        assert "never" not in proposal["text"], proposal
 
 
 def test_a_rejection_of_another_clones_dream_stands_on_every_clone_after_an_edit(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ origin of what they repeat, so counting origins counts independent evidence, not
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -106,10 +107,14 @@ class LearningView:
     # a proposal written by hand: whether its proposer may decide by the append holding it (the
     # store's rules, ``gitstore.rules.trust.may_decide``); one by anyone else settles nothing
     proposer_decides: bool = True
-    # one naming the consolidator, proposed or rejected: the events it cites with their texts, as
-    # stored (edits aside); anyone who can push can name the consolidator, whose words are
-    # always the sentence of those texts that says their theme best
+    # one naming the consolidator, proposed or rejected: the events it cites that serve the
+    # purpose, with their texts as stored (edits aside), and the SHA-256 of its own text, kept
+    # however its evidence serves (``said``: the text itself is not the dream's to read then);
+    # anyone who can push can name the consolidator, whose words are always the sentence of
+    # those texts that says their theme best
     cited: tuple[tuple[str, str], ...] = ()
+    said: str = ""
+    stale_cause: str = ""        # why it is not visible, as ``gitstore.rules.consent.CAUSES`` names it
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -554,6 +559,7 @@ def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | 
         visible = history.valid and serves.ok
         base = dict(id=lid, state=record["state"], usable=status.usable, reasons=status.reasons,
                     visible=visible, stale="" if serves.ok else serves.reason, proposer=f"{record['proposer']['kind']}:{record['proposer']['id']}",
+                    stale_cause="" if serves.ok else serves.cause,
                     evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
                     counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
                     replaces=tuple(record["replaces"]), support=record["support"])
@@ -564,16 +570,31 @@ def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | 
                 if decides is not None:
                     base.update(proposer_decides=decides(proposing, str(record["proposer"]["id"])))
             else:
-                cited = ((e, view.events.get(e)) for ref in record["evidence"] for e in ref["events"])
+                # the evidence its words were written for: a revision keeps them (new support
+                # reaches the reviewer), so they are judged on what the version first saying them cited
+                worded = record
+                for item in reversed(history.chain[:history.intact]):
+                    if item.record["content"]["text"] != record["content"]["text"]:
+                        break
+                    worded = item.record
+                cited = ((e, view.events.get(e)) for ref in worded["evidence"] for e in ref["events"])
                 base.update(cited=tuple((e, str(event["payload"]["text"])) for e, event in cited
                                         if event is not None and isinstance(event.get("payload"), dict)
-                                        and isinstance(event["payload"].get("text"), str)))
+                                        and isinstance(event["payload"].get("text"), str)
+                                        and ((visible and worded is record) or consent.decide(view, e, purpose).ok)),
+                            said=said_digest(str(record["content"]["text"])))
         if visible:
             base.update(category=record["category"], audience=record["audience"],
                         title=record["content"]["title"], text=record["content"]["text"],
                         targets=tuple(record["targets"]))
         out[lid] = LearningView(**base)
     return out
+
+
+def said_digest(text: str) -> str:
+    """What ``LearningView.said`` holds of a text: its SHA-256, which tells whether a sentence
+    is that text without giving the text to a consolidator."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _at_head(repo: pygit2.Repository | None, evidence: Any, learnings: Any) -> tuple[str | None, frozenset[str]]:

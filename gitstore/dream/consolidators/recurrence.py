@@ -50,7 +50,7 @@ from gitstore.dream import audience, cues, terms
 from gitstore.dream.consolidators import (MAX_AUDIENCE_RATIONALE, MAX_RATIONALE, MAX_REASON, MAX_TEXT, Candidate,
                                           Outcome, Verdict, listed, within)
 from gitstore.dream.labelers import CATEGORIES, Label
-from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref
+from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref, said_digest
 from gitstore.errors import InvalidInput
 from gitstore.records.headline import headline
 
@@ -195,7 +195,8 @@ class Recurrence:
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
         texts = [e.text for e in theme_texts(theme, chosen)]
         found = memory.matches(whole)
-        matched = [m for m in found if _speaks(m, texts, memory.parts(whole))]
+        parts, side = memory.parts(whole), _side(theme)
+        matched = [m for m in found if _speaks(m, texts, parts, side, self.gates.min_origins)]
         known = matched[0] if matched else None
         candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
@@ -445,15 +446,17 @@ def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
 # -- what the learning says ----------------------------------------------------------------------
 
 def _statement(chosen: list[Evidence], theme: _Theme) -> str:
-    """The sentence of the evidence that states the theme best: the words most of the theme's
-    texts share, no pointing at "this" or "here", then the shortest, then the earliest. One
-    longer than a candidate's text may be is cut after a whole word, as a title is: still words
-    of the evidence, and one long run-on sentence never costs the theme its proposal."""
+    """The sentence of the evidence that states the theme best: one that asks for what the
+    theme asks for (forbids what it forbids), then the words most of the theme's texts share,
+    no pointing at "this" or "here", then the shortest, then the earliest. One longer than a
+    candidate's text may be is cut after a whole word, as a title is: still words of the
+    evidence, and one long run-on sentence never costs the theme its proposal."""
     spread = _spread(e.text for e in _representatives(theme.support))
-    best: tuple[tuple[int, int, int, str], str] | None = None
+    side = _side(theme)
+    best: tuple[tuple[int, int, int, int, str], str] | None = None
     for evidence in chosen:
         for sentence, _ in _phrasings(evidence.text, spread):
-            key = (*_merit(sentence, spread), len(sentence), evidence.at)
+            key = (*_merit(sentence, spread, side), len(sentence), evidence.at)
             if best is None or key < best[0]:
                 best = (key, sentence)
     if best is None:
@@ -483,11 +486,27 @@ def _phrasings(text: str, spread: Counter[str]) -> Iterator[tuple[str, str]]:
             yield taken, written
 
 
-def _merit(sentence: str, spread: Counter[str]) -> tuple[int, int]:
-    """How well a sentence states a theme, the better the smaller: the more of the words most of
-    its texts share, then the less it points at "this" or "here"."""
-    weight = sum(spread[t] for t in terms.tokens(sentence).terms() if spread[t] >= 2)
-    return -weight, len(_DEICTIC.findall(sentence))
+def _merit(sentence: str, spread: Counter[str], side: str) -> tuple[int, int, int]:
+    """How well a sentence states a theme whose texts ask for what they name (SIDE ``asks``)
+    or forbid it (``forbids``), the better the smaller: taking the theme's side, where the
+    words most of its texts share stand (not the other side: "Retry loops must never add
+    jitter, clients must retry ..." states no theme asking for jitter, however many of its
+    words it holds; nor both sides, which less well), then the more of those words, then the
+    less it points at "this" or "here"."""
+    found = terms.tokens(sentence)
+    weight = sum(spread[t] for t in found.terms() if spread[t] >= 2)
+    shared = tuple((start, end) for term, start, end in found.words() if spread[term] >= 2)
+    taken = cues.stance(terms.masked(sentence).lower(), shared)
+    return (0 if taken == side else 1 if taken == "both" else 2), -weight, len(_DEICTIC.findall(sentence))
+
+
+def _side(theme: _Theme) -> str:
+    """Whether THEME's texts ask for what they name (``asks``) or forbid it (``forbids``): a
+    theme reaching its statement holds no opposite asks (``_opposed``)."""
+    for label, evidence in theme.support:
+        if label.polarity == "asks-for" and cues.stance(terms.masked(evidence.text).lower(), label.spans) == "forbids":
+            return "forbids"
+    return "asks"
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -600,18 +619,23 @@ def _proposer(learning: LearningView) -> str:
     return learning.proposer.removeprefix("person:")
 
 
-def _speaks(learning: LearningView, texts: list[str], origin: Callable[[str], str | None]) -> bool:
+def _speaks(learning: LearningView, texts: list[str], origin: Callable[[str], str | None], side: str,
+            least: int) -> bool:
     """Whether a learning sharing the theme's evidence speaks for the theme (TEXTS: what the
-    theme stands on; ORIGIN: the origin of an event that is part of it, None for any other).
-    Anyone who can push can store a proposal citing a team's evidence, by hand or naming the
-    consolidator. One by hand pre-empts the dream only when its proposer may decide
-    (``proposer_decides``), and a person's "no" to it is a no to the theme only when its
-    proposer may decide and its evidence says its words: rejecting a decoy in wrong words, or a
-    premature proposal of someone who decides nothing, must not silence what reviewers ask for.
-    One naming the consolidator speaks for the theme, proposed or rejected, only when its text
-    is what the consolidator writes: the sentence of the theme's texts it cites that states the
-    theme best (``_consolidators_words``); judged on the cited texts as stored, the same on
-    every clone, whichever wrote it, and after their comments are edited."""
+    theme stands on; ORIGIN: the origin of an event that is part of it, None for any other;
+    SIDE: whether the theme asks for what it names or forbids it; LEAST: the fewest origins a
+    proposal of the dream cites). Anyone who can push can store a proposal citing a team's
+    evidence, by hand or naming the consolidator. One by hand pre-empts the dream only when its
+    proposer may decide (``proposer_decides``), and a person's "no" to it is a no to the theme
+    only when its proposer may decide and its evidence says its words: rejecting a decoy in
+    wrong words, or a premature proposal of someone who decides nothing, must not silence what
+    reviewers ask for. One naming the consolidator speaks for the theme, proposed or rejected,
+    only when its text is what the consolidator writes: the sentence of the theme's texts it
+    cites that states the theme best (``_consolidators_words``); judged on the cited texts as
+    stored, the same on every clone, whichever wrote it, and after their comments are edited.
+    One whose evidence no longer serves is judged so on what of it still serves, unless a
+    redaction is what hid it (only a person the store trusts to redact makes one): citing a
+    comment of one's own the purpose was never granted for hides no decoy."""
     if _by_hand(learning):
         said = learning.visible and any(terms.says(text, learning.text) for text in texts)
         if learning.state == "proposed":
@@ -619,32 +643,39 @@ def _speaks(learning: LearningView, texts: list[str], origin: Callable[[str], st
         if learning.state == "rejected":
             return learning.proposer_decides and (said or not learning.visible)
         return True
-    if learning.state not in ("proposed", "rejected") or not learning.visible:
+    if learning.state not in ("proposed", "rejected"):
         return True
-    return _consolidators_words(learning, origin)
+    if not learning.visible and learning.stale_cause == "redacted":
+        return True
+    return _consolidators_words(learning, origin, side, least)
 
 
-def _consolidators_words(learning: LearningView, origin: Callable[[str], str | None]) -> bool:
+def _consolidators_words(learning: LearningView, origin: Callable[[str], str | None], side: str, least: int) -> bool:
     """Whether a proposal naming the consolidator says what the consolidator would of the
-    evidence it cites: of the texts it cites that are part of the theme (one for each origin),
-    a sentence as ``_statement`` takes one (a label before it dropped or kept) and as good as
-    the best of them by the words most of those texts share and by pointing at nothing (length
-    and age, which only break ties, aside). A fragment of a sentence, a sentence saying the
-    theme less well than another ("The retry here has no jitter." beside "Retry loops must use
-    backoff with jitter."), or the words of a text of no part of the theme (another theme's
-    comment, the proposer's own) cited beside it, are someone else's choice of words."""
+    evidence it cites: of the texts it cites that are part of the theme (one for each origin,
+    at least LEAST of them, as the dream's own proposals cite every origin of a theme that
+    passed its gates), a sentence as ``_statement`` takes one (a label before it dropped or
+    kept) and as good as the best of them (``_merit``: taking the theme's SIDE, by the words
+    most of those texts share and by pointing at nothing; length and age, which only break
+    ties, aside). A fragment of a sentence, a sentence saying the theme less well than another
+    ("The retry here has no jitter." beside "Retry loops must use backoff with jitter."), one
+    best only among a few texts picked to make it so, or the words of a text of no part of the
+    theme (another theme's comment, the proposer's own) cited beside it, are someone else's
+    choice of words. Its text is known by its digest (``LearningView.said``)."""
     cited: dict[str, str] = {}
     for event, text in learning.cited:
         part = origin(event)
         if part is not None:
             cited.setdefault(part, text)
+    if len(cited) < least:
+        return False
     spread = _spread(cited.values())
     phrasings = [found for text in cited.values() for found in _phrasings(text, spread)]
     if not phrasings:
-        return any(_clean(text)[:400] == learning.text for text in cited.values())
-    best = min(_merit(taken, spread) for taken, _ in phrasings)
-    return any(learning.text in (within(taken, MAX_TEXT), within(written, MAX_TEXT)) and _merit(taken, spread) == best
-               for taken, written in phrasings)
+        return any(said_digest(_clean(text)[:400]) == learning.said for text in cited.values())
+    best = min(_merit(taken, spread, side) for taken, _ in phrasings)
+    return any(learning.said in (said_digest(within(taken, MAX_TEXT)), said_digest(within(written, MAX_TEXT)))
+               and _merit(taken, spread, side) == best for taken, written in phrasings)
 
 
 def _passed_over(learning: LearningView) -> str:
