@@ -1,6 +1,7 @@
 """Safety: the scanner that screens every text entering the store or reaching an agent, split
 by what it finds (``hidden``, ``markup``, ``active``, ``injection``, ``commands``, ``secrets`` with
-``values``, ``paths``; ``files`` for a repository file's content, ``frontmatter`` for the
+``values``, ``broken`` for tokens cut by line breaks, ``printed`` for what secret-reading commands
+print, ``paths``; ``files`` for a repository file's content, ``frontmatter`` for the
 strings its YAML front matter decodes to; ``spans`` and ``code``
 shared; ``lazy`` compiles their patterns on first use; ``scanner`` composes them), and the gate
 that refuses quarantined text handed to the store."""
