@@ -465,6 +465,61 @@ def test_a_tool_turn_names_where_each_output_starts(tmp_path: Path) -> None:
     assert tool.text[starts[-1]:].startswith("lorem ") and tool.truncated
 
 
+
+def _claude_lines(tmp_path: Path, messages: list[dict[str, Any]]) -> Path:
+    base = {"sessionId": "s1", "cwd": "/w", "version": "2.1.80", "isSidechain": False}
+    return _write(tmp_path, "claude.jsonl", [
+        base | {"type": m["role"], "uuid": f"u{n}", "timestamp": f"2030-01-01T00:00:{n:02}.000Z", "message": m}
+        for n, m in enumerate(messages)])
+
+
+def _use(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}]}
+
+
+def _result(call_id: str, text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}]}
+
+
+def test_an_output_apart_from_its_command_answers_it(tmp_path: Path) -> None:
+    """What the shell mode printed answers the ``<bash-input>`` before it (in the same line or
+    the one before); what ``BashOutput`` reads answers the background command its id names, the
+    last one started when the id is unknown, from ``<stdout>`` on; a ``Read`` answers one only
+    when it reads that command's output file; a printed line with no command typed answers none."""
+    path = _claude_lines(tmp_path, [
+        {"role": "user", "content": "<bash-stdout>before any input</bash-stdout>"},
+        {"role": "user", "content": "<bash-input>pass show db</bash-input>"},
+        {"role": "user", "content": [{"type": "text", "text": "<bash-stdout>s3cret</bash-stdout><bash-stderr></bash-stderr>"}]},
+        {"role": "user", "content": "<bash-input>op read op://v/db/pw</bash-input>\n<bash-stdout>pw2</bash-stdout>"},
+        _use("t1", "Bash", {"command": "vault kv get -field=pw db", "run_in_background": True}),
+        _result("t1", "Command running in background with ID: bash_1"),
+        _use("t2", "Bash", {"command": "npm run dev", "run_in_background": True}),
+        _result("t2", "Command running in background with ID: bash_2. Output is being written to: /tmp/t/bash_2.output"),
+        _use("t3", "BashOutput", {"bash_id": "bash_1"}),
+        _result("t3", "<status>completed</status>\n\n<stdout>\npw3\n</stdout>"),
+        _use("t4", "BashOutput", {"bash_id": "bash_9"}),
+        _result("t4", "<status>running</status>"),
+        _use("t5", "Read", {"file_path": "/tmp/t/bash_2.output"}),
+        _result("t5", "ready"),
+        _use("t6", "Read", {"file_path": "/w/notes.md"}),
+        _result("t6", "notes"),
+    ])
+    turns = [t for t in parse_transcript(path).turns if t.role != "assistant"]
+    assert [(t.text, t.answers) for t in turns[:4]] == [
+        ("<bash-stdout>before any input</bash-stdout>", ()),
+        ("<bash-input>pass show db</bash-input>", ()),
+        ("<bash-stdout>s3cret</bash-stdout><bash-stderr></bash-stderr>", ((0, "pass show db"),)),
+        ("<bash-input>op read op://v/db/pw</bash-input>\n<bash-stdout>pw2</bash-stdout>", ((46, "op read op://v/db/pw"),)),
+    ]
+    assert turns[3].text[46:].startswith("<bash-stdout>")
+    answers = [t.answers for t in turns[4:]]
+    assert answers == [((0, "vault kv get -field=pw db"),), ((0, "npm run dev"),),
+                       ((0, ""), (37, "vault kv get -field=pw db")), ((0, "npm run dev"),), ((0, "npm run dev"),), ()]
+    assert turns[6].text[37:] == "pw3\n</stdout>"
+    assert [c.command for t in parse_transcript(path).turns for c in t.tools] == [
+        "vault kv get -field=pw db", "npm run dev", None, None, None, None]
+
+
 # -- damaged copies -----------------------------------------------------------------------------
 
 

@@ -23,7 +23,8 @@ _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP
 class Call:
     """A tool call being assembled; results, exit codes and rejections arrive later."""
 
-    __slots__ = ("name", "command", "paths", "test", "exit_code", "ok", "rejected", "outcome", "escalated", "done")
+    __slots__ = ("name", "command", "paths", "test", "exit_code", "ok", "rejected", "outcome", "escalated", "done",
+                 "reads")
 
     def __init__(self, name: str, command: str | None, paths: list[str]) -> None:
         self.name = name
@@ -36,6 +37,7 @@ class Call:
         self.outcome: bool | None = None  # what a test run's output said
         self.escalated = False
         self.done = False
+        self.reads: str | None = None  # the command whose output this call reads (a background one's)
 
     def freeze(self) -> ToolCall:
         return ToolCall(self.name, self.command, self.exit_code, self.ok, self.rejected)
@@ -99,6 +101,9 @@ class Builder:
         self.pending: dict[str, Call] = {}
         self.anonymous: deque[Call] = deque()
         self.mark = 0  # where in ``calls`` the current exchange began (a parser may move it)
+        self.background: dict[str, str] = {}  # a background process's id: the command it runs
+        self.last_background: str | None = None
+        self.typed: str | None = None  # the command the person last ran in the harness's shell mode
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -201,13 +206,17 @@ class Builder:
             draft.size += len(piece)
             self.text_kept += len(piece)
 
-    def add_output(self, draft: Draft, call: Call | None, output: str, separator: str = "\n") -> None:
+    def add_output(self, draft: Draft, call: Call | None, output: str, separator: str = "\n",
+                   command: str | None = None) -> None:
         """Append a tool call's OUTPUT to DRAFT, the turn holding results, and note where it
         starts in the turn's text and the shell command it answers (``Turn.answers``): each
-        output is read with its own command alone, wherever it stands among the others."""
+        output is read with its own command alone, wherever it stands among the others. The
+        command is CALL's, the one whose output CALL reads (``reading``), else COMMAND (one
+        the person ran, whose output the harness records apart from any call)."""
         start = draft.size + (len(separator) if draft.parts else 0)
         self.add_text(draft, output, separator)
-        command = call.command if call is not None else None
+        if call is not None:
+            command = call.command or call.reads
         if draft.size > start:  # none of it kept past the turn's limit: nothing to read
             draft.answers.append((start, command or ""))
 
@@ -248,6 +257,28 @@ class Builder:
         else:
             self.anonymous.append(made)
         return made
+
+    def started(self, call: Call | None, process: Any = None) -> None:
+        """CALL, a shell call, left its command running in the background as PROCESS (the id or
+        output file the harness named it by; None before the harness said which): a call that
+        later reads that process's output (``reading``) reads it with this command."""
+        if call is None or not call.command:
+            return
+        self.last_background = call.command
+        key = _process_key(process)
+        if key is not None and (key in self.background or len(self.background) < self.limits.max_calls):
+            self.background[key] = call.command
+
+    def reading(self, call: Call | None, process: Any, guess: bool = True) -> None:
+        """CALL reads the output of the background PROCESS (``BashOutput``, ``write_stdin``): its
+        output answers the command that started PROCESS, not CALL, which runs none. A process
+        never seen started is, when GUESS, the last one started: its output is then read with
+        a command that may not be its own, which can only redact more."""
+        if call is None or call.command:
+            return
+        key = _process_key(process)
+        found = self.background.get(key) if key is not None else None
+        call.reads = found if found is not None or not guess else self.last_background
 
     def find(self, call_id: Any) -> Call | None:
         """The call a result answers: by id, else the oldest call without an id or a result."""
@@ -346,6 +377,15 @@ class Builder:
                     if len(files) < cap:
                         files.setdefault(relative(path, cwd), None)
         return tuple(files), tuple(commands), tuple(tests)
+
+
+def _process_key(process: Any) -> str | None:
+    """A background process's id as a key: a string or a whole number, the same either way."""
+    if isinstance(process, bool):
+        return None
+    if isinstance(process, int):
+        return str(process)
+    return (process.strip()[:1000] or None) if isinstance(process, str) else None
 
 
 def relative(path: str, cwd: str | None) -> str:

@@ -12,6 +12,10 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 - ``isMeta`` user lines and API error messages are ``system`` turns; ``isCompactSummary``
   user lines and ``summary`` lines are ``summary`` turns; system lines with text content
   (compaction boundaries, refusals) are ``system`` turns.
+- An output is read with the command that printed it (``Turn.answers``) where the two stand
+  apart: what the person's shell mode (``!``) printed (``<bash-stdout>``, ``<bash-stderr>``)
+  with the ``<bash-input>`` before it, and what ``BashOutput``/``TaskOutput`` (by id) or a
+  ``Read`` of its output file reads of a ``run_in_background`` command with that command.
 - Thinking blocks are left out of the text; a user line with both text and tool results
   keeps the text (the results still update their calls).
 - A transcript in ``<session>/subagents/`` whose lines name that session is a subagent's too,
@@ -24,6 +28,7 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +44,13 @@ BOOKKEEPING = frozenset({
 })
 _REJECTED = ("The user doesn't want to proceed", "[Request interrupted by user")
 _TOOL_USE = frozenset({"tool_use", "server_tool_use"})
+# Tools that read a background command's output, and the arguments naming its process.
+_BACKGROUND_READERS = {"bashoutput": ("bash_id", "shell_id", "task_id"), "taskoutput": ("task_id", "bash_id", "shell_id")}
+_BACKGROUND_ID = re.compile(r"background with ID: ?([\w-]+)")
+_BACKGROUND_FILE = re.compile(r"Output is being written to: ?(\S+)")
+_SHELL_INPUT, _SHELL_INPUT_END = "<bash-input>", "</bash-input>"
+_SHELL_OUTPUTS = ("<bash-stdout>", "<bash-stderr>")
+_STDOUT = "<stdout>"
 
 
 def parse(path: Path, limits: Limits) -> Transcript:
@@ -157,7 +169,35 @@ def _assistant_block(builder: Builder, draft: Draft, block: dict[str, Any]) -> N
     if kind == "text":
         builder.add_text(draft, text_of(block, builder.limits.max_text))
     elif isinstance(kind, str) and kind in _TOOL_USE:
-        builder.call(draft, block.get("name"), block.get("input"), block.get("id"))
+        call = builder.call(draft, block.get("name"), block.get("input"), block.get("id"))
+        _background(builder, call, block.get("name"), block.get("input"))
+
+
+def _background(builder: Builder, call: Call | None, name: Any, args: Any) -> None:
+    """Link CALL to a background command: a Bash call ``run_in_background`` starts one (its
+    result names it, see ``_started``); ``BashOutput`` or ``TaskOutput`` with its id, or a
+    ``Read`` of the file its output is written to, reads that command's output."""
+    if call is None or not isinstance(args, dict) or not isinstance(name, str):
+        return
+    if args.get("run_in_background") is True:
+        builder.started(call)
+    keys = _BACKGROUND_READERS.get(name.lower())
+    if keys is not None:
+        builder.reading(call, next((args[key] for key in keys if key in args), None))
+    elif name.lower() == "read":
+        builder.reading(call, args.get("file_path"), guess=False)
+
+
+def _started(builder: Builder, call: Call, side: Any, output: str) -> None:
+    """The background process a shell call's result names (``toolUseResult.backgroundTaskId``,
+    ``Command running in background with ID: ...``) and the file its output is written to."""
+    if isinstance(side, dict):
+        builder.started(call, side.get("backgroundTaskId"))
+    head = output[:1000]
+    for pattern in (_BACKGROUND_ID, _BACKGROUND_FILE):
+        found = pattern.search(head)
+        if found:
+            builder.started(call, found.group(1))
 
 
 def _user(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:
@@ -176,13 +216,44 @@ def _user(builder: Builder, record: dict[str, Any], number: int, at: str | None)
     if any(t.strip() for t in texts):
         draft = builder.turn(_user_role(record), at, _key(record, number))
         for text in texts:
-            builder.add_text(draft, text)
+            _user_text(builder, draft, text)
     else:
         draft = builder.turn("tool", at, _key(record, number))
         for call, output in outputs:
-            builder.add_output(draft, call, output)
+            _output(builder, draft, call, output)
     builder.drop_if_empty(draft)
     return True
+
+
+def _output(builder: Builder, draft: Draft, call: Call | None, output: str) -> None:
+    """A tool's OUTPUT on DRAFT. What ``BashOutput`` reads of a background command comes
+    wrapped (``<status>``, ``<exit_code>``, blank lines, then ``<stdout>``): its ``<stdout>``
+    is read with the command as a shell call's output is, the wrapping before it with none."""
+    at = output.find(_STDOUT) if call is not None and call.reads else -1
+    if at < 0:
+        builder.add_output(draft, call, output)
+        return
+    at += len(_STDOUT) + (output[at + len(_STDOUT):at + len(_STDOUT) + 1] == "\n")
+    builder.add_output(draft, None, output[:at])
+    builder.add_output(draft, call, output[at:], "")
+
+
+def _user_text(builder: Builder, draft: Draft, text: str) -> None:
+    """A user text; what the person's shell mode (``!``) printed (``<bash-stdout>``,
+    ``<bash-stderr>``, the line after the ``<bash-input>`` one) is an output read with the
+    command typed last: the two stand in separate turns, and what a command prints may tell
+    what it is only beside the command."""
+    start = text.find(_SHELL_INPUT)
+    end = text.find(_SHELL_INPUT_END, start) if start >= 0 else -1
+    if end >= 0:
+        builder.typed = text[start + len(_SHELL_INPUT):end].strip()[: builder.limits.max_command] or None
+    printed = min((at for at in map(text.find, _SHELL_OUTPUTS) if at >= 0), default=-1)
+    if printed < 0 or not builder.typed:
+        builder.add_text(draft, text)
+        return
+    before = text[:printed]
+    builder.add_text(draft, before)
+    builder.add_output(draft, None, text[printed:], "" if before else "\n\n", command=builder.typed)
 
 
 def _user_role(record: dict[str, Any]) -> str:
@@ -218,6 +289,8 @@ def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]
     rejected = bool(error) and (output.startswith(_REJECTED) or "toolDenialKind" in record)
     call = builder.find(block.get("tool_use_id"))
     builder.result(call, ok=error is not True, exit_code=exit_code_in(output), output=output, rejected=rejected)
+    if call is not None and call.command:
+        _started(builder, call, side, output)
     return call, output
 
 
