@@ -16,11 +16,15 @@ response_item, event_msg or compacted; other types are counted as unknown. Older
   turns, since the response items already carry them.
 - ``compacted`` lines become ``summary`` turns.
 - A call that asked for escalated permissions and never got output was declined: rejected.
+- A command ``exec_command`` leaves running (``Process running with session ID N``) prints on
+  in the outputs of the ``write_stdin`` calls naming that ``session_id``: each is read with
+  the command, as the first output is (``Turn.answers``).
 - Turn keys are ``line:N``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,11 @@ LEGACY_ITEMS = frozenset({
     "message", "reasoning", "function_call", "function_call_output", "local_shell_call", "custom_tool_call",
     "custom_tool_call_output",
 })
+# A command ``exec_command`` left running (unified exec): ``write_stdin`` calls with its
+# ``session_id`` read what it prints next.
+_RUNNING = re.compile(r"^Process running with session ID (\d+)", re.M)
+_READERS = frozenset({"write_stdin"})
+_OUTPUT_HEAD = "\nOutput:\n"
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>")
 
 
@@ -169,6 +178,8 @@ def _call(builder: Builder, payload: dict[str, Any], kind: str, number: int, at:
     call = builder.call(draft, name, args, payload.get("call_id") or payload.get("id"))
     if call is None:
         return True
+    if name.lower() in _READERS:
+        builder.reading(call, args.get("session_id"))
     if args.get("sandbox_permissions") == "require_escalated" or args.get("with_escalated_permissions") is True:
         call.escalated = True
     status = payload.get("status")
@@ -197,10 +208,27 @@ def _output(builder: Builder, payload: dict[str, Any], number: int, at: str | No
     builder.result(call, ok=success, exit_code=exit_code, output=text, rejected=rejected)
     if call is not None and call.ok is None:
         call.ok = True
+    running = _RUNNING.search(text[:2000]) if call is not None and call.command else None
+    if running:
+        builder.started(call, running.group(1))
     draft = builder.turn("tool", at, f"line:{number}")
-    builder.add_output(draft, call, text, "\n\n")
+    head = _head(text) if call is not None and (call.command or call.reads) else 0
+    if head:  # the process's report alone, then what the command printed, read with it
+        builder.add_output(draft, None, text[:head], "\n\n")
+        builder.add_output(draft, call, text[head:], "")
+    else:
+        builder.add_output(draft, call, text, "\n\n")
     builder.drop_if_empty(draft)
     return True
+
+
+def _head(text: str) -> int:
+    """Where what a unified exec process printed starts in its output (after ``Chunk ID``,
+    ``Wall time``, its state and ``Output:``), or 0 when the output has no such head."""
+    if not text.startswith("Chunk ID:"):
+        return 0
+    at = text.find(_OUTPUT_HEAD, 0, 1000)
+    return at + len(_OUTPUT_HEAD) if at >= 0 else 0
 
 
 def _output_parts(output: Any, limit: int) -> tuple[str, int | None, bool | None]:
