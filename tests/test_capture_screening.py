@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -387,3 +388,89 @@ def test_a_token_split_over_blocks_lines_and_messages_is_stored_in_no_part(
         assert half.encode() not in stored
     assert any(text.startswith("token [REDACTED:github-token]") for text in texts), texts
     assert "Done." in texts
+
+
+# A password a secret manager prints: no shape of its own, known only by the command before it.
+_PASSWORD = "q8Zr3LpX0vT7wYbN2mK9sD41"
+_READ_SECRET = "aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text"
+
+
+def _apart(folder: Path, shape: str) -> tuple[Path, str]:
+    """A session in which what ``_READ_SECRET`` printed comes back in a later turn than the
+    command, and the harness that wrote it: the person's ``!`` shell mode in Claude Code, a
+    ``run_in_background`` command whose output ``BashOutput`` or a ``Read`` of its output file
+    reads, a command Codex's ``exec_command`` left running that ``write_stdin`` reads on."""
+    start = datetime.now(timezone.utc) + timedelta(seconds=5)
+
+    def at(n: int) -> str:
+        return (start + timedelta(seconds=n)).isoformat().replace("+00:00", "Z")
+
+    if shape == "codex-write-stdin":
+        def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+            return {"timestamp": at(n), "type": "response_item", "payload": payload}
+
+        return _jsonl(folder / "rollout.jsonl", [
+            {"timestamp": at(0), "type": "session_meta", "payload": {"id": "s-codex", "cwd": "/w", "cli_version": "0.146.0"}},
+            item(1, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fetch the password."}]}),
+            item(2, {"type": "function_call", "call_id": "c1", "name": "exec_command",
+                     "arguments": json.dumps({"cmd": _READ_SECRET, "yield_time_ms": 100})}),
+            item(3, {"type": "function_call_output", "call_id": "c1", "output": (
+                "Chunk ID: 1a2b\nWall time: 0.1002 seconds\nProcess running with session ID 4711\n"
+                "Original token count: 0\nOutput:\n")}),
+            item(4, {"type": "function_call", "call_id": "c2", "name": "write_stdin",
+                     "arguments": json.dumps({"session_id": 4711, "chars": "", "yield_time_ms": 1000})}),
+            item(5, {"type": "function_call_output", "call_id": "c2", "output": (
+                "Chunk ID: 3c4d\nWall time: 1.0000 seconds\nProcess exited with code 0\n"
+                f"Original token count: 8\nOutput:\n{_PASSWORD}\n")}),
+            item(6, {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}),
+        ]), "codex"
+    base = {"sessionId": "s-claude", "cwd": "/w", "version": "2.1.80", "isSidechain": False}
+    lines: list[dict[str, Any]] = [{"role": "user", "content": "Fetch the password."}]
+    if shape == "claude-bang":
+        lines += [{"role": "user", "content": f"<bash-input>{_READ_SECRET}</bash-input>"},
+                  {"role": "user", "content": f"<bash-stdout>{_PASSWORD}</bash-stdout><bash-stderr></bash-stderr>"}]
+    else:
+        started = "Command running in background with ID: b7x2"
+        if shape == "claude-read-output-file":
+            started += ". Output is being written to: /tmp/claude/tasks/b7x2.output"
+            reader = {"name": "Read", "input": {"file_path": "/tmp/claude/tasks/b7x2.output"}}
+            printed = f"     1\t{_PASSWORD}\n"
+        else:
+            reader = {"name": "BashOutput", "input": {"bash_id": "b7x2"}}
+            printed = (f"<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\n{_PASSWORD}\n</stdout>\n\n"
+                       "<timestamp>2030-01-01T00:00:00Z</timestamp>")
+        lines += [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                               "input": {"command": _READ_SECRET, "run_in_background": True}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": started}],
+             "toolUseResult": {"stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "b7x2"}},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", **reader}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": printed}]},
+        ]
+    lines.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    records = []
+    for n, line in enumerate(lines):
+        side = {"toolUseResult": line.pop("toolUseResult")} if "toolUseResult" in line else {}
+        records.append(base | side | {"type": line["role"], "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                                      "timestamp": at(n), "message": line})
+    return _jsonl(folder / "claude.jsonl", records), "claude-code"
+
+
+@pytest.mark.parametrize("how", ["import", "hook"])
+@pytest.mark.parametrize("shape", ["claude-bang", "claude-bash-output", "claude-read-output-file", "codex-write-stdin"])
+def test_what_a_command_printed_in_a_later_turn_is_read_with_it(
+        ctx: Context, tmp_path: Path, shape: str, how: str) -> None:
+    """A command and what it printed in turns of their own, with no tool call to tie them (the
+    shell mode's ``<bash-input>`` and ``<bash-stdout>``) or a call that runs no command (one
+    reading a background command's output): the output is still read after the command that
+    printed it, so the password it printed alone is redacted, and no object holds it."""
+    session, harness = _apart(tmp_path, shape)
+    if how == "import":
+        result = import_transcript(ctx, session, harness=harness, mode="transcript")
+    else:
+        payload = {"session_id": "s-x", "transcript_path": str(session), "hook_event_name": "Stop"}
+        result = capture(ctx, HookInput.from_payload(harness, payload, str(ctx.workspace.root)), "transcript")
+    texts = "\n".join(e["payload"].get("text", "") for e in result.events)
+    assert _PASSWORD not in texts and "[REDACTED:command-secret]" in texts, texts
+    assert "Done." in texts
+    assert _PASSWORD.encode() not in _objects(ctx)
