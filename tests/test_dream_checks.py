@@ -285,3 +285,29 @@ def test_a_revision_of_words_its_evidence_does_not_say_is_dropped(ctx: Context) 
         [known] = [k for k in report.known if k["learning"] == lid]
         assert why in known["reasons"][0], known
         assert len(ctx.view().learnings[lid]) == 1, "never revised"
+
+
+def test_a_personal_candidate_replacing_a_team_learning_is_dropped_not_the_whole_dream(ctx: Context) -> None:
+    """A candidate the store would keep on this machine (personal) that replaces a team
+    learning could not take it out of force on the other clones: it is left out with a reason,
+    and the other candidates of the dream are stored."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    event = w.comment(ctx, 30, "github:30", "Pin the linter version in CI.", 300)[0]
+    draft = ops.Draft(title="Pin the linter", text="Pin the linter version in CI.", category="convention",
+                      evidence=[ref(event)], counterevidence=[], proposer=("person", w.BY))
+    made = ops.propose(ctx, draft, w.BY)
+    team = ops.accept(ctx, made["id"], made["reviewDigest"], w.BY)
+
+    def personal(view: FrozenView, outcome: Outcome) -> Outcome:
+        honest = outcome.candidates[0]
+        mine = dataclasses.replace(honest, theme="mine-too", audience="personal", replaces=(team["id"],))
+        return dataclasses.replace(outcome, candidates=(honest, mine))
+
+    report = _dream(ctx, Plugin(personal))
+    assert [p["theme"] for p in report.proposed] == ["backoff-jitter-retry"], report.proposed
+    [dropped] = [v for v in report.rejected if v["theme"] == "mine-too"]
+    assert dropped["reasons"][0].startswith("not proposed: it would be kept on this machine (personal) and so "
+                                            f"cannot replace the team learning {team['id']}"), dropped

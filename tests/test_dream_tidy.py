@@ -37,6 +37,29 @@ def test_near_duplicates_get_one_merge_proposal_for_a_person_to_decide(tmp_path:
     assert again[0]["suggestion"] == f"a merge of them is already proposed: {merge['id']}"
 
 
+def test_a_personal_and_a_team_near_duplicate_get_no_merge_and_the_dream_goes_on(tmp_path: Path) -> None:
+    """A merge of a personal learning and a team one would be kept on this machine and could not
+    take the team one out of force on the other clones: tidy proposes none, says why, and the
+    rest of the dream (a recurring theme) is proposed as ever."""
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Pin the linter version in CI.", 0)[0]
+    two = w.comment(ctx, 2, "github:2", "Pin the linter version in CI too.", 10)[0]
+    team = learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.")
+    draft = ops.Draft(title="Retries use jitter", text="Every retry loop uses exponential backoff with jitter.",
+                      category="convention", evidence=[ref(two)], counterevidence=[], audience="personal",
+                      audience_rationale="My own habit.", proposer=("person", w.BY))
+    mine = ops.propose(ctx, draft, w.BY)
+    ops.accept(ctx, mine["id"], mine["reviewDigest"], w.BY)
+    assert ctx.store.is_local_learning(mine["id"]) and not ctx.store.is_local_learning(team["id"])
+    w.jitter_theme(ctx)
+    report = w.run(ctx)
+    assert report.exit_code == 0 and not [p for p in report.proposed if p["replaces"]], report.proposed
+    assert [p["theme"] for p in report.proposed] == ["backoff-jitter-retry"], report.proposed
+    [finding] = report.tidy
+    assert finding["kind"] == "duplicate" and finding["suggestion"].startswith(
+        f"no merge: one replacing {team['id']} would be kept on this machine (personal: {mine['id']})"), finding
+
+
 def test_a_merge_in_other_words_or_of_more_learnings_is_not_taken_for_tidy_s_own(tmp_path: Path) -> None:
     """Anyone can store a merge of the two (and a third, unrelated one) in words of their own:
     taken for the merge, it kept tidy from proposing its own, and once rejected it blocked

@@ -135,8 +135,35 @@ def checked(name: str, raw: Any, view: FrozenView) -> Checked:
     outcome = _outcome(plain)
     _inside(name, outcome, view)
     outcome, unsaid = _said(outcome, view)
+    outcome, kept_here = _honoured(outcome, view)
     outcome, screened = _screened(outcome)
-    return Checked(outcome, [*malformed, *unsaid, *screened], notes)
+    return Checked(outcome, [*malformed, *unsaid, *kept_here, *screened], notes)
+
+
+def _honoured(outcome: Outcome, view: FrozenView) -> tuple[Outcome, list[Verdict]]:
+    """The outcome without the candidates whose replacement the store could not honour: one
+    kept on this machine (personal: its audience, evidence it cites, or a learning it replaces
+    or revises) that replaces a team learning, which every other clone keeps in force
+    (``gitstore.ops.learning.refuse_unhonoured`` refuses to store it). Dropped with a reason,
+    never refusing the whole dream."""
+    kept: list[Candidate] = []
+    dropped: list[Verdict] = []
+    for candidate in outcome.candidates:
+        replaced = [view.learnings[r] for r in candidate.replaces if r in view.learnings]
+        team = [lv.id for lv in replaced if not lv.local]
+        revised = view.learnings.get(candidate.revises or "")
+        local = candidate.audience == "personal" or any(lv.local for lv in replaced) or (
+            revised is not None and revised.local) or any(
+            view.evidence[e].local for ref in (*candidate.evidence, *candidate.counterevidence)
+            for e in ref.events if e in view.evidence)
+        if local and team:
+            dropped.append(Verdict(candidate.theme, "rejected", (
+                f"not proposed: it would be kept on this machine (personal) and so cannot replace the team "
+                f"learning {', '.join(team)}, which every other clone keeps in force; retire the one not wanted",),
+                dict(candidate.signals), candidate.evidence, (), candidate.audience))
+        else:
+            kept.append(candidate)
+    return dataclasses.replace(outcome, candidates=tuple(kept)), dropped
 
 
 _ENTRIES = {"candidates": "candidate", "verdicts": "verdict", "findings": "finding"}

@@ -115,6 +115,7 @@ class LearningView:
     cited: tuple[tuple[str, str], ...] = ()
     said: str = ""
     stale_cause: str = ""        # why it is not visible, as ``gitstore.rules.consent.CAUSES`` names it
+    local: bool = False          # kept in this clone's local namespace (personal: it never leaves the clone)
     category: str = ""
     audience: str = ""
     title: str = ""
@@ -560,6 +561,7 @@ def _learnings(view: View, purpose: str, decides: Callable[[Item, str], bool] | 
         base = dict(id=lid, state=record["state"], usable=status.usable, reasons=status.reasons,
                     visible=visible, stale="" if serves.ok else serves.reason, proposer=f"{record['proposer']['kind']}:{record['proposer']['id']}",
                     stale_cause="" if serves.ok else serves.cause,
+                    local=any(item.stored.namespace == "local" for item in history.chain),
                     evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
                     counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
                     replaces=tuple(record["replaces"]), support=record["support"])

@@ -62,7 +62,7 @@ class Tidy:
                     f"{a.id} and {b.id} share {shared}% of their words but one forbids what the other says",
                     "decide which holds and retire the other; conflicts are never merged"))
                 continue
-            merge = _merge(merges, a, b, shared)
+            merge = _merge(view, merges, a, b, shared)
             if isinstance(merge, str):
                 findings.append(Finding("duplicate", (a.id, b.id), f"{a.id} and {b.id} say the same ({shared}% of words shared)", merge))
                 continue
@@ -127,10 +127,13 @@ def _named(paths: Sequence[str], budget: int = 300) -> str:
     return listed([within(paths[0], budget), *paths[1:]], shown)
 
 
-def _merge(merges: list[tuple[LearningView, set[str]]], a: LearningView, b: LearningView,
+def _merge(view: FrozenView, merges: list[tuple[LearningView, set[str]]], a: LearningView, b: LearningView,
            shared: int) -> Candidate | str:
     """The merge proposal for two near-duplicates, or why none is made (``merges``: the
-    learnings that replace two or more and are not invalid, in the view's order)."""
+    learnings that replace two or more and are not invalid, in the view's order). A merge
+    kept on this machine (personal: by its audience, its evidence or one it replaces) cannot
+    take a team learning out of force on the other clones, so none is proposed for a personal
+    learning and a team one: a person retires the one not wanted."""
     for other, replaces in merges:  # one tidy would make: replacing these two alone, in one of their words
         if replaces == {a.id, b.id} and (other.title, other.text) in {(a.title, a.text), (b.title, b.text)}:
             return f"a merge of them is already {other.state}: {other.id}"
@@ -138,6 +141,14 @@ def _merge(merges: list[tuple[LearningView, set[str]]], a: LearningView, b: Lear
     evidence = _union(keep.evidence, other.evidence)
     counter = _union(keep.counterevidence, other.counterevidence)
     audience = max((keep.audience, other.audience), key=lambda x: NARROWEST.get(x, 0))
+    local = audience == "personal" or a.local or b.local or any(
+        view.evidence[e].local for ref in (*evidence, *counter) for e in ref.events if e in view.evidence)
+    team = [lv.id for lv in (a, b) if not lv.local]
+    if local and team:
+        mine = [lv.id for lv in (a, b) if lv.local or lv.audience == "personal"]
+        return (f"no merge: one replacing {', '.join(team)} would be kept on this machine "
+                f"({'personal: ' + ', '.join(mine) if mine else 'it cites a personal session'}); retire the one "
+                "not wanted")
     return Candidate(
         theme=f"merge-{keep.id[4:12]}-{other.id[4:12]}", title=keep.title, text=keep.text,
         category=keep.category, audience=audience,
