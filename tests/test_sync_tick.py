@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -20,8 +19,7 @@ from typing import Any
 import pytest
 
 from gitstore.cli import main
-from gitstore.config import Workspace, accept_config
-from gitstore.errors import InvalidInput
+from gitstore.config import Workspace
 from gitstore.context import Context
 from gitstore.ops.setup import init
 from gitstore.sync import steps as step_registry
@@ -179,10 +177,8 @@ def test_the_configuration_is_read_strictly(ctx: Context, capsys: pytest.Capture
            ({"stepz": {}}, "loop has an unknown field 'stepz'"),
            ([], "loop must be a JSON object")]
     for loop, message in bad:
-        with pytest.raises(InvalidInput, match=re.escape(message)):
-            configure(ctx, loop)  # type: ignore[arg-type]
-        # taken all the same (by a gitstore before this one, say): tick reads it as strictly
-        accept_config(ctx.workspace.repo, (ctx.workspace.state / "config.json").read_bytes())
+        # taken by init as a test calls it (`gitstore init` refuses it: test_config_loop_gate)
+        configure(ctx, loop)  # type: ignore[arg-type]
         assert main(["tick"]) == 1
         err = capsys.readouterr().err
         assert err.startswith("gitstore: error: ") and message in err and err.count("\n") == 1

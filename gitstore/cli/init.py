@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.config import DURABLE
+from gitstore.config import DURABLE, Config
 from gitstore.ops.setup import init as do_init
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._values import checked, one_of
@@ -35,7 +35,7 @@ def init(
     another clone's, and every command refuses it: init writes this clone its own, with a new
     writer id and none of the settings it held.
     """
-    report = do_init(".", provider, writer, new_writer, accept_changes)
+    report = do_init(".", provider, writer, new_writer, accept_changes, check=_read_as_run)
     if as_json:
         emit_json(report.to_json())
         return
@@ -53,6 +53,17 @@ def init(
         typer.echo(f"  accepted {accepted.shown()}")
     if not report.created and not report.left and not report.accepted:
         typer.echo("  nothing to change: already set up")
+
+
+def _read_as_run(config: Config) -> None:
+    """Refuse a ``loop`` or ``dream`` section that ``gitstore tick`` or ``gitstore dream`` would
+    refuse (a step no tick runs, a field no dream reads): accepting it would report it taken,
+    and the loop would then fail at every tick."""
+    from gitstore.dream import settings as dream_settings
+    from gitstore.sync import settings as loop_settings
+
+    loop_settings.settings(config)
+    dream_settings.settings(config)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pygit2
@@ -120,8 +121,12 @@ GUARDED = ("writer", "writerGiven", "provider", "dream.labeler", "dream.labelers
 
 
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
-         new_writer: bool = False, accept_changes: bool = False) -> InitReport:
+         new_writer: bool = False, accept_changes: bool = False,
+         check: Callable[[Config], None] | None = None) -> InitReport:
     """Set gitstore up in the repository containing ``start``; safe to run again.
+
+    ``check`` reads a configuration init is about to take as the commands it configures read
+    it (``gitstore init``: the loop's steps, the dream's settings), refusing it as they would.
 
     Over a config.json whose writer, provider, labeler or automation changed since init last
     took the file (``GUARDED``; a person's edit and a patch look alike, ``git apply`` leaves git
@@ -181,7 +186,8 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                           f"the file (a person's edit, or a patch: `git apply` writes it and leaves git no trace), now "
                           f"{now}; read the file, and if you made these changes, run `gitstore init --accept-changes`; "
                           "otherwise put back what was there")
-        _check_sections(config)  # a section its command would refuse is never taken
+        if check is not None:
+            check(config)  # a section its command would refuse is never taken
         accept_config(repo, data)  # a person ran init over it: its settings are this clone's
         report.accepted = accepted_fields(data, changed)
         if provider is not None and provider != config.provider:
@@ -212,17 +218,6 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     if writer is not None and config.provider == "git":
         _take_up_snapshot(repo, config.writer, report)
     return report
-
-
-def _check_sections(config: Config) -> None:
-    """Refuse a ``loop`` or ``dream`` section that ``gitstore tick`` or ``gitstore dream`` would
-    refuse (a step no tick runs, a field no dream reads): accepting it would report it taken,
-    and the loop would then fail at every tick."""
-    from gitstore.dream import settings as dream_settings
-    from gitstore.sync import settings as loop_settings
-
-    loop_settings.settings(config)
-    dream_settings.settings(config)
 
 
 def _take_up_snapshot(repo: pygit2.Repository, writer: str, report: InitReport) -> None:
