@@ -54,6 +54,75 @@ def test_a_secret_a_command_prints_alone_is_redacted_whatever_its_shape(command:
         assert _scan(output, command) == "db.example.com:5432:prod:admin:[REDACTED:command-secret]\n"
 
 
+# The same commands spelled as people and agents write them: a path, variables or a wrapper
+# before them, options before the subcommand, the JSON piped through jq, ``pass NAME``.
+VARIANTS = [
+    ("/usr/local/bin/aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text", f"{SECRET}\n"),
+    ("AWS_PROFILE=prod aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text", f"{SECRET}\n"),
+    ("env AWS_PROFILE=prod aws secretsmanager get-secret-value --secret-id db --query SecretString --output text", f"{SECRET}\n"),
+    ("sudo -u deploy aws secretsmanager get-secret-value --secret-id db --query SecretString --output text", f"{SECRET}\n"),
+    ("command aws secretsmanager get-secret-value --secret-id db --query SecretString --output text", f"{SECRET}\n"),
+    ("time aws secretsmanager get-secret-value --secret-id db --query SecretString --output text", f"{SECRET}\n"),
+    ("echo db | xargs -I{} aws secretsmanager get-secret-value --secret-id {} --query SecretString --output text", f"{SECRET}\n"),
+    ("aws --profile prod --region us-east-1 secretsmanager get-secret-value --secret-id db --output=text --query SecretString", f"{SECRET}\n"),
+    ("aws secretsmanager get-secret-value --secret-id db | jq -r .SecretString", f"{SECRET}\n"),
+    ("aws secretsmanager get-secret-value --secret-id db --output table",
+     f"-------------------------\n|   GetSecretValue     |\n+-------------+---------+\n|  SecretString  |  {SECRET}  |\n"),
+    ("/usr/bin/gcloud secrets versions access latest --secret=db-pass", f"{SECRET}\n"),
+    ("gcloud --project prod secrets versions access latest --secret=db-pass", f"{SECRET}\n"),
+    ("az keyvault secret show --vault-name v --name db | jq -r .value", f"{SECRET}\n"),
+    ("az keyvault secret show --vault-name v --name db -o yaml", f"id: https://v.vault.azure.net/secrets/db/1\nvalue: {SECRET}\n"),
+    ("az keyvault secret show --vault-name v --name db -o table", f"Name    Value\n------  -----\ndb      {SECRET}\n"),
+    ("VAULT_ADDR=https://vault:8200 vault kv get -field=password secret/db", f"{SECRET}\n"),
+    ("vault kv get -format=json secret/db | jq -r .data.data.password", f"{SECRET}\n"),
+    ("kubectl get secret db -o json | jq -r .data.password | base64 -d", f"{SECRET}\n"),
+    ("kubectl get secret db --template={{.data.password}} | base64 -d", f"{SECRET}\n"),
+    ("kubectl get secrets/db -o go-template='{{.data.password|base64decode}}'", f"{SECRET}\n"),
+    ("kubectl --context prod get secret db -ojsonpath={.data.password} | base64 -d", f"{SECRET}\n"),
+    ("/usr/bin/security find-generic-password -s db -w", f"{SECRET}\n"),
+    ("doppler secrets get DB_PASS", f"┌─────────┬──────────────────────────┐\n│ DB_PASS │ {SECRET} │\n└─────────┴──────────────────────────┘\n"),
+    ("pass prod/db", f"{SECRET}\n"),
+    ("gopass show -o prod/db", f"{SECRET}\n"),
+    ("gopass prod/db", f"{SECRET}\n"),
+    ("gopass show prod/db", f"Secret: prod/db\n\n{SECRET}\n"),
+    ("grep prod ~/.pgpass", f"db.example.com:5432:prod:admin:{SECRET}\n"),
+    ("awk -F: '{print $5}' ~/.pgpass", f"{SECRET}\n"),
+    ("cut -d: -f5 ~/.pgpass", f"{SECRET}\n"),
+    ("cat ~/.pgpass | cut -d: -f5", f"{SECRET}\n"),
+]
+
+
+@pytest.mark.parametrize(("command", "output"), VARIANTS, ids=[c[:40] for c, _ in VARIANTS])
+def test_a_secret_read_by_a_command_spelled_otherwise_is_redacted(command: str, output: str) -> None:
+    for scanned in (_scan(output, command), _scan(f"$ {command}\n{output}$ ls\nREADME.md\n")):
+        assert SECRET not in scanned and "[REDACTED:command-secret]" in scanned, scanned
+    assert _scan(f"$ {command}\n{output}$ ls\nREADME.md\n").endswith("$ ls\nREADME.md\n")
+
+
+# Options, words and spaces that a pattern could read in many ways, or read again from each
+# place a command may stand: each is read once, so these take as long as any text their size.
+TANGLES = [
+    "It reads the secret:\naws" + " --ab" * 40 + "\n",
+    "secret\ngcloud" + " --ab" * 40 + " secret\n",
+    "secret\naz" + " --ab" * 40 + " keyvault\n",
+    "secret\nkubectl" + " --ab -cd" * 40 + " get\n",
+    "the password:\nsudo" + " -ab c" * 40 + " aws\n",
+    "pass\n" + "(cat " * 5000 + "x\n",
+    "pass\n" + "-x' " * 5000 + "\n",
+    "pass\n" + 'a="a=" ' * 5000 + "\n",
+    "cat ~/.pgpass\nh:1:d:u:{value}\n",
+    "kubectl get secret db -o yaml\ndata:\n  k: {value}\n",
+    "vault kv get secret/db\n--- ---\nk  {value}\n",
+]
+
+
+@pytest.mark.parametrize("text", TANGLES, ids=range(len(TANGLES)))
+def test_text_that_tangles_a_command_pattern_is_read_once(text: str) -> None:
+    """Left alone but for the value a command printed (spaces inside it, 10,000 of them)."""
+    value = "a" + " " * 10000 + "b"
+    assert _scan(text.replace("{value}", value)) == text.replace("{value}", "[REDACTED:command-secret]")
+
+
 AWS_JSON = """{
     "ARN": "arn:aws:secretsmanager:us-west-2:123456789012:secret:prod/db-a1b2c3",
     "Name": "prod/db",
@@ -128,6 +197,13 @@ def test_what_a_failed_read_says_is_kept() -> None:
     "$ pass show prod/db > /tmp/x\n\nThe build passed.\n",
     "$ git log -1 --format=%H\n0d1d5f7e3a7c49b5f0d2a4e6b8c0d2e4f6a8b0c2\n",
     "$ kubectl get secrets\nNAME    TYPE     DATA   AGE\ndb      Opaque   2      3d\n",
+    "$ sudo -u deploy make test\n42 passed\n",
+    "$ time aws s3 ls\n2024-01-01 bucket\n",
+    "$ pass ls\nPassword Store\n└── prod\n",
+    "pass it on to the next reviewer\nthanks\n",
+    " PASS  src/App.test.js\n PASS  lib/client.test.js\n\nTests: 2 passed\n",
+    "    pass\n    return None\n",
+    "$ grep -c host config/.pgpass.example\n3\n",
 ])
 def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
     assert _scan(text) == text

@@ -4,24 +4,35 @@ A secret manager's command line prints the secret it reads bare, with no key, no
 word and often no shape of its own (a password is any string), so no other rule of the scanner
 sees it; only the command just before says what it is. A command that reads a secret is found
 where a command stands (a line's start after an optional prompt, or after ``;``, ``&&``, ``|``,
-``$(`` or a quote), and what it prints, on the lines after its own up to a blank
-line, a prompt or the end of the text, is redacted (``command-secret``):
+``$(`` or a quote), however it is spelled: by its path (``/usr/local/bin/aws``), after variables
+set for it (``AWS_PROFILE=prod aws``) or a command that runs it (``env``, ``sudo -u deploy``,
+``command``, ``time``, ``nice``, ``xargs -I{}``...), with options before its subcommand (``gcloud
+--project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
+or the end of the text, is redacted (``command-secret``):
 
 - whole, for the forms that print the secret alone: ``aws secretsmanager get-secret-value``
   with ``--query`` or ``--output text``, ``gcloud secrets versions access``, ``az keyvault
   secret show`` with ``--query`` or ``-o tsv``, ``vault kv get``/``vault read`` with
   ``-field``, ``kubectl``/``oc get secret`` with a jsonpath or template, ``security
-  find-generic-password``/``find-internet-password -w``, ``doppler secrets get --plain``,
-  ``pass``/``gopass show``, ``op read``, ``bw get password``, ``lpass show --password``,
-  ``sops --extract``; a leading line that reads as a diagnostic (``Error``, ``warning:``) is
-  kept;
+  find-generic-password``/``find-internet-password -w``, ``doppler secrets get`` (its table
+  too), ``pass``/``gopass show`` and ``pass NAME``, ``op read``, ``bw get password``, ``lpass
+  show --password``, ``sops --extract``, the tables of ``aws`` and ``az`` (``--output table``),
+  and any of the commands whose output is piped to ``jq`` (``| jq -r .SecretString``), ``yq``
+  or ``base64``; a leading line that reads as a diagnostic (``Error``, ``warning:``) is
+  kept, and so is ``gopass show``'s ``Secret: NAME`` header;
 - their values, for the forms that print the secret among other fields: ``aws secretsmanager
   get-secret-value`` as JSON or YAML (``SecretString``, ``SecretBinary``), ``az keyvault
-  secret show`` as JSON (``value``), ``kubectl get secret -o yaml|json`` and ``vault`` as
+  secret show`` as JSON or YAML (``value``), ``kubectl get secret -o yaml|json`` and ``vault`` as
   JSON (each value under ``data``/``stringData``), ``vault kv get`` as a table (each row's
   value);
 - the password field of a ``.pgpass`` line (``host:port:db:user:password``) printed by
-  ``cat``, ``head``, ``less`` and their kin.
+  ``cat``, ``head``, ``less``, ``grep`` and their kin; the whole output of ``awk`` or ``cut``
+  reading it, or reading what ``cat`` printed of it.
+
+Each pattern reads a text once: an option is one hyphen or two then a letter (``--ab`` reads
+one way only), repetitions are possessive and bounded, a word holds none of the characters a
+command may stand after but inside its quotes, and a value ends at its last non-blank character
+(no lazy repetition tried at each blank), so no text makes the scan slower than its length.
 
 Capture reads each tool output after the command it answers (the scanner's ``context``), so
 the output is redacted when it is stored, even where the stored text keeps it without its
@@ -37,35 +48,72 @@ from gitstore.safety import lazy
 from gitstore.safety.spans import Hit, Text
 
 # Every command's literal, looked for before any pattern runs: most texts hold none.
-_LITERALS = ("secret", "password", "pass show", "vault", "op read", "sops", ".pgpass")
+_LITERALS = ("secret", "pass", "vault", "op read", "sops")
+# A word of a command line: unquoted, quoted or both, bounded, holding none of the characters a
+# command may stand after (a separator, a parenthesis, a quote) but inside its quotes: each such
+# character starts a new try of the pattern, which must not read far each time.
+_WORD = r"""(?:[^\s;&|()'"]{1,256}+|'[^'\n]{0,256}+'|"[^"\n]{0,256}+"){1,4}+"""
+# An option (``-x``, ``--name``, ``--name=value``, ``-I{}``): one hyphen or two, then a letter or
+# digit, so ``--ab`` reads one way only.
+_OPTION = rf"-{{1,2}}\w[\w.-]{{0,64}}+(?:=?{_WORD})?"
+# The covered commands' names, which an option before them never takes as its argument.
+_NAMES = (r"(?:aws|gcloud|az|vault|kubectl|oc|k|security|doppler|(?:go)?pass|op|bw|lpass|sops"
+          r"|cat|head|tail|less|more|bat|type|sed|grep|egrep|fgrep|rg|awk|gawk|mawk|cut|sort|column)(?![\w-])")
+# What may stand before a command and run it: variables set for it (``AWS_PROFILE=prod``), and
+# ``env``, ``sudo``, ``command``, ``time``, ``nice``, ``xargs`` and their kin with their options
+# (``sudo -u deploy``, ``xargs -I{}``); twelve words at most, each read once (possessive).
+_WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
+            r"|(?:sudo|doas|env|exec|command|builtin|time|nice|nohup|xargs|stdbuf|then|do|else)(?![\w-])"
+            r"|timeout[ \t]+[\d.]{1,16}+[smhd]?"
+            rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
 # Where a command stands: a line's start (a prompt before it), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
-# quotes a command no output follows (``run `pass show db` to see it``).
-_AT_COMMAND = r"(?:^|(?<=[\n;&|('\"]))[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+)?(?:sudo[ \t]+|exec[ \t]+)?"
+# quotes a command no output follows (``run `pass show db` to see it``). The command is named
+# by its path's last part (``/usr/local/bin/aws``).
+_AT_COMMAND = (r"(?:^|(?<=[\n;&|('\"]))[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+)?"
+               rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
+
+
+def _options(subcommand: str) -> str:
+    """Options before SUBCOMMAND (``aws --profile prod secretsmanager``), sixteen at most, each
+    read once: an option's argument is never SUBCOMMAND."""
+    return rf"(?:[ \t]+{_OPTION}(?:[ \t]+(?!-|{subcommand}(?![\w-])){_WORD})?){{0,16}}+"
+
+
+# ``pass NAME`` prints NAME's secret as ``pass show NAME`` does: a name alone on its command
+# line, that is not one of pass's own subcommands, written in lower case (a test runner's
+# ``PASS  src/app.test.js`` is no command).
+_PASS_NAME = (r"(?=[ \t]+(?!(?:init|ls|list|find|search|grep|insert|add|edit|generate|rm|remove|delete|mv"
+              r"|rename|cp|copy|git|help|version|show|otp|sync|setup|audit|config|env|history|mounts"
+              r"|templates|fsck|update|clone|create|new|link|cat|fscopy|fsmove|recipients|alias|age)(?![\w-]))"
+              r"[\w@+-][\w@.+-]{0,256}+(?:/[\w@.+-]{1,256}+){0,32}+[ \t]*(?:\r?$|[|;&]))")
+# A word of ``cat``'s and its kin's before the ``.pgpass`` they read.
+_PGPASS_FILE = r"[^\s|;&()'\"]{0,256}\.pgpass(?![\w.-])"
 _COMMANDS = lazy.Pattern(
     _AT_COMMAND + r"(?P<c>"
-    r"(?P<aws>aws(?:[ \t]+--?[\w-]+(?:[ \t=]+[^\s-][^\s]*)?)*[ \t]+secretsmanager[ \t]+get-secret-value)"
-    r"|(?P<gcloud>gcloud(?:[ \t]+(?:alpha|beta))?[ \t]+secrets[ \t]+versions[ \t]+access)"
-    r"|(?P<az>az[ \t]+keyvault[ \t]+secret[ \t]+show)"
-    r"|(?P<vault>vault[ \t]+(?:kv[ \t]+get|read))"
-    r"|(?P<kubectl>(?:kubectl|oc|k)(?:[ \t]+-[-\w]+(?:[ \t=]+[^\s-]\S*)?)*[ \t]+get[ \t]+secrets?(?:/|(?=[ \t])))"
+    rf"(?P<aws>aws{_options('secretsmanager')}[ \t]+secretsmanager[ \t]+get-secret-value)"
+    rf"|(?P<gcloud>gcloud{_options('(?:alpha|beta|secrets)')}(?:[ \t]+(?:alpha|beta))?[ \t]+secrets[ \t]+versions[ \t]+access)"
+    rf"|(?P<az>az{_options('keyvault')}[ \t]+keyvault[ \t]+secret[ \t]+show)"
+    rf"|(?P<vault>vault[ \t]+(?:kv[ \t]+get|read))"
+    rf"|(?P<kubectl>(?:kubectl|oc|k){_options('get')}[ \t]+get[ \t]+secrets?(?:/\S*+)?)"
     r"|(?P<security>security[ \t]+find-(?:generic|internet)-password)"
     r"|(?P<doppler>doppler[ \t]+secrets[ \t]+get)"
-    r"|(?P<bare>g?pass[ \t]+show|op[ \t]+read|bw[ \t]+get[ \t]+password|lpass[ \t]+show)"
+    rf"|(?P<bare>(?:go)?pass[ \t]+(?:show|otp)|(?P<passname>(?:go)?pass){_PASS_NAME}|op[ \t]+read|bw[ \t]+get[ \t]+password|lpass[ \t]+show)"
     r"|(?P<sops>sops)"
-    r"|(?P<pgpass>(?:cat|head|tail|less|more|bat|type|sed[ \t]+-n[ \t]+\S+)[ \t]+(?:[^\s|;&]+[ \t]+)*[^\s|;&]*\.pgpass)"
+    r"|(?P<pgpass>(?:(?P<fields>awk|gawk|mawk|cut)|cat|head|tail|less|more|bat|type|sed|grep|egrep|fgrep|rg|sort|column)"
+    rf"(?:[ \t]+(?!{_PGPASS_FILE}){_WORD}){{0,16}}+[ \t]+{_PGPASS_FILE})"
     r")(?![\w-])(?P<args>[^\n]*)",
     re.MULTILINE,
 )
 # What makes a form print the secret alone, by command (read in its arguments, lowercased).
 _BARE = {
-    "aws": lazy.Pattern(r"--query\b|--output[ \t=]+text\b"),
+    "aws": lazy.Pattern(r"--query\b|--output[ \t=]+(?:text|table)\b"),
     "gcloud": None,  # always
-    "az": lazy.Pattern(r"--query\b|(?:-o|--output)[ \t=]+tsv\b"),
+    "az": lazy.Pattern(r"--query\b|(?:-o|--output)[ \t=]+(?:tsv|table)\b"),
     "vault": lazy.Pattern(r"-field\b"),
-    "kubectl": lazy.Pattern(r"(?:-o|--output)[ \t=]*['\"]?(?:jsonpath|go-template|template|custom-columns)"),
+    "kubectl": lazy.Pattern(r"(?:-o|--output)[ \t=]*['\"]?(?:jsonpath|go-template|template|custom-columns)|--template\b"),
     "security": lazy.Pattern(r"(?<!\S)-w\b"),
-    "doppler": lazy.Pattern(r"--plain\b|--raw\b"),
+    "doppler": None,  # its value alone, or in a table of its own
     "bare": None,
     "sops": lazy.Pattern(r"--extract\b"),
 }
@@ -81,19 +129,25 @@ _DIAGNOSTIC = lazy.Pattern(
 )
 # Arguments that send the output elsewhere: to a file or the clipboard, so none is printed.
 _ELSEWHERE = lazy.Pattern(r"(?<![\d&])>(?!&)|\|[ \t]*(?:pbcopy|xclip|xsel|wl-copy|clip(?:\.exe)?)\b")
+# Arguments that pipe the output to what prints a value alone: jq (``| jq -r .SecretString``), a
+# decoder; for ``.pgpass``, what prints its fields (``| cut -d: -f5``).
+_PIPED_ALONE = lazy.Pattern(r"\|[ \t]*(?:jq|gojq|yq|base64)(?![\w-])")
+_PIPED_FIELDS = lazy.Pattern(r"\|[ \t]*(?:awk|gawk|mawk|cut)(?![\w-])")
+# What ``gopass show`` prints before the secret: the secret's name and a blank line.
+_GOPASS_HEADER = lazy.Pattern(r"[ \t]*secret:[^\n]*\n[ \t\r]*\n")
 # Values among other fields: a JSON or YAML field's value.
 _JSON_VALUE = r"\"(?P<v>(?:[^\"\\\n]|\\.){1,16384})\""
 _AWS_FIELD = lazy.Pattern(
     rf"\"?(?:secretstring|secretbinary)\"?[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<y>[^\s\"][^\n]*))"
 )
-_AZ_FIELD = lazy.Pattern(rf"\"value\"[ \t]*:[ \t]*{_JSON_VALUE}")
+_AZ_FIELD = lazy.Pattern(rf"\"value\"[ \t]*:[ \t]*{_JSON_VALUE}|^value:[ \t]*(?P<y>[^\s|>][^\n]*)", re.MULTILINE)
 _DATA_KEY = lazy.Pattern(r"^(?P<i>[ \t]*)\"?(?:data|stringdata)\"?[ \t]*:[ \t]*(?P<open>\{)?[ \t]*\r?$", re.MULTILINE)
-_YAML_FIELD = lazy.Pattern(r"(?P<i>[ \t]*)[^\s:#][^:\n]*:[ \t]+(?P<v>[^\s|>][^\n]*?)[ \t]*\r?$")
+_YAML_FIELD = lazy.Pattern(r"(?P<i>[ \t]*)[^\s:#][^:\n]*:[ \t]+(?P<v>[^\s|>](?:[^\n]*[^\s])?)[ \t]*\r?$")
 _JSON_FIELD = lazy.Pattern(rf"[ \t]*\"[^\"\n]*\"[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<n>\{{))")
 _TABLE_RULE = lazy.Pattern(r"^[ \t]*-{2,}[ \t]+-{2,}[ \t]*\r?$", re.MULTILINE)
 _BLANK_LINE = lazy.Pattern(r"\n[ \t\r]*(?:\n|$)")
-_TABLE_ROW = lazy.Pattern(r"[ \t]*\S+[ \t]+(?P<v>\S[^\n]*?)[ \t]*\r?$")
-_PGPASS = lazy.Pattern(r"[ \t]*(?:[^:\s\\]|\\.)*:(?:\d+|\*):(?:[^:\n\\]|\\.)*:(?:[^:\n\\]|\\.)*:(?P<v>[^\n]+?)[ \t]*\r?$")
+_TABLE_ROW = lazy.Pattern(r"[ \t]*\S+[ \t]+(?P<v>\S(?:[^\n]*\S)?)[ \t]*\r?$")
+_PGPASS = lazy.Pattern(r"[ \t]*(?:[^:\s\\]|\\.)*:(?:\d+|\*):(?:[^:\n\\]|\\.)*:(?:[^:\n\\]|\\.)*:(?P<v>[^\n]*\S)[ \t]*\r?$")
 
 
 def printed_secret_hits(text: Text) -> Iterator[Hit]:
@@ -105,17 +159,27 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
     for m in _COMMANDS.finditer(low):
         if m.start() < covered:
             continue
+        name = m.group("passname")
+        if name is not None and not text.raw.startswith(name, m.start("passname")):
+            continue  # ``PASS  src/app.test.js``: a test runner's status, not the command
         command = next(name for name in (*_BARE, "pgpass") if m.group(name) is not None)
         args = m.group("args")
         if _ELSEWHERE.search(args):
             continue
         bare = _BARE.get(command)
-        alone = command != "pgpass" and (bare is None or bare.search(args) is not None)
+        if command == "pgpass":
+            alone = m.group("fields") is not None or _PIPED_FIELDS.search(args) is not None
+        else:
+            alone = bare is None or bare.search(args) is not None or _PIPED_ALONE.search(args) is not None
         start, end = _output(low, m.end(), blanks=not alone)
         if start >= end:
             continue
+        if m.group("c").startswith("gopass"):
+            header = _GOPASS_HEADER.match(low, start)
+            if header is not None:
+                start, end = _output(low, header.end() - 1, blanks=False)
         covered = end
-        if command == "pgpass":
+        if command == "pgpass" and not alone:
             yield from _line_hits(low, start, end, _PGPASS)
             continue
         if alone:
