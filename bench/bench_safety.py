@@ -9,7 +9,8 @@ Speed: the scanner must stay linear in its input whatever the input holds. Each 
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, in prose, in table cells, after notes too, before gaps and before
 dotted values, Google tokens, hails to AI agents, vocatives after sentences, an assistant
-spoken to, role markers, downloaders, substitutions, underscores, base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
+spoken to, role markers, downloaders, substitutions, secret-reading commands behind
+wrappers and options and their values with spaces inside, underscores, base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
 escaped in strings, long values, values of words with numbers, hidden characters judged in
 context, tags, link and image targets, reference images, reference definitions with titles and
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
@@ -74,6 +75,10 @@ ADVERSARIAL: dict[str, str] = {
     "printed tokens": "heroku auth:token x\nnpm config get a:_authtoken\n",
     "printed secrets": "pass show {n}\nx\n$ vault kv get a\n--- ---\nk v\n\n\"data\": {\n \"a\": \"b\"\n",
     "secret-reading commands": "kubectl get secret a -o json\n\"data\": {\ncat ~/.pgpass\nh:1:d:u:p\n",
+    "options before subcommands": "secret\naws" + " --ab" * 24 + "\nkubectl --ab -cd x gcloud --ab az -x y\n",
+    "wrappers before commands": "pass\nsudo -ab c env A=b nice -n 1 (cat -x' a=\"a=\" xargs -I{} ",
+    "spaces in printed values": "kubectl get secret a -o yaml\ndata:\n  k: a" + " " * 2000 + "b\n\n"
+    "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n",
     "hex and base32 runs": "{n}" + "6768705f" * 10 + " " + "M5UHAXZQ" * 8 + " ",
     "reversed token ends": "{n}" + "Ab1" * 20 + "_phg ",
     "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx{n}" + "AbcV2" * 80 + " ",
