@@ -78,7 +78,8 @@ ADVERSARIAL: dict[str, str] = {
     "options before subcommands": "secret\naws" + " --ab" * 24 + "\nkubectl --ab -cd x gcloud --ab az -x y\n",
     "wrappers before commands": "pass\nsudo -ab c env A=b nice -n 1 (cat -x' a=\"a=\" xargs -I{} ",
     "spaces in printed values": "kubectl get secret a -o yaml\ndata:\n  k: a" + " " * 2000 + "b\n\n"
-    "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n",
+    "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n"
+    "kubectl get secret a -o json\n\"data\":" + " " * 2000 + "x\n\n",
     "hex and base32 runs": "{n}" + "6768705f" * 10 + " " + "M5UHAXZQ" * 8 + " ",
     "reversed token ends": "{n}" + "Ab1" * 20 + "_phg ",
     "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx{n}" + "AbcV2" * 80 + " ",

@@ -113,6 +113,7 @@ TANGLES = [
     "cat ~/.pgpass\nh:1:d:u:{value}\n",
     "kubectl get secret db -o yaml\ndata:\n  k: {value}\n",
     "vault kv get secret/db\n--- ---\nk  {value}\n",
+    "kubectl get secret db -o yaml\ndata:" + " " * 10000 + "x\n",
 ]
 
 

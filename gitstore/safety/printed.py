@@ -141,7 +141,7 @@ _AWS_FIELD = lazy.Pattern(
     rf"\"?(?:secretstring|secretbinary)\"?[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<y>[^\s\"][^\n]*))"
 )
 _AZ_FIELD = lazy.Pattern(rf"\"value\"[ \t]*:[ \t]*{_JSON_VALUE}|^value:[ \t]*(?P<y>[^\s|>][^\n]*)", re.MULTILINE)
-_DATA_KEY = lazy.Pattern(r"^(?P<i>[ \t]*)\"?(?:data|stringdata)\"?[ \t]*:[ \t]*(?P<open>\{)?[ \t]*\r?$", re.MULTILINE)
+_DATA_KEY = lazy.Pattern(r"^(?P<i>[ \t]*)\"?(?:data|stringdata)\"?[ \t]*:[ \t]*+(?P<open>\{)?[ \t]*+\r?$", re.MULTILINE)
 _YAML_FIELD = lazy.Pattern(r"(?P<i>[ \t]*)[^\s:#][^:\n]*:[ \t]+(?P<v>[^\s|>](?:[^\n]*[^\s])?)[ \t]*\r?$")
 _JSON_FIELD = lazy.Pattern(rf"[ \t]*\"[^\"\n]*\"[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<n>\{{))")
 _TABLE_RULE = lazy.Pattern(r"^[ \t]*-{2,}[ \t]+-{2,}[ \t]*\r?$", re.MULTILINE)
