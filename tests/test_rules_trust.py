@@ -557,6 +557,94 @@ def test_policy_add_refuses_a_key_listed_for_someone_else(tmp_path: Path) -> Non
     cli.ok("policy", "add", BOB, "--key", pub, "--may", "accept", cwd=root)  # the same person again: fine
 
 
+def _rsa_written_two_ways(folder: Path) -> tuple[Path, str, str]:
+    """A new RSA key made by ssh-keygen: its private key file, its public key as ssh-keygen
+    wrote it, and the same key with two zero bytes before its exponent (OpenSSH skips them when
+    it reads a key: one key, one fingerprint)."""
+    import base64
+
+    folder.mkdir(parents=True, exist_ok=True)
+    private = folder / "rsa"
+    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-C", "rsa", "-f", str(private)],
+                   check=True)
+    kind, text = private.with_name("rsa.pub").read_text().split()[:2]
+    blob = base64.b64decode(text)
+    size = int.from_bytes(blob[11:15], "big")  # the exponent, after the type name's 4 + 7 bytes
+    padded = blob[:11] + (size + 2).to_bytes(4, "big") + b"\0\0" + blob[15:]
+    return private, f"{kind} {text}", f"{kind} {base64.b64encode(padded).decode()}"
+
+
+def _fingerprint_by_ssh_keygen(public: str, folder: Path) -> str:
+    file = folder / "fingerprinted.pub"
+    file.write_text(public + " someone\n")
+    return subprocess.run(["ssh-keygen", "-lf", str(file)], capture_output=True, text=True, check=True).stdout.split()[1]
+
+
+def test_policy_add_refuses_a_key_listed_for_someone_else_written_another_way(tmp_path: Path) -> None:
+    """The same RSA key with zero bytes before its exponent is the same key to ssh-keygen (a
+    signature by it verifies for either line): `policy add` refuses it for another person,
+    naming the fingerprint ssh-keygen gives both, and writes nothing."""
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    _, public, padded = _rsa_written_two_ways(tmp_path / "keys")
+    (tmp_path / "bob.pub").write_text(public + " bob\n")
+    (tmp_path / "again.pub").write_text(padded + " carol\n")
+    printed = _fingerprint_by_ssh_keygen(padded, tmp_path)
+    assert printed == _fingerprint_by_ssh_keygen(public, tmp_path)
+    cli.ok("policy", "init", "--by", BOB, "--key", str(tmp_path / "bob.pub"), cwd=root)
+    before = [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")]
+    refused = cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "again.pub"), cwd=root)
+    assert f"the key {printed} is already listed for {BOB}" in refused, refused
+    assert [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")] == before
+
+
+def test_a_key_written_two_ways_for_two_people_signs_for_neither(tmp_path: Path) -> None:
+    """An allowed_signers file written by hand listing an RSA key for bob and the same key,
+    zero-padded, for carol: ssh-keygen verifies bob's signature, its key field rewritten in
+    the padded form, as carol. The policy takes both lines for one key listed for two people:
+    the key the signature names is listed for both, holds neither, and gitstore's fingerprint
+    is ssh-keygen's."""
+    import base64
+
+    from gitstore.providers._signing import signing_key
+    from gitstore.records.policy import Policy, fingerprint, parse_signers
+
+    private, public, padded = _rsa_written_two_ways(tmp_path / "keys")
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f'{BOB} namespaces="git" {public}\n{CAROL} namespaces="git" {padded}\n')
+    message = tmp_path / "message"
+    message.write_text("accept\n")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(private), "-n", "git", str(message)], check=True)
+    lines = (tmp_path / "message.sig").read_text().strip().splitlines()
+    blob = base64.b64decode("".join(lines[1:-1]))
+    key = base64.b64decode(padded.split()[1])
+    size = int.from_bytes(blob[10:14], "big")  # after the magic SSHSIG and the version: the key
+    blob = blob[:10] + len(key).to_bytes(4, "big") + key + blob[14 + size:]
+    body = base64.b64encode(blob).decode()
+    forged = "\n".join([lines[0], *(body[at:at + 70] for at in range(0, len(body), 70)), lines[-1]]) + "\n"
+    (tmp_path / "forged.sig").write_text(forged)
+    as_carol = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", CAROL, "-n", "git",
+                               "-s", str(tmp_path / "forged.sig")], input=message.read_bytes(), capture_output=True)
+    assert as_carol.returncode == 0, as_carol.stderr  # what ssh-keygen makes of it
+    policy = Policy({}, parse_signers(signers.read_bytes()))
+    named = signing_key(forged.encode())
+    assert policy.listed_for(named) == (BOB, CAROL) == policy.listed_for(padded)
+    assert list(policy.shared_keys().values()) == [(BOB, CAROL)]
+    assert policy.holds(CAROL, named) is None and policy.holds(BOB, public) is None
+    assert fingerprint(padded) == fingerprint(named) == _fingerprint_by_ssh_keygen(padded, tmp_path)
+
+
+def test_doctor_names_a_key_written_two_ways_for_two_people(tmp_path: Path) -> None:
+    """A merged policy listing one RSA key for bob and, zero-padded, for carol: doctor names the
+    key as one listed for both, signing for nobody."""
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    _, public, padded = _rsa_written_two_ways(tmp_path / "keys")
+    write_policy(root, {BOB: EVERYTHING, CAROL: EVERYTHING}, {BOB: public, CAROL: padded})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    doctor = cli.gitstore("doctor", cwd=root).stdout
+    assert f"lists a key for {BOB}, {CAROL} that signs for nobody" in doctor, doctor
+
+
 def test_gitstore_sync_alone_brings_a_policy_change_on_the_remote(team: dict[str, object], tmp_path: Path) -> None:
     """A clone that only runs ``gitstore sync`` (the loop does, every fifteen minutes) applies
     a person's removal from the policy at the sync that brings it, says so, and reports the

@@ -18,8 +18,8 @@ from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
 from gitstore.records.policy import (
-    ACTIONS, POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, fingerprint, key_fault, parse, parse_people, parse_signers,
-    policy_text,
+    ACTIONS, POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, canonical, fingerprint, key_fault, parse, parse_people,
+    parse_signers, policy_text,
 )
 
 DECIDING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
@@ -156,7 +156,7 @@ def _readable(text: str, where: str) -> str:
     fault = key_fault(parts[0], parts[1])
     if fault is not None:
         raise InvalidInput(f"{where}: not an SSH public key: {fault}")
-    return f"{parts[0]} {parts[1]}"
+    return canonical(f"{parts[0]} {parts[1]}")  # one key is written one way: compared and listed alike
 
 
 __all__ = ["DECIDING", "PolicyChange", "add", "init"]

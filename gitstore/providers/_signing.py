@@ -31,6 +31,7 @@ import pygit2
 
 from gitstore._gitconfig import value as git_setting
 from gitstore.errors import Refused
+from gitstore.records.policy import canonical
 
 NAMESPACE = "git"
 ARMOR = b"-----BEGIN SSH SIGNATURE-----"
@@ -50,7 +51,7 @@ class Signer:
     literal: bool
 
     def public(self) -> str | None:
-        """The public key (``type base64``), when it can be read without a passphrase."""
+        """The public key (``type base64``, canonical), when it can be read without a passphrase."""
         if self.literal:
             return _two_fields(self.key)
         path = Path(self.key).expanduser()
@@ -131,8 +132,8 @@ def signature_of(commit: pygit2.Commit) -> tuple[bytes, bytes] | None:
 
 
 def signing_key(signature: bytes) -> str:
-    """The public key (``type base64``) an armored SSH signature names; SignatureProblem when
-    it is not one."""
+    """The public key (``type base64``, canonical: ``gitstore.records.policy.canonical``) an
+    armored SSH signature names; SignatureProblem when it is not one."""
     text = signature.strip()
     if not text.startswith(ARMOR):
         raise SignatureProblem("not an SSH signature (gitstore checks SSH signatures only)")
@@ -145,7 +146,8 @@ def signing_key(signature: bytes) -> str:
         key_type, _ = _string(key, 0)
     except (ValueError, struct.error, IndexError) as exc:
         raise SignatureProblem(f"malformed SSH signature ({exc})") from None
-    return f"{key_type.decode('ascii', 'replace')} {base64.b64encode(key).decode('ascii')}"
+    # canonical: the key field is the signer's to write, and OpenSSH reads one key written two ways alike
+    return canonical(f"{key_type.decode('ascii', 'replace')} {base64.b64encode(key).decode('ascii')}")
 
 
 def _string(data: bytes, at: int) -> tuple[bytes, int]:
@@ -241,7 +243,7 @@ def _run(args: list[str], data: bytes | None = None) -> subprocess.CompletedProc
 
 def _two_fields(text: str) -> str | None:
     parts = text.split()
-    return f"{parts[0]} {parts[1]}" if len(parts) >= 2 else None
+    return canonical(f"{parts[0]} {parts[1]}") if len(parts) >= 2 else None
 
 
 def _last_line(data: bytes) -> str:

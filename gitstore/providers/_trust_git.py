@@ -37,7 +37,7 @@ from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, Tr
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
-from gitstore.records.policy import SHARED_KEY, Policy
+from gitstore.records.policy import SHARED_KEY, Policy, canonical
 
 
 # how results are remembered: the allowed_signers checked against, its times and the commit's
@@ -106,7 +106,7 @@ class Trust:
         if isinstance(known, dict):
             if known.get("problem"):
                 raise SignatureProblem(str(known["problem"]))
-            return str(known["key"]), tuple(known["principals"])
+            return canonical(str(known["key"])), tuple(known["principals"])  # kept as an older version read it
         result: dict[str, Any]
         try:
             found = signature_of(commit)

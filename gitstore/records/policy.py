@@ -28,7 +28,9 @@ reads them); ``cert-authority``
 and wildcard principals are refused, so each key names exactly the people it signs for. A key
 listed for more than one person (on one line or several) signs for none of them: a signature
 cannot say which of them decided (``Policy.shared_keys``; ``policy add`` refuses to list one,
-and ``gitstore doctor`` names one found). The
+and ``gitstore doctor`` names one found). Keys are compared (and fingerprinted) in their
+canonical encoding (``canonical``): an RSA key written with zero bytes before its numbers is
+the same key to OpenSSH, and so to gitstore. The
 options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
 commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
 (``*``, ``?``, ``!`` negating) that must admit ``git``. ssh-keygen skips and splits a line's
@@ -55,6 +57,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from gitstore import _jsontext
@@ -97,9 +100,10 @@ class SignerKey:
     valid_after: str | None = None
     valid_before: str | None = None
 
-    @property
+    @cached_property
     def public(self) -> str:
-        return f"{self.key_type} {self.key}"
+        """The key as ``type base64``, in its one canonical encoding (``canonical``)."""
+        return canonical(f"{self.key_type} {self.key}")
 
     def valid_at(self, when: str) -> bool:
         """Whether the key may sign at ``when`` (``YYYYMMDDHHMMSS``, UTC)."""
@@ -124,13 +128,15 @@ class Policy:
     def holds(self, person: str, public: str) -> SignerKey | None:
         """The line of ``person``'s key ``public`` (``type base64``), or None; None too for a key
         listed for someone else as well (``shared_keys``): it signs for none of them."""
+        public = canonical(public)
         if public in self.shared_keys():
             return None
         return next((k for k in self.keys_of(person) if k.public == public), None)
 
     def shared_keys(self) -> dict[str, tuple[str, ...]]:
         """Each key listed for more than one person (on one line or several), with those people:
-        a signature by it cannot say which of them decided, so it counts for none of them."""
+        a signature by it cannot say which of them decided, so it counts for none of them. Keys
+        are told apart by their canonical text: one key written two ways is one key."""
         people: dict[str, set[str]] = {}
         for key in self.keys:
             people.setdefault(key.public, set()).update(key.principals)
@@ -138,6 +144,7 @@ class Policy:
 
     def listed_for(self, public: str) -> tuple[str, ...]:
         """The people the policy lists key ``public`` (``type base64``) for."""
+        public = canonical(public)
         return tuple(sorted({p for k in self.keys if k.public == public for p in k.principals}))
 
     def keyless(self) -> list[str]:
@@ -346,13 +353,61 @@ def _admits_git(patterns: str) -> bool:
 
 
 def fingerprint(public: str) -> str:
-    """Key ``public`` (``type base64``) as ``ssh-keygen -l`` names it (``SHA256:...``); its
-    text when the key is not base64."""
+    """Key ``public`` (``type base64``) as ``ssh-keygen -l`` names it (``SHA256:...``), the
+    hash of its canonical encoding as ssh-keygen hashes the key it read; its text when the key
+    is not base64."""
     try:
-        blob = base64.b64decode(public.split(" ", 1)[1], validate=True)
+        blob = base64.b64decode(canonical(public).split(" ", 1)[1], validate=True)
     except (binascii.Error, ValueError, IndexError):
         return public
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def canonical(public: str) -> str:
+    """Key ``public`` (``type base64``) in the one encoding OpenSSH writes it in: an RSA key's
+    numbers (mpints) without superfluous leading zero bytes. OpenSSH skips such bytes when it
+    reads a key, so ``e`` written as ``00 00 01 00 01`` is the same key as ``01 00 01``: the
+    same fingerprint, and a signature by one verifies for a line listing the other. Keys are
+    compared in this form, so one key written two ways is never taken for two people's.
+    Anything that does not read as a key is returned as it is."""
+    key_type, _, key = public.partition(" ")
+    if key_type != "ssh-rsa":  # the other types hold no numbers: strings of fixed form only
+        return public
+    fields = _wire_fields(key)
+    if fields is None or len(fields) != 3 or fields[0] != b"ssh-rsa":
+        return public
+    numbers = [_minimal(number) for number in fields[1:]]
+    if numbers == fields[1:]:
+        return public
+    blob = b"".join(len(part).to_bytes(4, "big") + part for part in (fields[0], *numbers))
+    return f"{key_type} {base64.b64encode(blob).decode('ascii')}"
+
+
+def _minimal(number: bytes) -> bytes:
+    """An mpint's bytes without the zero bytes before its first significant one (one is kept
+    where the next byte's top bit is set, so the number stays positive). A number written
+    without a leading zero is left as it is (a negative one, which OpenSSH refuses)."""
+    if not number.startswith(b"\0"):
+        return number
+    trimmed = number.lstrip(b"\0")
+    return b"\0" + trimmed if trimmed and trimmed[0] & 0x80 else trimmed
+
+
+def _wire_fields(key: str) -> list[bytes] | None:
+    """The length-prefixed strings of key blob ``key`` (base64), or None when it does not read
+    as such strings end to end."""
+    try:
+        blob = base64.b64decode(key, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    fields = []
+    while blob:
+        size = int.from_bytes(blob[:4], "big")
+        if len(blob) < 4 + size:
+            return None
+        fields.append(blob[4:4 + size])
+        blob = blob[4 + size:]
+    return fields
 
 
 def key_fault(key_type: str, key: str) -> str | None:
@@ -458,5 +513,5 @@ def actor_of(record: dict[str, Any]) -> str | None:
 
 __all__ = [
     "ACTIONS", "FOLDER", "POLICY_FILE", "SCHEMA", "SHARED_KEY", "SIGNERS_FILE", "Policy", "PolicyError", "SignerKey",
-    "actor_of", "fingerprint", "key_fault", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
+    "actor_of", "canonical", "fingerprint", "key_fault", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
 ]
