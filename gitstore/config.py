@@ -860,18 +860,37 @@ def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
 
 
 def forget_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
-    """Take out of .git/info/exclude the rule ``ensure_ignored`` added for ``folder`` (with its
-    comment line), leaving every other line as it was; True if it was there."""
+    """Take out of .git/info/exclude the rule ``ensure_ignored`` added for ``folder``: the rule
+    line right after init's comment line, with that comment; True if it was there. Every other
+    byte stays as it was (a rule the person wrote themselves, line endings a CRLF file has).
+    The file is every work tree's: while another work tree of the repository still holds its
+    own ``folder``, the rule stays, or that folder's config.json would show in its ``git
+    status`` and go into a ``git add -A``."""
+    try:
+        rel = folder.absolute().relative_to(root.absolute())
+    except ValueError:
+        return False
+    if any(tree.resolve() != root.resolve() and (tree / rel).exists() for tree in _work_trees(repo)):
+        return False
     exclude = _git_folder(repo) / "info" / "exclude"
     try:
-        lines = exclude.read_text(encoding="utf-8").splitlines(keepends=True)
+        text = exclude.read_bytes().decode("utf-8")  # bytes: no newline is translated
     except (OSError, UnicodeDecodeError):
         return False
-    ours = {"/" + folder.resolve().relative_to(root.resolve()).as_posix() + "/", _EXCLUDE_COMMENT}
-    kept = [line for line in lines if line.rstrip("\r\n") not in ours]
+    lines = text.split("\n")  # git ends a line at a line feed alone
+    rule = "/" + rel.as_posix() + "/"
+    kept: list[str] = []
+    at = 0
+    while at < len(lines):
+        if (lines[at].rstrip("\r") == _EXCLUDE_COMMENT and at + 1 < len(lines)
+                and lines[at + 1].rstrip("\r") == rule):
+            at += 2
+            continue
+        kept.append(lines[at])
+        at += 1
     if len(kept) == len(lines):
         return False
-    exclude.write_text("".join(kept), encoding="utf-8")
+    exclude.write_bytes("\n".join(kept).encode("utf-8"))
     return True
 
 

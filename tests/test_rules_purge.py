@@ -163,3 +163,53 @@ def test_purge_leaves_the_git_configuration_as_init_found_it(tmp_path: Path) -> 
     assert fetch() == ["+refs/heads/*:refs/remotes/origin/*"]
     assert exclude.read_text() == "# mine\n*.swp\n"
     assert settings() == config_before
+
+
+def _widgets(root: Path) -> None:
+    """A repository with one commit whose origin names acme/widgets (not set up)."""
+    from .conftest import git
+
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    git(root, "commit", "-q", "--allow-empty", "-m", "first")
+
+
+def test_purge_in_one_worktree_keeps_the_ignore_rule_another_still_needs(tmp_path: Path) -> None:
+    """The exclude file is every work tree's: purged in a linked worktree, the rule stays while
+    the main one still holds its okf/.memory/ (its config.json never shows in `git status`);
+    purged there too, the rule goes."""
+    from .conftest import git
+
+    root, other = tmp_path / "widgets", tmp_path / "side"
+    _widgets(root)
+    assert gitstore("init", cwd=root).returncode == 0
+    git(root, "worktree", "add", "-q", "-b", "side", str(other))
+    assert gitstore("init", cwd=other).returncode == 0
+    exclude = root / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+    assert b"/okf/.memory/" in before
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=other)
+    assert done.returncode == 0, done.stderr
+    assert not (other / "okf" / ".memory").exists() and (root / "okf" / ".memory" / "config.json").exists()
+    assert exclude.read_bytes() == before
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert b"/okf/.memory/" not in exclude.read_bytes() and b"gitstore" not in exclude.read_bytes()
+
+
+def test_purge_takes_only_the_rule_init_wrote_and_leaves_every_other_byte(tmp_path: Path) -> None:
+    """A person's own rule for okf/.memory/ (init then adds none) stays after purge, and so do
+    the CRLF endings of their exclude file; where init did add its rule, purge takes that rule
+    and its comment and nothing else."""
+    own, plain = tmp_path / "own", tmp_path / "plain"
+    for root, text in ((own, b"# my rules\r\n*.log\r\n/okf/.memory/"), (plain, b"# mine\r\n*.swp\r\n")):
+        _widgets(root)
+        exclude = root / ".git" / "info" / "exclude"
+        exclude.write_bytes(text)
+        assert gitstore("init", cwd=root).returncode == 0
+        assert (exclude.read_bytes() == text) == (root == own)
+        done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+        assert done.returncode == 0, done.stderr
+        assert exclude.read_bytes() == text
