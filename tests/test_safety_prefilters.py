@@ -23,7 +23,8 @@ def _texts(*pieces: str, size: int = 40) -> st.SearchStrategy[str]:
 
 
 _ROLE_LINE = re.compile(  # the pattern as it stood before it was searched after a line break
-    r"(?:^|\n)[ \t>#]*(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
+    r"(?:^|\n)[ \t>#*+-]*(?:\d{1,3}[.)][ \t]+)?"  # a list's bullet or number before it, as a role line's lead
+    r"(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
     r"[^\n]*?\b(?:you|your|yourself|the\s+user|the\s+assistant|the\s+agent|the\s+model)\b"
 )
 
@@ -35,6 +36,8 @@ _ROLE_LINE = re.compile(  # the pattern as it stood before it was searched after
 @example("\nsystem: you\nassistant: your turn")
 @example("\n\nsystem: you")
 @example("system\nmessage: the user")
+@example("-system:you")
+@example("\n* 2. system: you")
 def test_role_lines_are_counted_as_the_pattern_opening_at_a_line_counts_them(reading: str) -> None:
     assert injection.role_lines(reading) == sum(1 for _ in _ROLE_LINE.finditer(reading))
 
