@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bz2
 import bisect
 import collections
 import functools
@@ -1197,13 +1198,13 @@ def _base64_run_starts(text: str) -> Iterator[int]:
         position = end
 
 
-def _decode_blob(blob: str) -> str | None:
-    """A base64 blob (possibly wrapped over lines) decoded to printable text, else None: its
-    lines joined, else its first line. A blob of one line is tried once, not again as its own
+def _decode_blob(blob: str) -> tuple[int, str] | None:
+    """A base64 blob (possibly wrapped over lines) decoded to printable text, and how many of
+    its lines that reads, else None: its lines joined, else its first line. A blob of one line is tried once, not again as its own
     first line; a candidate leaving one character over a multiple of four is no base64, and
     is not decoded to learn so (a failed decode raises, at some microseconds a blob)."""
     lines = _LINE_BREAKS.split(blob)
-    for candidate in ("".join(lines), lines[0]) if len(lines) > 1 else (blob,):
+    for used, candidate in ((len(lines), "".join(lines)), (1, lines[0])) if len(lines) > 1 else ((1, blob),):
         candidate = candidate.rstrip("=")
         if len(candidate) % 4 == 1:
             continue
@@ -1213,56 +1214,94 @@ def _decode_blob(blob: str) -> str | None:
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
         if decoded and mostly_printable(decoded):
-            return decoded
+            return used, decoded
     return None
 
 
-_HEX_BLOB = lazy.Pattern(r"(?:[0-9a-f]{2})+|(?:[0-9A-F]{2})+")
+_HEX_BLOB = lazy.Pattern(r"(?:[0-9A-Fa-f]{2})+")
 _BASE32_BLOB = lazy.Pattern(r"[A-Z2-7]+=*")
+_BASE32HEX_BLOB = lazy.Pattern(r"[0-9A-V]+=*")
 _GZIP_MAX = 1 << 16  # what a compressed blob is read to, at most: no bomb costs more
+_GZIP_LEAST = 1 << 10  # what one is read to once a text's budget is spent (a token opening it is found)
 
 
-def _other_readings(blob: str) -> Iterator[str]:
-    """A blob's texts by the encodings that are not base64 of UTF-8 (:func:`_decode_blob`
-    reads that), each when it gives printable text: hex (``xxd -p``), base32, and base64 of
-    UTF-16 or of gzip; its lines joined, else all but its last, else its first (a word on the
-    line after may only look like more of it). Each is looked for only in a blob written in its alphabet or
-    decoding to its bytes: a git object id is hex, and decodes to no text."""
-    lines = _LINE_BREAKS.split(blob)
-    candidates = ("".join(lines), "".join(lines[:-1]), lines[0]) if len(lines) > 2 else ("".join(lines), lines[0])
-    for candidate in candidates if len(lines) > 1 else (blob,):
-        yield from _read_as_others(candidate)
+class _Budget:
+    """The bytes a text's compressed blobs may still inflate to: the text's own length or
+    :data:`_GZIP_MAX`, whichever is more, for all of them together; then :data:`_GZIP_LEAST`
+    each. A text of many bombs costs a few readings of itself, not one a bomb."""
+
+    def __init__(self, text: str) -> None:
+        self.left = max(_GZIP_MAX, len(text))
+
+    def take(self) -> int:
+        return max(_GZIP_LEAST, min(_GZIP_MAX, self.left))
+
+    def spend(self, used: int) -> None:
+        self.left -= used
 
 
-def _read_as_others(joined: str) -> Iterator[str]:
+def _other_readings(blob: str, budget: _Budget | None = None) -> Iterator[tuple[int, str]]:
+    """A blob's texts, and how many of its lines each reads, by the encodings that are not base64 of UTF-8 (:func:`_decode_blob`
+    reads that), each when it gives printable text: hex (``xxd -p``, either case), base32
+    (either case, padded or not, and base32hex), and base64 of UTF-16 or of gzip; its lines
+    joined, else all but its last, else its first (a word on the line after may only look like
+    more of it). Each is looked for only in a blob written in its alphabet or decoding to its
+    bytes: a git object id is hex, and decodes to no text."""
+    lines, budget = _LINE_BREAKS.split(blob), budget or _Budget(blob)
+    counts = (len(lines), len(lines) - 1, 1) if len(lines) > 2 else (len(lines), 1)
+    for used in counts if len(lines) > 1 else (1,):
+        for text in _read_as_others("".join(lines[:used]), budget):
+            yield used, text
+
+
+def _read_as_others(joined: str, budget: _Budget) -> Iterator[str]:
     if _HEX_BLOB.fullmatch(joined):
         yield from _printable(bytes.fromhex(joined))
-    if _BASE32_BLOB.fullmatch(joined):
-        padded = joined.rstrip("=")
-        try:
-            yield from _printable(base64.b32decode(padded + "=" * (-len(padded) % 8)))
-        except (binascii.Error, ValueError):
-            pass
+    if joined.islower() or joined.isupper():  # base32 is written in one case, either
+        folded = joined.upper()
+        padded = folded.rstrip("=")
+        padded += "=" * (-len(padded) % 8)
+        for alphabet, decode in ((_BASE32_BLOB, base64.b32decode), (_BASE32HEX_BLOB, base64.b32hexdecode)):
+            if alphabet.fullmatch(folded):
+                try:
+                    yield from _printable(decode(padded))
+                except (binascii.Error, ValueError):
+                    pass
     padded = joined.rstrip("=")
     if len(padded) % 4 != 1:
         try:
             raw = base64.b64decode(padded + "=" * (-len(padded) % 4), validate=True)
         except (binascii.Error, ValueError):
             return
-        if raw[:2] == b"\x1f\x8b":
+        if inflate := _compressed(raw):
             try:
-                raw = zlib.decompressobj(wbits=31).decompress(raw, _GZIP_MAX)
-            except zlib.error:
+                raw = inflate().decompress(raw, budget.take())
+            except (zlib.error, OSError, EOFError, ValueError):
                 return
+            budget.spend(len(raw))
             yield from _printable(raw)
         elif b"\0" in raw:
             yield from _printable(raw)
 
 
+def _compressed(raw: bytes) -> Callable[[], zlib._Decompress | bz2.BZ2Decompressor] | None:
+    """How RAW inflates when it is gzip, zlib or bzip2 (by its magic bytes), else None."""
+    if raw[:2] == b"\x1f\x8b":
+        return functools.partial(zlib.decompressobj, wbits=31)
+    if len(raw) > 1 and raw[0] == 0x78 and not (raw[0] << 8 | raw[1]) % 31:
+        return zlib.decompressobj
+    if raw[:3] == b"BZh":
+        return bz2.BZ2Decompressor
+    return None
+
+
 def _printable(raw: bytes) -> Iterator[str]:
-    """RAW read as UTF-8, or as UTF-16 when every other byte is zero, when that is printable."""
+    """RAW read as UTF-8, or as UTF-16 when every other byte is zero, or as UTF-32 after its
+    byte-order mark, when that is printable."""
     even = len(raw) > 1 and not len(raw) % 2
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if raw[:4] in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
+        encoding = "utf-32"
+    elif raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         encoding = "utf-16"
     elif even and not any(raw[1::2]):
         encoding = "utf-16-le"
@@ -1278,11 +1317,91 @@ def _printable(raw: bytes) -> Iterator[str]:
         yield decoded
 
 
+# Base64 wrapped in lines shorter than a blob's first (``base64 -w 20``): lines of one length,
+# the last no longer, together as long as a blob.
+_WRAPPED_B64 = lazy.Pattern(
+    r"(?<![^\s\"'=:(\[])[A-Za-z0-9+/]{12,39}+\r?\n[ \t]*+[A-Za-z0-9+/]{4,39}+={0,2}+"
+    r"(?:\r?\n[ \t]*+[A-Za-z0-9+/]{4,39}+={0,2}+)*+(?![A-Za-z0-9+/=])"
+)
+_WRAPPED_LINE = lazy.Pattern(r"[ \t]*+([A-Za-z0-9+/]+)(=*)")
+
+
+def _wrapped_blobs(text: str) -> Iterator[tuple[int, list[int], str]]:
+    """Base64 (or hex, or base32) wrapped in short lines: where each starts, where each of its
+    lines ends, and its lines joined by line breaks."""
+    if "\n" not in text:
+        return
+    for m in _WRAPPED_B64.finditer(text):
+        pieces: list[str] = []
+        ends: list[int] = []
+        position = m.start()
+        for line in text[m.start() : m.end()].split("\n"):
+            piece = _WRAPPED_LINE.match(line)
+            if piece is None or (pieces and (len(pieces[-1]) != len(pieces[0]) or len(piece.group(1)) > len(pieces[0]))):
+                break
+            pieces.append(piece.group(1) + piece.group(2))
+            ends.append(position + piece.end())
+            position += len(line) + 1
+        if len(pieces) > 1 and sum(map(len, pieces)) >= _B64_MIN:
+            yield m.start(), ends, "\n".join(pieces)
+
+
+# Hexadecimal written with separators: ``67 68 70``, ``67:68:70``, ``0x67, 0x68``, ``0x6768``,
+# in groups of four (``od -x``), over lines, and the dumps ``od -An -tx1``, ``xxd`` and
+# ``hexdump -C`` print (an offset opening each line, the bytes as text closing it).
+_HEX_LEAST = 32  # sixteen bytes: shorter hex holds no token
+_HEX_GROUP = r"(?:0[xX])?[0-9A-Fa-f]{2,}+(?![G-Zg-z_])"
+_HEX_RUN = lazy.Pattern(
+    rf"(?<![0-9A-Za-z_\\])(?:{_HEX_GROUP}(?:(?:[ \t]*+[:,;][ \t]*+|[ \t]{{1,2}}+|[ \t]*+\r?\n[ \t]*+){_HEX_GROUP})++"
+    rf"|0[xX][0-9A-Fa-f]{{{_HEX_LEAST}}}[0-9A-Fa-f]*+(?![G-Zg-z_]))"
+)
+_DUMP_OFFSET = lazy.Pattern(r"[ \t]*+([0-9A-Fa-f]{7,8})(:?)[ \t]++(?=[0-9A-Fa-f]{2})")
+_HEX_SEPARATORS = lazy.Pattern(r"0[xX]|[\s:,;]")
+_ASCII_COLUMN = 80  # what a dump prints after a line's bytes, at most
+
+
+def _hex_dumps(text: str) -> Iterator[tuple[int, int, bytes]]:
+    """Hexadecimal with separators or offsets: where each starts and ends, and its bytes."""
+    runs = [m.span() for m in _HEX_RUN.finditer(text)]
+    n = 0
+    while n < len(runs):
+        start, end = runs[n]
+        lines = text[start:end].split("\n")
+        while n + 1 < len(runs):  # a dump's next line, after the bytes this one prints as text
+            gap = text[end : runs[n + 1][0]]
+            if gap.count("\n") != 1 or len(gap) > _ASCII_COLUMN or gap.rsplit("\n", 1)[1].strip():
+                break
+            n, end = n + 1, runs[n + 1][1]
+            lines += text[runs[n][0] : end].split("\n")
+        n += 1
+        if _DUMP_OFFSET.match(lines[0]):  # the bytes the last line prints as text go too
+            line_end = text.find("\n", end)
+            end = len(text) if line_end == -1 else line_end
+        digits = _HEX_SEPARATORS.sub("", "".join(map(_dump_bytes, lines)))
+        if len(digits) >= _HEX_LEAST and not len(digits) % 2 and _HEX_BLOB.fullmatch(digits):
+            yield start, end, bytes.fromhex(digits)
+
+
+def _dump_bytes(line: str) -> str:
+    """The bytes one line of a dump holds, in hex: no offset, no bytes printed as text."""
+    offset = _DUMP_OFFSET.match(line)
+    if offset is None:
+        return "" if re.fullmatch(r"[ \t]*[0-9A-Fa-f]{7,8}[ \t\r]*", line) else line  # a dump's closing offset
+    line = line[offset.end() :]
+    if "|" in line:  # hexdump -C: |text|
+        return line.split("|", 1)[0]
+    if offset.group(2):  # xxd: two spaces, then the text
+        return line.split("  ", 1)[0]
+    return line
+
+
 def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
     """Base64 blobs whose decoded text needs a redaction (INNER scans a decoded text): the
     whole blob goes, under the kinds found inside it. A blob is read as base64 of UTF-8 text,
-    and, when that finds nothing, by the other encodings of :func:`_other_readings`."""
-    covered = 0
+    and, when that finds nothing, by the other encodings of :func:`_other_readings`; so is one
+    wrapped in short lines. Hexadecimal with separators, and hex dumps, are read as the bytes
+    they write. Compressed blobs share one budget of what they inflate to (:class:`_Budget`)."""
+    covered, budget = 0, _Budget(text)
     for run in _base64_run_starts(text):
         m = _B64_BLOB.match(text, run) if run >= covered else None
         if m is None:
@@ -1293,12 +1412,30 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
         elif not starts_word(text, start, "+/="):
             continue
         blob = text[start : m.end()]
-        decoded = _decode_blob(blob)
-        kinds = () if decoded is None else _inner_kinds(inner, decoded)
-        if not kinds:
-            kinds = next(filter(None, (_inner_kinds(inner, other) for other in _other_readings(blob))), ())
+        kinds, used = _blob_kinds(blob, inner, budget)
         if kinds:
-            yield Hit(start, m.end(), kinds[0], 4, inner=kinds)
+            line_ends = [b.start() for b in _LINE_BREAKS.finditer(blob)] + [len(blob)]
+            yield Hit(start, start + line_ends[used - 1], kinds[0], 4, inner=kinds)
+    for start, ends, blob in _wrapped_blobs(text):
+        kinds, used = _blob_kinds(blob, inner, budget)
+        if kinds:
+            yield Hit(start, ends[used - 1], kinds[0], 4, inner=kinds)
+    for start, end, raw in _hex_dumps(text):
+        kinds = next(filter(None, (_inner_kinds(inner, decoded) for decoded in _printable(raw))), ())
+        if kinds:
+            yield Hit(start, end, kinds[0], 4, inner=kinds)
+
+
+def _blob_kinds(blob: str, inner: Callable[[str], list[Hit]], budget: _Budget) -> tuple[tuple[str, ...], int]:
+    """The kinds of the secrets BLOB holds, by the first of its readings to hold any, and how
+    many of its lines that reading takes (a word on the line after may only look like more)."""
+    decoded = _decode_blob(blob)
+    if decoded is not None and (kinds := _inner_kinds(inner, decoded[1])):
+        return kinds, decoded[0]
+    for used, other in _other_readings(blob, budget):
+        if kinds := _inner_kinds(inner, other):
+            return kinds, used
+    return (), 0
 
 
 def _inner_kinds(inner: Callable[[str], list[Hit]], decoded: str) -> tuple[str, ...]:

@@ -1,0 +1,112 @@
+"""Tokens hidden by an encoding the way tools print bytes (hex with separators, dumps, base32 in
+either case, base64 wrapped short, compressed): each goes whole, and text that only looks alike stays."""
+
+from __future__ import annotations
+
+import base64
+import bz2
+import gzip
+import shutil
+import subprocess
+import zlib
+
+import pytest
+
+from gitstore.safety import secrets
+from gitstore.safety.scanner import default_scanner
+
+SCANNER = default_scanner()
+TOKEN = "ghp_" + "R8kLmN2pQ4sT6vX8zA1cE3gI5kM7oQ9sU2wY"
+HEX = TOKEN.encode().hex()
+
+
+def _scan(text: str) -> str:
+    return SCANNER.scan(text).text
+
+
+def _pairs(sep: str, prefix: str = "") -> str:
+    return sep.join(prefix + HEX[i : i + 2] for i in range(0, len(HEX), 2))
+
+
+ENCODED = {
+    "hex-spaces": _pairs(" "),
+    "hex-colons": _pairs(":"),
+    "hex-0x-list": _pairs(", ", "0x"),
+    "hex-0x": "0x" + HEX,
+    "hex-mixed-case": "".join(c.upper() if i % 3 == 0 else c for i, c in enumerate(HEX)),
+    "hex-wrapped-32": "\n".join(HEX[i : i + 32] for i in range(0, len(HEX), 32)),
+    "hex-groups-of-4": " ".join(HEX[i : i + 4] for i in range(0, len(HEX), 4)),
+    "base32-lower": base64.b32encode(TOKEN.encode()).decode().lower(),
+    "base32-unpadded": base64.b32encode(TOKEN.encode() + b"\n").decode().rstrip("="),
+    "base32-lower-unpadded": base64.b32encode(TOKEN.encode() + b"\n").decode().lower().rstrip("="),
+    "base32hex": base64.b32hexencode(TOKEN.encode()).decode(),
+    "base64-wrapped-20": "\n".join(base64.b64encode(TOKEN.encode()).decode()[i : i + 20] for i in range(0, 56, 20)),
+    "base64-zlib": base64.b64encode(zlib.compress(TOKEN.encode())).decode(),
+    "base64-bzip2": base64.b64encode(bz2.compress(TOKEN.encode())).decode(),
+    "base64-utf32": base64.b64encode(TOKEN.encode("utf-32")).decode(),
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODED))
+def test_a_token_hidden_by_an_encoding_is_redacted(encoding: str) -> None:
+    encoded = ENCODED[encoding]
+    for text in (f"the blob is {encoded} in the log", f"decode it:\n{encoded}\nThanks!"):
+        scanned = _scan(text)
+        assert "[REDACTED:github-token]" in scanned, scanned
+        for line in encoded.splitlines():
+            assert line not in scanned, scanned
+    assert _scan(f"decode it:\n{encoded}\nThanks!").endswith("\nThanks!")
+
+
+DUMPS = [["xxd"], ["xxd", "-u"], ["od", "-An", "-tx1"], ["od", "-tx1"], ["hexdump", "-C"], ["base64", "-w", "20"],
+         ["base32"], ["basenc", "--base32hex"]]
+
+
+@pytest.mark.parametrize("command", DUMPS, ids=" ".join)
+def test_what_a_dump_prints_of_a_token_goes_whole(command: list[str]) -> None:
+    """The dumps print the bytes as text too, sixteen a line (xxd, hexdump -C): those go with them."""
+    if shutil.which(command[0]) is None:
+        pytest.skip(f"{command[0]} is not installed")
+    printed = subprocess.run(command, input=TOKEN.encode(), capture_output=True, check=True).stdout.decode()
+    for text in (printed, f"$ {' '.join(command)} token.txt\n{printed}done\n"):
+        scanned = _scan(text)
+        assert "[REDACTED:github-token]" in scanned, scanned
+        assert "ghp_R8kL" not in scanned and "mN2pQ4sT" not in scanned and "6vX8zA1c" not in scanned, scanned
+        assert "7059" not in scanned.replace("[REDACTED:github-token]", ""), scanned
+    assert _scan(f"$ cat t | {command[0]}\n{printed}done\n").endswith("\ndone\n")
+
+
+@pytest.mark.parametrize("command", [["xxd"], ["od", "-An", "-tx1"], ["hexdump", "-C"]], ids=" ".join)
+def test_a_dump_of_ordinary_bytes_stays(command: list[str]) -> None:
+    if shutil.which(command[0]) is None:
+        pytest.skip(f"{command[0]} is not installed")
+    data = b"The retry loop backs off with jitter; tests cover the race.\x00\x01\x02"
+    printed = subprocess.run(command, input=data, capture_output=True, check=True).stdout.decode()
+    assert _scan(printed) == printed
+
+
+@pytest.mark.parametrize("text", [
+    "colours: ff 00 aa 12 34 56 78 9a bc de f0 11 22 33 44 55 66 77 88 99",
+    "mac 00:1a:2b:3c:4d:5e:6f:70:81:92:a3:b4:c5:d6:e7:f8:09:1a",
+    "bytes 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f",
+    "sha 0x" + "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "a dead beef cafe face fade bead add bad bed abbe",
+    " ".join(b"The retry loop backs off with jitter.".hex()[i : i + 2] for i in range(0, 74, 2)),
+    "word\nlist\nhere\nShortLinesOfText\nThatAreNotBase64\nAtAllReally",
+])
+def test_hex_and_short_lines_that_hold_no_secret_stay(text: str) -> None:
+    assert _scan(text) == text
+
+
+def test_compressed_blobs_share_one_budget() -> None:
+    """Many blobs each inflating far cost what one text of their length does; a token opening
+    any of them is still found once the budget is spent."""
+    bomb = base64.b64encode(gzip.compress(b"note: the build ran ok " * 4000, mtime=0)).decode()
+    budget = secrets._Budget(bomb)
+    first = [text for _, text in secrets._other_readings(bomb, budget)]
+    rest = [text for _ in range(20) for _, text in secrets._other_readings(bomb, budget)]
+    assert len(first[0]) == secrets._GZIP_MAX
+    assert all(len(text) == secrets._GZIP_LEAST for text in rest)
+    leak = base64.b64encode(gzip.compress(f"token {TOKEN} ".encode() + b"x" * 100000, mtime=0)).decode()
+    scanned = _scan(f"see {bomb} and\n" * 20 + f"then {leak} end")
+    assert leak not in scanned and "[REDACTED:github-token]" in scanned
