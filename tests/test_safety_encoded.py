@@ -1,5 +1,6 @@
 """Tokens hidden by an encoding the way tools print bytes (hex with separators, dumps, base32 in
-either case, base64 wrapped short, compressed): each goes whole, and text that only looks alike stays."""
+either case, base64 wrapped short, compressed), and tokens cut over lines the way quotes,
+replies, diffs and strings wrap them: each goes whole, and text that only looks alike stays."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from gitstore.safety.scanner import default_scanner
 SCANNER = default_scanner()
 TOKEN = "ghp_" + "R8kLmN2pQ4sT6vX8zA1cE3gI5kM7oQ9sU2wY"
 HEX = TOKEN.encode().hex()
+ANTHROPIC = "sk-ant-api03-" + "Xb7Qm2Lp9Rt4Vw8Zc1Nf6Hj3Kd5Gs0Ya-Ue2Io7Pq4Mx9Bv1Cz6Lt3Rw8Ks5Jn0Fh2Dg7Sa4Qe9Wc1Tb6Ym3Nu8Vk5Xl0AbCdEf"
 
 
 def _scan(text: str) -> str:
@@ -96,6 +98,56 @@ def test_a_dump_of_ordinary_bytes_stays(command: list[str]) -> None:
 ])
 def test_hex_and_short_lines_that_hold_no_secret_stay(text: str) -> None:
     assert _scan(text) == text
+
+
+A, B = TOKEN[:18], TOKEN[18:]
+
+
+@pytest.mark.parametrize("text", [
+    f"{A}\r{B}",  # a carriage return alone
+    f"{A} \n{B}",  # a blank ending the line
+    f"{A}\n    {B}",  # indentation
+    f"{A}\n\t{B}",
+    f'"{A}"\n"{B}"',  # quoted halves
+    f'token = ("{A}"\n         "{B}")',  # Python's joined strings
+    f'const t = "{A}" +\n  "{B}";',  # JavaScript's
+    f"> {A}\n> {B}",  # a reply
+    f"+{A}\n+{B}",  # a diff's added lines
+    f'{{"text": "{A}\\n{B}"}}',  # a line break written in a JSON string
+    f"{A}-\n{B}",  # a hyphen where the line wraps
+    f"{A}\n\n\n\n{B}",  # three blank lines
+    f"{A}<br>{B}",  # a line break in HTML
+    f"{A}\u200b{B}",  # a zero-width space
+    f"gh\np_{TOKEN[4:]}",  # cut inside its opening
+    f"ghp\n_{TOKEN[4:]}",
+    "\n".join(TOKEN[i : i + 8] for i in range(0, 40, 8)),  # five pieces
+    "\n".join(TOKEN[i : i + 4] for i in range(0, 40, 4)),  # ten
+])
+def test_a_token_cut_however_a_text_wraps_goes_whole(text: str) -> None:
+    scanned = _scan(text)
+    assert "[REDACTED:github-token]" in scanned, scanned
+    for piece in (TOKEN[4:8], TOKEN[14:18], TOKEN[18:22], TOKEN[-4:]):
+        assert piece not in scanned, scanned
+
+
+def test_a_key_whole_on_its_first_line_takes_the_lines_it_runs_on() -> None:
+    """An Anthropic key has no fixed length: its first line alone is one already."""
+    for text in (f"{ANTHROPIC[:60]}\n{ANTHROPIC[60:]}\nbye", f"{ANTHROPIC[:40]}\n{ANTHROPIC[40:80]}\n{ANTHROPIC[80:]}\nbye"):
+        scanned = _scan(text)
+        assert scanned == "[REDACTED:anthropic-key]\nbye", scanned
+
+
+@pytest.mark.parametrize("text", [
+    f"{TOKEN}\n+ConfigurationReaderFactoryBuilder",
+    f'msg = ("{TOKEN[:12]}" +\n  "is the prefix we strip")',
+    f"> {TOKEN}\n> Thanks, rotating it now",
+    "gh\npages are served from the docs folder",
+    "sk\n-learn is a library",
+    f"{ANTHROPIC}\nNext line of prose",
+])
+def test_lines_after_a_token_or_its_opening_stay(text: str) -> None:
+    last = text.rsplit("\n", 1)[1]
+    assert last in _scan(text)
 
 
 def test_compressed_blobs_share_one_budget() -> None:

@@ -23,26 +23,51 @@ from gitstore.safety.secrets import shape_hits
 from gitstore.safety.spans import Hit, Text
 from gitstore.safety.values import looks_placeholder, names_something
 
-# The openings of the shapes ``shape_hits`` knows, each at the start of a word.
-_OPENING = lazy.Pattern(
-    r"(?<![A-Za-z0-9_.+/-])(?:gh[pousr]_|github_pat_|A[KS]IA|xox[abposr]-|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
+# The openings of the shapes ``shape_hits`` knows, each at the start of a word (or after the
+# ``+`` of a diff's added line).
+_OPENINGS = (
+    r"gh[pousr]_|github_pat_|A[KS]IA|xox[abposr]-|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
     r"|gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-|npm_|AIza|ya29\.|hf_|api_org_|SG\.|pypi-|hv[sb]\.|whsec_"
     r"|shp(?:at|ss|ca|pa)_|do[opr]_v1_|lin_api_|dp\.|dapi|glsa_|glc_|AGE-SECRET-KEY-1|PMAK-|key-|ATATT3"
-    r"|sk\.eyJ1)"
+    r"|sk\.eyJ1"
 )
+_OPENING = lazy.Pattern(rf"(?:(?<![A-Za-z0-9_.+/-])|(?<=^\+)|(?<=\n\+))(?:{_OPENINGS})")
 _RUN = lazy.Pattern(r"[A-Za-z0-9_.+/=-]{0,1025}+")
-_BREAK = lazy.Pattern(r"(?:\r?\n){1,2}(?=[A-Za-z0-9])")
-_MOST_PIECES = 4  # a token cut more often than this is left to be read as it stands
+# A break: line breaks (as they are, as ``\n`` in a string, as ``<br>``), up to three blank
+# lines between, and what wraps a line in a quote, a reply or a diff: a closing quote and a
+# ``+`` joining strings before it, indentation, ``> `` marks, a diff's ``+`` and an opening
+# quote after it; or a zero-width character alone.
+_NEWLINE = r"(?:\r\n?|\n|\\r\\n|\\n|<br[ \t]*/?>)"
+_BREAK = lazy.Pattern(
+    rf"(?:[ \t]*+(?:[\"'`][ \t]*+)?(?:\+[ \t]*+)?(?:{_NEWLINE}[ \t]*+(?:>[ \t]*+)*+){{1,4}}+\+?[ \t]*+[\"'`]?"
+    r"|[\u200b\u200c\u200d\u2060\ufeff])(?=[A-Za-z0-9])"
+)
+_CUT_BREAK = lazy.Pattern(_BREAK.pattern[:-len("(?=[A-Za-z0-9])")] + "(?=[A-Za-z0-9_-])")  # "ghp\\n_..."
+_BREAKING = ("\n", "\r", "\\n", "<br", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff")
+# A token's opening cut itself: the first characters of an opening ending a line, the rest
+# opening the next.
+_CUT_OPENING = lazy.Pattern(
+    r"(?<![A-Za-z0-9_.+/-])(?:g|gh|ghp|gho|ghu|ghs|ghr|gi|git|gith|githu|github|github_|github_p|github_pa|github_pat"
+    r"|s|sk|sk-|sk-a|sk-an|sk-ant|x|xo|xox|xoxb|xoxp|A|AK|AKI|AS|ASI|gl|glp|glpa|glpat)"
+    rf"(?={_CUT_BREAK.pattern})"
+)
+_MOST_PIECES = 16  # a token cut more often than this is left to be read as it stands
 _LONGEST = 1024  # nor is one whose pieces run longer
+_SHORTEST = 15  # no shape is shorter (a Slack token: xoxb- and 10 characters)
+_JUDGED = 8  # a first piece this long must look random on its own
 
 
 def broken_token_hits(text: Text) -> Iterator[Hit]:
     """Tokens cut by line breaks, each whole: from its opening to the end of its last piece."""
     raw = text.raw
-    if "\n" not in raw:
+    if not any(breaking in raw for breaking in _BREAKING):
         return
     for m in _OPENING.finditer(raw):
         hit = _broken_at(raw, m.start(), m.end())
+        if hit is not None:
+            yield hit
+    for m in _CUT_OPENING.finditer(raw):
+        hit = _broken_at(raw, m.start(), m.end(), cut=True)
         if hit is not None:
             yield hit
 
@@ -60,39 +85,61 @@ def broken_between(before: str, after: str) -> tuple[int, int, str] | None:
     return None
 
 
-def _broken_at(raw: str, start: int, opened: int) -> Hit | None:
-    """The token opening at START whose run is cut by line breaks, else None."""
-    end = _RUN.match(raw, opened).end()
+def _broken_at(raw: str, start: int, opened: int, cut: bool = False) -> Hit | None:
+    """The token opening at START whose run is cut by line breaks, else None (CUT: cut inside
+    its opening, which ends at OPENED). A token whole on its first line whose shape runs on
+    (an Anthropic key has no fixed length) takes the pieces that go on running it."""
+    end = opened if cut else _RUN.match(raw, opened).end()
     joined = raw[start:end]
-    gap = _BREAK.match(raw, end)
+    gap = (_CUT_BREAK if cut else _BREAK).match(raw, end)
     if gap is None or len(joined) > _LONGEST or _OPENING.match(raw, gap.end()):
         return None  # not cut (the next line opens a token of its own), or too long to judge
-    if _found(joined, 0) is not None or not _random(raw[opened:end]):
-        return None  # whole on its line, or no key material before the break
-    ends = [end]  # where each piece ends in RAW
+    unjudged = len(raw[opened:end]) < _JUDGED  # a piece too short to judge is judged joined
+    if not unjudged and not _random(raw[opened:end]):
+        return None  # no key material before the break
+    ends, last, width = [end], None, 0  # where each piece ends in RAW; the token found so far
     while len(ends) < _MOST_PIECES and len(joined) < _LONGEST:
-        gap = _BREAK.match(raw, ends[-1])
-        if gap is None:
-            return None
+        if len(ends) > 1:
+            gap = _BREAK.match(raw, ends[-1])
+            if gap is None:
+                break
         piece_end = _RUN.match(raw, gap.end()).end()
         piece = raw[gap.end():piece_end]
-        if len(piece) > _LONGEST or _OPENING.match(piece) or not _random(piece):
-            return None
+        judged = last is not None or len(piece) >= _JUDGED  # a token found is run on only by key material
+        if len(piece) > _LONGEST or _OPENING.match(piece) or (judged and not _random(piece)):
+            break
+        unjudged = unjudged or not judged
+        found = None
+        for before in (joined, joined[:-1]) if joined.endswith("-") else (joined,):  # "abc-\ndef"
+            if len(before) + len(piece) >= _SHORTEST and (found := _found(before + piece)) is not None:
+                joined = before
+                break
         done = len(joined)
         joined += piece
-        found = _found(joined, done)
-        if found is not None:
+        if found is None:
+            if last is not None:
+                break  # the token found runs no further
+        else:
             kind, token_end = found
-            return Hit(start, gap.end() + token_end - done, kind, 1)
+            if token_end <= done or (unjudged and not _random(joined[opened - start : token_end])):
+                break  # a token ending before this piece (whole on its first line), or no key material
+            if last is None and not judged and done >= _SHORTEST and _found(joined[:done]) is not None:
+                break  # a token whole on its first line, which a piece too short to judge does not run on
+            last = Hit(start, gap.end() + token_end - done, kind, 1)
+            if token_end < len(joined):
+                break
+        if width and len(piece) < width:
+            break  # a piece shorter than the one before is the last: lines wrap at one width
+        width = width or len(piece)
         ends.append(piece_end)
-    return None
+    return last
 
 
 @functools.lru_cache(maxsize=256)
-def _found(joined: str, done: int) -> tuple[str, int] | None:
-    """The kind and end of the token JOINED opens with, when it runs past DONE."""
+def _found(joined: str) -> tuple[str, int] | None:
+    """The kind and end of the token JOINED opens with."""
     for hit in shape_hits(Text.of(joined)):
-        if hit.start == 0 and hit.end > done and not hit.keep:
+        if hit.start == 0 and not hit.keep:
             return hit.kind, min(hit.end, len(joined))
     return None
 
