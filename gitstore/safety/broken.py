@@ -5,12 +5,17 @@ reader joins them with line breaks; a terminal or a mail client wraps a long tok
 there is in two halves, each too short for its shape (``gh[pousr]_`` takes 36 characters after
 it), yet anyone reading the stored text puts it back together. Where a word opens with the
 prefix of a token shape (:func:`~gitstore.safety.secrets.shape_hits`) and its run of token
-characters reaches the end of its line, the runs of the next lines (after nothing but line
-breaks) are read joined to it; when the joined run is a token of that shape and the first line's
-run alone is none, the whole of it goes, both halves and the breaks between them.
+characters reaches the end of its line, the runs of the next lines (after a break: line breaks as
+they are, as ``\\n`` in a string or as ``<br>``, and what a quote, a reply, a diff or joined
+strings wrap a line in, :data:`_BREAK`) are read joined to it; when the joined run is a token of
+that shape and the first line's run alone is none, the whole of it goes, all its pieces and the
+breaks between them. A token cut inside its opening (``gh`` / ``p_...``) is read the same way,
+and a token whole on its first line whose shape has no fixed length (an Anthropic key) takes the
+lines that go on running it.
 
-Each half must look random on its own (neither a filler nor a name), so a placeholder ending a
-line or a word opening the next one is never joined into a token.
+Each piece long enough to judge must look random on its own (neither a filler nor a name), and so
+must the pieces joined, so a placeholder ending a line or a word opening the next one is never
+joined into a token.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ _OPENINGS = (
     r"|shp(?:at|ss|ca|pa)_|do[opr]_v1_|lin_api_|dp\.|dapi|glsa_|glc_|AGE-SECRET-KEY-1|PMAK-|key-|ATATT3"
     r"|sk\.eyJ1"
 )
-_OPENING = lazy.Pattern(rf"(?:(?<![A-Za-z0-9_.+/-])|(?<=^\+)|(?<=\n\+))(?:{_OPENINGS})")
+_OPENING = lazy.Pattern(rf"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS})")
 _RUN = lazy.Pattern(r"[A-Za-z0-9_.+/=-]{0,1025}+")
 # A break: line breaks (as they are, as ``\n`` in a string, as ``<br>``), up to three blank
 # lines between, and what wraps a line in a quote, a reply or a diff: a closing quote and a
@@ -46,10 +51,13 @@ _CUT_BREAK = lazy.Pattern(_BREAK.pattern[:-len("(?=[A-Za-z0-9])")] + "(?=[A-Za-z
 _BREAKING = ("\n", "\r", "\\n", "<br", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff")
 # A token's opening cut itself: the first characters of an opening ending a line, the rest
 # opening the next.
-_CUT_OPENING = lazy.Pattern(
-    r"(?<![A-Za-z0-9_.+/-])(?:g|gh|ghp|gho|ghu|ghs|ghr|gi|git|gith|githu|github|github_|github_p|github_pa|github_pat"
-    r"|s|sk|sk-|sk-a|sk-an|sk-ant|x|xo|xox|xoxb|xoxp|A|AK|AKI|AS|ASI|gl|glp|glpa|glpat)"
-    rf"(?={_CUT_BREAK.pattern})"
+_CUTS = (
+    r"g|gh|ghp|gho|ghu|ghs|ghr|gi|git|gith|githu|github|github_|github_p|github_pa|github_pat"
+    r"|s|sk|sk-|sk-a|sk-an|sk-ant|x|xo|xox|xoxb|xoxp|A|AK|AKI|AS|ASI|gl|glp|glpa|glpat"
+)
+# Either, in one walk: an opening whole, or one cut (the group ``cut``).
+_OPENING_OR_CUT = lazy.Pattern(
+    rf"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS}|(?P<cut>{_CUTS})(?={_CUT_BREAK.pattern}))"
 )
 _MOST_PIECES = 16  # a token cut more often than this is left to be read as it stands
 _LONGEST = 1024  # nor is one whose pieces run longer
@@ -62,12 +70,8 @@ def broken_token_hits(text: Text) -> Iterator[Hit]:
     raw = text.raw
     if not any(breaking in raw for breaking in _BREAKING):
         return
-    for m in _OPENING.finditer(raw):
-        hit = _broken_at(raw, m.start(), m.end())
-        if hit is not None:
-            yield hit
-    for m in _CUT_OPENING.finditer(raw):
-        hit = _broken_at(raw, m.start(), m.end(), cut=True)
+    for m in _OPENING_OR_CUT.finditer(raw):
+        hit = _broken_at(raw, m.start(), m.end(), cut=m.group("cut") is not None)
         if hit is not None:
             yield hit
 

@@ -1324,14 +1324,26 @@ _WRAPPED_B64 = lazy.Pattern(
     r"(?:\r?\n[ \t]*+[A-Za-z0-9+/]{4,39}+={0,2}+)*+(?![A-Za-z0-9+/=])"
 )
 _WRAPPED_LINE = lazy.Pattern(r"[ \t]*+([A-Za-z0-9+/]+)(=*)")
+# Where one may be: a line break after 12 base64 characters and before 4 (a literal to look for).
+_WRAPPED_BREAK = lazy.Pattern(r"\n(?:(?<=[A-Za-z0-9+/]{12}\n)|(?<=[A-Za-z0-9+/]{12}\r\n))[ \t]*+[A-Za-z0-9+/]{4}")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
 def _wrapped_blobs(text: str) -> Iterator[tuple[int, list[int], str]]:
     """Base64 (or hex, or base32) wrapped in short lines: where each starts, where each of its
     lines ends, and its lines joined by line breaks."""
-    if "\n" not in text:
-        return
-    for m in _WRAPPED_B64.finditer(text):
+    covered = 0
+    for line_break in _WRAPPED_BREAK.finditer(text):
+        start = line_break.start() - (text[line_break.start() - 1] == "\r")
+        if start < covered:
+            continue
+        first = start - 1
+        while first > start - 40 and first > 0 and text[first - 1] in _B64_CHARS:
+            first -= 1
+        m = _WRAPPED_B64.match(text, first)
+        if m is None:
+            continue
+        covered = m.end()
         pieces: list[str] = []
         ends: list[int] = []
         position = m.start()
@@ -1360,19 +1372,45 @@ _HEX_SEPARATORS = lazy.Pattern(r"0[xX]|[\s:,;]")
 _ASCII_COLUMN = 80  # what a dump prints after a line's bytes, at most
 
 
+_HEX_MARKS = bytes(65 if chr(b) in "0123456789abcdefABCDEFxX \t\r\n:,;" else 32 for b in range(256))
+_HEX_REGION = b"A" * 16  # hex and separators this long open a region worth a look
+_LINE_HEX = lazy.Pattern(r"[^\n]{0,80}\n[ \t]*+")
+
+
+def _hex_runs(text: str) -> list[tuple[int, int]]:
+    """Where runs of hexadecimal with separators are, looked for only where hex digits and
+    separators run long enough (found with bytes.find, not a regex walk)."""
+    marks = text.encode("latin-1", "replace").translate(_HEX_MARKS)  # one byte per character
+    runs, position = [], 0
+    while (start := marks.find(_HEX_REGION, position)) != -1:
+        end = marks.find(b" ", start)
+        end = len(text) if end == -1 else end
+        runs.extend(m.span() for m in _HEX_RUN.finditer(text, start, end))
+        position = end
+    return runs
+
+
 def _hex_dumps(text: str) -> Iterator[tuple[int, int, bytes]]:
     """Hexadecimal with separators or offsets: where each starts and ends, and its bytes."""
-    runs = [m.span() for m in _HEX_RUN.finditer(text)]
+    runs = _hex_runs(text)
     n = 0
     while n < len(runs):
         start, end = runs[n]
         lines = text[start:end].split("\n")
-        while n + 1 < len(runs):  # a dump's next line, after the bytes this one prints as text
-            gap = text[end : runs[n + 1][0]]
-            if gap.count("\n") != 1 or len(gap) > _ASCII_COLUMN or gap.rsplit("\n", 1)[1].strip():
-                break
-            n, end = n + 1, runs[n + 1][1]
-            lines += text[runs[n][0] : end].split("\n")
+        while True:  # a dump's next line, after the bytes this one prints as text
+            if n + 1 < len(runs) and runs[n + 1][0] <= end + _ASCII_COLUMN + 2:
+                gap = text[end : runs[n + 1][0]]
+                if gap.count("\n") == 1 and not gap.rsplit("\n", 1)[1].strip():
+                    n, end = n + 1, runs[n + 1][1]
+                    lines += text[runs[n][0] : end].split("\n")
+                    continue
+            after = _LINE_HEX.match(text, end)
+            dump = len(lines) > 1 or _DUMP_OFFSET.match(lines[0])
+            last = _HEX_RUN.match(text, after.end()) if after and dump else None
+            if last is None or (n + 1 < len(runs) and runs[n + 1][0] < last.end()):
+                break  # the short last line of a dump, too short to open a region of its own
+            end = last.end()
+            lines += text[last.start() : end].split("\n")
         n += 1
         if _DUMP_OFFSET.match(lines[0]):  # the bytes the last line prints as text go too
             line_end = text.find("\n", end)
