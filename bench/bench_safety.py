@@ -12,7 +12,7 @@ dotted values, Google tokens, hails to AI agents, vocatives after sentences, an 
 spoken to, role markers, downloaders, substitutions, secret-reading commands behind
 wrappers and options and their values with spaces inside, underscores, base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
 escaped in strings, long values, values of words with numbers, hidden characters judged in
-context, tags, link and image targets, reference images, reference definitions with titles and
+context, hex dumps, short wrapped lines, token pieces over quoted lines and cut openings, compressed blobs, tags, link and image targets, reference images, reference definitions with titles and
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
 attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words or from two
 alphabets); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
@@ -25,7 +25,9 @@ judged once is not judged free ever after.
 from __future__ import annotations
 
 import argparse
+import base64
 import functools
+import gzip
 import importlib
 import pkgutil
 import time
@@ -81,6 +83,11 @@ ADVERSARIAL: dict[str, str] = {
     "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n"
     "kubectl get secret a -o json\n\"data\":" + " " * 2000 + "x\n\n",
     "hex and base32 runs": "{n}" + "6768705f" * 10 + " " + "M5UHAXZQ" * 8 + " ",
+    "hex dumps": "0000{n}0: 6768 705f 5238 6b4c 6d4e 3270 5134 7354  ghp_R8kLmN2pQ4sT\n 67 68 0x70, 5f:52 ",
+    "short wrapped lines": "Z2hwX1I4a0xtTjJwUTRz{n}\nVDZ2WDh6QTFjRTNnSTVr\n",
+    "token pieces over quoted lines": "ghp_Ab1cD{n}\" +\n> + \"Ef2gH\n",
+    "openings cut": "gh\np_{n}\n",
+    "compressed blobs": "see " + base64.b64encode(gzip.compress(b"the build ran ok " * 4000, mtime=0)).decode() + " and\n",
     "reversed token ends": "{n}" + "Ab1" * 20 + "_phg ",
     "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx{n}" + "AbcV2" * 80 + " ",
     "substitutions": "$( curl <( wget ",
