@@ -1261,12 +1261,13 @@ def _read_as_others(joined: str, budget: _Budget) -> Iterator[str]:
         folded = joined.upper()
         padded = folded.rstrip("=")
         padded += "=" * (-len(padded) % 8)
-        for alphabet, decode in ((_BASE32_BLOB, base64.b32decode), (_BASE32HEX_BLOB, base64.b32hexdecode)):
-            if alphabet.fullmatch(folded):
-                try:
-                    yield from _printable(decode(padded))
-                except (binascii.Error, ValueError):
-                    pass
+        # Base32 when it is written in its alphabet, else base32hex (which has 0, 1, 8 and 9).
+        hexed = not _BASE32_BLOB.fullmatch(folded)
+        if not hexed or _BASE32HEX_BLOB.fullmatch(folded):
+            try:
+                yield from _printable(base64.b32hexdecode(padded) if hexed else base64.b32decode(padded))
+            except (binascii.Error, ValueError):
+                pass
     padded = joined.rstrip("=")
     if len(padded) % 4 != 1:
         try:
@@ -1381,7 +1382,8 @@ def _hex_runs(text: str) -> list[tuple[int, int]]:
     """Where runs of hexadecimal with separators are, looked for only where hex digits and
     separators run long enough (found with bytes.find, not a regex walk)."""
     marks = text.encode("latin-1", "replace").translate(_HEX_MARKS)  # one byte per character
-    runs, position = [], 0
+    runs: list[tuple[int, int]] = []
+    position = 0
     while (start := marks.find(_HEX_REGION, position)) != -1:
         end = marks.find(b" ", start)
         end = len(text) if end == -1 else end
