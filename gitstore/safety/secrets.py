@@ -48,8 +48,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import bz2
 import bisect
+import bz2
 import collections
 import functools
 import math
