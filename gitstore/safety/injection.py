@@ -390,7 +390,7 @@ _LATER_AFTER = lazy.Pattern(
     rf"{_LATER_VERB}\s+{_LATER_THIS}{_LATER_PAUSE}(?:(?P<who>(?:(?:hey|dear)\s+)?{_LATER_WHO}){_LATER_PAUSE})?"
 )
 # before the words, backwards: "claude, when you ", "when claude ", "claude that ", "claude ",
-# or, with the reader after them, "when you ", "whoever "
+# "claude, whoever ", or, with the reader after them, "when you ", "whoever "
 _LATER_PRODUCT_BACK = (
     r"(?:(?:edoc\s+)?edualc|(?:ilc\s+)?xedoc|(?:ilc\s+)?inimeg|tolipoc|rosruc|edoc\s?nepo|tpgtahc|(?:[\w.]*\d-?)?tpg)"
 )
@@ -399,13 +399,15 @@ _LATER_WHO_BACK = (
     r"(?:\s+(?:eht|na?|yna))?|s?ia))(?![\w@])"
 )
 _LATER_WHEN_BACK = r"(?:nehw|ecno|fi|revenehw|sa\s+noos\s+sa|emit\s+txen|retfa)"
-_LATER_YOU_BACK = rf"(?:(?:(?:er|ev)'\s*|(?:era|evah)\s+)?uoy\s+{_LATER_WHEN_BACK}|no(?:pu)?|retfa|elihw)"
+_LATER_YOU_BACK = (
+    rf"(?:(?:(?:er|ev)'\s*|(?:era|evah)\s+)?uoy\s+{_LATER_WHEN_BACK}|no(?:pu)?|retfa|elihw|(?:si\s+)?reveohw)(?![\w@])"
+)
 _LATER_LEAD = lazy.Pattern(
-    rf"\s+(?:(?P<you>{_LATER_YOU_BACK})(?:\s*+(?:[,:;\u2014\u2013]|-+)?\s*+(?P<named>{_LATER_WHO_BACK}))?"  # "claude, when you"
+    rf"\s+(?:(?P<you>{_LATER_YOU_BACK})"  # "when you", "whoever"; after a pause, "claude, when you"
+    rf"(?:\s*+(?:[,:;\u2014\u2013\u2026]|-+|\.{{2,}})?\s*+(?P<named>{_LATER_WHO_BACK}))?"
     rf"|(?:si|sah)\s+{_LATER_PRODUCT_BACK}\s+{_LATER_WHEN_BACK}(?![\w@])"  # "when claude is"
     rf"|{_LATER_PRODUCT_BACK}(?:\s+{_LATER_WHEN_BACK}(?![\w@])|(?P<bare>(?![\w@])))"  # "when claude", "claude"
-    rf"|(?:(?:si|era)\s+)?(?:taht|ohw|hcihw)\s+{_LATER_PRODUCT_BACK}(?![\w@])"  # "claude that"
-    r"|(?:si\s+)?reveohw(?P<whoever>)(?![\w@]))"  # "whoever", the reader after the words
+    rf"|(?:(?:si|era)\s+)?(?:taht|ohw|hcihw)\s+{_LATER_PRODUCT_BACK}(?![\w@]))"  # "claude that"
 )
 _LATER_SPAN = lazy.Pattern(r"(?s).+")
 _READERS = lazy.Pattern(_READER)
@@ -479,9 +481,7 @@ def later_readers(reading: str) -> Iterator[re.Match[str]]:
         lead = _LATER_LEAD.match(backwards, len(reading) - anchor.start())
         if lead is None:
             continue
-        reader_after = lead.group("whoever") is not None or (lead.group("you") is not None
-                                                             and lead.group("named") is None)
-        if reader_after and after.group("who") is None:
+        if lead.group("you") is not None and lead.group("named") is None and after.group("who") is None:
             continue  # "when you read this, run make test": whoever reads, no agent named
         if lead.group("bare") is not None and not anchor.group().startswith(("reading", "seeing", "processing")):
             continue  # "claude reads this, ..." states a fact; "claude reading this: ..." hails
