@@ -15,7 +15,7 @@ from gitstore.cli import main
 from gitstore.context import Context
 from gitstore.deliver import clindex, sections
 from gitstore.deliver.publish import publish, rollback
-from gitstore.errors import Refused
+from gitstore.errors import InvalidInput, Refused
 from gitstore.ops import learning as ops
 from gitstore.ops.setup import init
 
@@ -91,6 +91,36 @@ def test_a_hand_edit_outside_the_markers_survives(world: World) -> None:
     parts, before = sections.split(after, "AGENTS.md"), sections.split(edited, "AGENTS.md")
     assert parts.before == before.before and parts.after == before.after == "\r\nA footer.\r\n"
     assert "\n" not in after.replace("\r\n", "")
+
+
+SECTION = "<!-- gitstore:learnings:begin -->\n- Keep retries bounded. [lrn_%s]\n<!-- gitstore:learnings:end -->\n" % ("0" * 32)
+SHOWN = "<!-- gitstore:learnings:begin -->\n<!-- gitstore:learnings:end -->\n"  # markers as a team documents them
+FENCED = {  # CommonMark's fenced code blocks: backticks or tildes, indented up to 3 spaces, closed by a longer fence
+    "backticks after": SECTION + "\n```markdown\n" + SHOWN + "```\n",
+    "tildes before": "~~~\n" + SHOWN + "~~~\n\n" + SECTION,
+    "indented, closed by a longer fence": SECTION + "   ````\n" + SHOWN + "``````  \n",
+    "crlf": (SECTION + "\n```\n" + SHOWN + "```\n").replace("\n", "\r\n"),
+}
+NOT_FENCED = {  # a marker line no closed code block holds: the section's markers repeat
+    "left open": SECTION + "\n```\n" + SHOWN,
+    "closed by the other character": SECTION + "\n```\n" + SHOWN + "~~~\n",
+    "closed by a shorter fence": SECTION + "\n````\n" + SHOWN + "```\n",
+    "indented four spaces": SECTION + "\n    ```\n" + SHOWN + "    ```\n",
+    "a backtick fence whose info holds a backtick": SECTION + "\n```a`b\n" + SHOWN + "```\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(FENCED))
+def test_a_marker_line_in_a_fenced_code_block_is_not_a_marker(case: str) -> None:
+    parts = sections.split(FENCED[case], "AGENTS.md")
+    assert parts.body is not None and "lrn_" in parts.body and "begin" not in parts.body
+    assert SHOWN.replace("\n", parts.newline) in parts.before + parts.after  # the example stays outside, whole
+
+
+@pytest.mark.parametrize("case", sorted(NOT_FENCED))
+def test_a_marker_line_outside_a_closed_code_block_breaks_the_section(case: str) -> None:
+    with pytest.raises(InvalidInput, match="markers are broken or repeated"):
+        sections.split(NOT_FENCED[case], "AGENTS.md")
 
 
 def test_rollback_restores_both_files_byte_for_byte(world: World) -> None:

@@ -11,6 +11,13 @@ the section, and the text after the end marker, byte for byte. A file without a 
 one at its end, after exactly one blank line. The begin marker carries the digest of the body
 gitstore wrote, so a hand edit inside the section is noticed (and treated as a conflict, not
 overwritten). Comments are invisible in rendered Markdown; agents read the raw text.
+
+A marker line inside a fenced code block (CommonMark: a line of three or more backticks or
+tildes, indented at most three spaces, up to a line of the same character at least as long)
+is an example, not a marker: a team documenting the format shows the markers so. Only a block
+that closes counts: one left open would, as CommonMark reads it, hide the rest of the file,
+the section too, so its marker lines are counted as markers (and refused when that breaks the
+section).
 """
 
 from __future__ import annotations
@@ -47,11 +54,45 @@ class Split:
         return self.body is not None and self.digest != body_digest(self.body)
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # an opening fence: a backtick one's info holds no backtick
+_CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+
+
+def markers(text: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
+    """The begin and the end marker lines of ``text``, but those inside a fenced code block
+    that closes (see the module's documentation)."""
+    begins: list[re.Match[str]] = []
+    ends: list[re.Match[str]] = []
+    fence: str | None = None  # the opening fence of the block the line is in
+    held: tuple[list[re.Match[str]], list[re.Match[str]]] = ([], [])  # marker lines of that block
+    start = 0
+    for line in text.split("\n"):
+        read = line.rstrip("\r")
+        found = begins, ends
+        if fence is None:
+            opening = _FENCE.match(read)
+            if opening:
+                fence, held = opening.group(1), ([], [])
+        else:
+            closing = _CLOSING.match(read)
+            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
+                fence = None
+            else:
+                found = held
+        for kind, pattern in zip(found, (_BEGIN_LINE, _END_LINE)):
+            match = pattern.match(text, start, start + len(line))
+            if match:
+                kind.append(match)
+        start += len(line) + 1
+    if fence is not None:  # never closed: its marker lines count (all after those found)
+        begins, ends = begins + held[0], ends + held[1]
+    return begins, ends
+
+
 def split(text: str, name: str) -> Split:
     """Cut ``text`` around its section; refuses a file with a broken or repeated section."""
     newline = "\r\n" if "\r\n" in text else "\n"
-    begins = list(_BEGIN_LINE.finditer(text))
-    ends = list(_END_LINE.finditer(text))
+    begins, ends = markers(text)
     if not begins and not ends:
         return Split(text, None, None, "", newline)
     if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].end():
