@@ -99,3 +99,39 @@ def test_during_a_merge_the_sync_names_the_stale_files_and_writes_none(tmp_path:
     assert got.published_stale is not None and got.published_stale in got.render(), got.render()
     assert "AGENTS.md, CLAUDE.md" in got.published_stale and learning in got.published_stale, got.published_stale
     assert "merge is in progress" in got.published_stale and "gitstore publish" in got.published_stale
+
+
+EXAMPLE = "\n## About the section above\n\n```markdown\n<!-- gitstore:learnings:end -->\n```\n"
+
+
+def test_a_marker_shown_in_a_code_block_outside_the_section_does_not_keep_a_retired_learning(
+        tmp_path: Path) -> None:
+    """A team documents the section's format in a fenced code block after it: an example,
+    not a marker. The retirement a sync brings takes the learning out all the same, and the
+    example stays byte for byte."""
+    bob, learning = _published_then_retired(tmp_path)
+    (bob / "AGENTS.md").write_text((bob / "AGENTS.md").read_text() + EXAMPLE)
+    got = sync(str(bob))
+    agents = (bob / "AGENTS.md").read_text()
+    assert learning not in agents and agents.endswith(EXAMPLE), agents
+    assert "AGENTS.md" in got.published and got.published_stale is None, got.render()
+
+
+def test_a_repeated_marker_that_keeps_a_retired_learning_is_named_by_sync_and_fails_doctor(tmp_path: Path) -> None:
+    """A marker line outside any code block breaks the section: no sync or publish may rewrite
+    it, so the sync says in one line that the file still gives agents the retired learning,
+    and doctor fails naming it (agents read the whole file, the section or not)."""
+    from gitstore.queries.doctor import doctor
+
+    bob, learning = _published_then_retired(tmp_path)
+    before = (bob / "AGENTS.md").read_text() + "\n## About\n\n<!-- gitstore:learnings:end -->\n"
+    (bob / "AGENTS.md").write_text(before)
+    got = sync(str(bob))
+    assert (bob / "AGENTS.md").read_text() == before and "AGENTS.md" not in got.published
+    stale = got.published_stale
+    assert stale is not None and stale in got.render() and "\n" not in stale, got.render()
+    assert stale.startswith("published files are stale: AGENTS.md still give agents") and learning in stale, stale
+    assert "markers are broken or repeated" in stale and got.to_json()["publishedStale"] == stale
+    failed = [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
+    assert len(failed) == 1 and failed[0].detail.startswith("AGENTS.md give agents 1 learning(s)"), failed
+    assert learning in failed[0].detail and "AGENTS.md" in (failed[0].todo or ""), failed

@@ -793,15 +793,18 @@ _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
 
 def _not_written(baseline: Baseline, published: set[str], selection: Selection) -> dict[str, list[str]]:
     """Per published file, the learnings it lists (a section's lines, the index's entries of
-    gitstore's) that a publish now would not write."""
+    gitstore's) that a publish now would not write. A file whose section cannot be read
+    (broken or repeated markers: the plan names them) lists every learning of the store whose
+    id it holds anywhere: agents read the whole file, and no publish or sync rewrites it."""
     wanted = {fact.learning for fact in selection.facts}
     listed: dict[str, set[str]] = {}
     for target in baseline.targets:
         if target.path in published:
+            text = (baseline.files[target.path] or b"").decode("utf-8", "replace")
             try:
-                body = sections.split((baseline.files[target.path] or b"").decode("utf-8", "replace"),
-                                      target.path).body
-            except InvalidInput:  # broken markers: the plan names them
+                body = sections.split(text, target.path).body
+            except InvalidInput:
+                listed[target.path] = {i for i in _LEARNING_ID.findall(text) if i in selection.written}
                 continue
             for line in (body or "").splitlines():
                 cited = _CITED.search(line)
