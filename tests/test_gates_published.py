@@ -534,3 +534,20 @@ def test_a_section_an_earlier_publish_wrote_under_its_earlier_header_passes(
     assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []
     assert publish(str(root)).status == "published"
     assert earlier not in (root / "AGENTS.md").read_text() and HEADER[2] in (root / "AGENTS.md").read_text()
+
+
+def test_a_marker_shown_in_a_code_block_is_judged_as_an_imitation_and_a_bare_one_as_breaking_the_section(
+        repo: tuple[Path, dict[str, Any]]) -> None:
+    """A marker line in a fenced code block outside the section is no marker of it (the section
+    still reads), yet agents read it all the same: refused as an imitation, on its own line. One
+    outside any code block repeats the section's marker: refused as breaking the section, which
+    neither publish nor sync may rewrite then."""
+    root, _ = repo
+    _commit(root, "AGENTS.md", lambda text: text + "\n## Markers\n\n~~~\n<!-- gitstore:learnings:end -->\n~~~\n")
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    lines = (root / "AGENTS.md").read_text().splitlines()
+    assert len(found) == 1 and lines[found[0].line - 1] == "<!-- gitstore:learnings:end -->", found
+    assert "imitates a marker of the section" in found[0].message and "broken" not in found[0].message
+    _commit(root, "AGENTS.md", lambda text: text + "\n<!-- gitstore:learnings:end -->\n")
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert any("markers are broken or repeated" in f.message for f in found), found

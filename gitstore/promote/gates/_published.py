@@ -263,10 +263,13 @@ def _link_problem(change: Change, path: str) -> Finding | None:
 
 def _imitations(change: Change, path: str, data: bytes, span: range, earlier: list[bytes]) -> list[Finding]:
     """Each line ``change`` adds outside the file's section (``span``, its lines numbered from
-    1; the whole file when it has none) that imitates what only gitstore writes."""
-    lines = data.decode("utf-8", "replace").split("\n")
-    outside = [(n, line) for n, line in enumerate(lines, start=1) if n not in span]
-    kept = [before.decode("utf-8", "replace").split("\n") for before in earlier]
+    1; the whole file when it has none) that imitates what only gitstore writes. A line is
+    added there when no earlier version holds it outside its own section: a copy of the
+    section's marker or header (in a code block showing the format, where it breaks nothing)
+    is new outside it."""
+    outside = _outside(data, span)
+    kept = [[line for _, line in _outside(before, _span_or_none(before, path) if path in SECTIONS else range(0))]
+            for before in earlier]
     found = []
     for number, line in _added(outside, kept):
         imitated = _imitated(line)
@@ -276,6 +279,19 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
                                                f"read it all the same; {who(change)}, and only `gitstore "
                                                "publish` writes what is published"))
     return found
+
+
+def _outside(data: bytes, span: range) -> list[tuple[int, str]]:
+    """The lines of ``data`` (numbered from 1) that ``span`` (a section's) does not hold."""
+    return [(n, line) for n, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1) if n not in span]
+
+
+def _span_or_none(data: bytes, path: str) -> range:
+    """The lines ``data``'s section spans; none when it cannot be read (every line is outside)."""
+    try:
+        return _section_lines(data, path)[1]
+    except InvalidInput:
+        return range(0)
 
 
 def _imitated(line: str, *, any_id: bool = False) -> str | None:
