@@ -99,20 +99,51 @@ def server(start: str = ".") -> Any:
 
 
 def _strict(base: type[_Server]) -> type[_Server]:
-    """``base`` (the SDK's MCPServer) refusing a tool or prompt it does not have with a JSON-RPC
-    error, invalid params (``-32602``), as MCP asks: the SDK answers an unknown tool with a tool
-    result marked as an error, and an unknown prompt with error code 0 (and a traceback in its
-    log). An unknown resource it already refuses so. The name is shown shortened, on one line."""
+    """``base`` (the SDK's MCPServer) refusing a tool, prompt or resource it does not have with a
+    JSON-RPC error, invalid params (``-32602``), as MCP asks: the SDK answers an unknown tool with
+    a tool result marked as an error, an unknown prompt with error code 0 (and a traceback in its
+    log), and an unknown resource with the URI whole, twice (in its message and its ``data``). The
+    name is shown shortened, on one line, and nowhere else in the answer. So is a method the
+    server does not have (``method not found``, ``-32601``; the SDK puts it whole in ``data``),
+    and arguments a tool rejects are named by field, never by the value sent (the SDK's text
+    quotes the value, over several lines)."""
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
     from mcp.shared.exceptions import MCPError
-    from mcp.types import INVALID_PARAMS
+    from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
+    from pydantic import ValidationError
 
     from gitstore.deliver.here import named
 
+    async def methods_named(ctx: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if exc.error.code != METHOD_NOT_FOUND:
+                raise
+            raise MCPError(code=METHOD_NOT_FOUND, message=f"method not found: {named(str(ctx.method))}") from None
+
     class Strict(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            low = getattr(self, "_lowlevel_server", None)  # the SDK's 2.x layout (``serve`` checks it)
+            if low is not None:
+                low.middleware.append(methods_named)
+
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             if name not in {tool.name for tool in await self.list_tools()}:
                 raise MCPError(code=INVALID_PARAMS, message=f"unknown tool: {named(name)}")
-            return await super().call_tool(name, arguments, context)
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if not isinstance(exc.__cause__, ValidationError):
+                    raise
+                raise ToolError(f"{name}: {rejected(exc.__cause__)}") from None
+
+        async def read_resource(self, uri: Any, context: Any = None) -> Any:
+            try:
+                return await super().read_resource(uri, context)
+            except ResourceNotFoundError:
+                raise MCPError(code=INVALID_PARAMS, message=f"unknown resource: {named(str(uri))}") from None
 
         async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
             if name not in {prompt.name for prompt in await self.list_prompts()}:
@@ -120,6 +151,15 @@ def _strict(base: type[_Server]) -> type[_Server]:
             return await super().get_prompt(name, arguments, context)
 
     return Strict
+
+
+def rejected(error: Any) -> str:
+    """The arguments a tool's pydantic validation rejected, for the tool error: each field by its
+    name, shortened, and what is wrong with it, on one line; never the value sent."""
+    from gitstore.deliver.here import named
+
+    found = [f"{named('.'.join(map(str, err['loc'])))}: {named(err['msg'])}" for err in error.errors()[:5]]
+    return "invalid arguments: " + "; ".join(found)
 
 
 def serve(start: str = ".") -> None:
@@ -130,12 +170,58 @@ def serve(start: str = ".") -> None:
 
     place_here(start)  # refuse at once where delivery cannot run
     app = server(start)
+    log_on_one_line()
     if not hasattr(app, "_lowlevel_server"):  # what _run serves: the SDK's 2.x layout
         from importlib.metadata import version
 
         raise UsageError(f"the MCP server runs on the mcp package 2.x, not {version('mcp')}: "
                          "pip install 'gitstore[mcp]'")
     anyio.run(_run, app)
+
+
+LOGGED_CHARS = 200  # of a log line the SDK writes, after ``gitstore mcp: LEVEL: ``
+
+
+def log_on_one_line() -> None:
+    """The SDK's log, on standard error, as gitstore's own lines: a warning or worse only, each
+    on one line, shortened to ``LOGGED_CHARS``, control characters as their pictures, with no
+    traceback. The SDK logs what a client sent (an unknown resource's URI, a method's name)
+    with every request, through a handler that lays each record out over lines at a terminal's
+    width: a client's megabytes were written out whole, as many lines as they fill, while the
+    server answered no one."""
+    import logging
+    import sys
+
+    class OneLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                sys.stderr.write(f"gitstore mcp: {record.levelname.lower()}: {_logged(record)}\n")
+                sys.stderr.flush()
+            except Exception:  # noqa: BLE001 - a log line never stops the server
+                pass
+
+    logging.basicConfig(level=logging.WARNING, handlers=[OneLine()], force=True)  # replaces the SDK's
+
+
+def _logged(record: Any) -> str:
+    """A log record's message, each text in it cut before it is formatted, then the whole cut
+    to ``LOGGED_CHARS`` on one line; an exception by its type and message alone."""
+    from gitstore._shown import one_line, shown
+
+    def cut(value: object) -> object:
+        return value[:LOGGED_CHARS + 1] if isinstance(value, (str, bytes)) else value
+
+    args = record.args
+    if isinstance(args, tuple):
+        args = tuple(map(cut, args))
+    try:
+        text = str(record.msg) % args if args else str(record.msg)
+    except (TypeError, ValueError):
+        text = str(record.msg)
+    if record.exc_info and record.exc_info[1] is not None:
+        exc = record.exc_info[1]
+        text += f" ({type(exc).__name__}: {str(exc)[:LOGGED_CHARS + 1]})"
+    return shown(one_line(text[:LOGGED_CHARS] + ("…" if len(text) > LOGGED_CHARS else "")))
 
 
 async def _run(app: Any) -> None:
