@@ -18,7 +18,9 @@ Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
 unknown learning) is a tool error with gitstore's one-line message; a tool, prompt or resource
-the server does not have, a JSON-RPC error (invalid params, ``-32602``). A message over 4 MiB is
+the server does not have, a JSON-RPC error (invalid params, ``-32602``), and a method, method not
+found (``-32601``), each naming what the client sent shortened, on one line, once (``_strict``);
+the SDK's log, warnings only, one short line each (``log_on_one_line``). A message over 4 MiB is
 answered with a JSON-RPC error and dropped, and so is a line that is no message the SDK reads
 (not JSON: ``-32700``; no request: ``-32600``); the server goes on (``stdio``).
 """
