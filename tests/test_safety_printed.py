@@ -185,6 +185,18 @@ def test_a_secret_printed_among_fields_goes_and_the_fields_stay(command: str, ou
     assert kept in scanned, scanned
 
 
+@pytest.mark.parametrize("indent", ["    ", "        ", "\t"])
+def test_an_indented_output_is_redacted_to_its_line_end(indent: str) -> None:
+    """In an indented code block or a docstring, the redaction ends where the printed line
+    ends: the line break and the next line stay."""
+    text = f"Setup notes:\n\n{indent}$ pass show db/prod\n{indent}{SECRET}  \n{indent}$ psql -h db -U app\n{indent}psql (16.2)\n"
+    assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+    block = f"{indent}$ gcloud secrets versions access latest --secret=db\n{indent}{SECRET}\n\nThen restart it.\n"
+    assert _scan(block) == block.replace(SECRET, "[REDACTED:command-secret]")
+    fields = f"{indent}$ kubectl get secret db -o yaml\n{indent}data:\n{indent}  dsn: {SECRET}\n{indent}kind: Secret\n"
+    assert _scan(fields) == fields.replace(SECRET, "[REDACTED:command-secret]")
+
+
 def test_what_a_failed_read_says_is_kept() -> None:
     error = ("An error occurred (ResourceNotFoundException) when calling the GetSecretValue operation: "
              "Secrets Manager can't find the specified secret.\n")

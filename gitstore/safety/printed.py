@@ -227,7 +227,7 @@ def _bare_hits(low: str, start: int, end: int) -> Iterator[Hit]:
         if stripped and not (leading and _DIAGNOSTIC.fullmatch(line)):
             leading = False
             first = position + len(line) - len(line.lstrip())
-            yield Hit(first, first + len(line.rstrip()), "command-secret", 3)
+            yield Hit(first, position + len(line.rstrip()), "command-secret", 3)
         position = line_end + 1
 
 
@@ -271,7 +271,7 @@ def _data_hits(low: str, start: int, end: int) -> Iterator[Hit]:
             line_end = end if line_end == -1 else line_end
             line = low[position:line_end]
             if line.strip():
-                if len(line) - len(line.lstrip()) <= indent:
+                if len(line.expandtabs()) - len(line.expandtabs().lstrip()) <= indent:
                     break
                 m = _YAML_FIELD.fullmatch(low, position, line_end)
                 if m is not None:
