@@ -197,6 +197,12 @@ def test_an_indented_output_is_redacted_to_its_line_end(indent: str) -> None:
     assert _scan(fields) == fields.replace(SECRET, "[REDACTED:command-secret]")
 
 
+@pytest.mark.parametrize("command", ["echo db | pass show prod/db", "true || pass show prod/db", "true  |  pass show prod/db"])
+def test_a_command_after_a_pipe_on_its_line_is_read(command: str) -> None:
+    """A ``|`` that opens a line is a table's, but one after a command is a pipe."""
+    assert _scan(f"$ {command}\n{SECRET}\n") == f"$ {command}\n[REDACTED:command-secret]\n"
+
+
 def test_what_a_failed_read_says_is_kept() -> None:
     error = ("An error occurred (ResourceNotFoundException) when calling the GetSecretValue operation: "
              "Secrets Manager can't find the specified secret.\n")
@@ -217,6 +223,13 @@ def test_what_a_failed_read_says_is_kept() -> None:
     " PASS  src/App.test.js\n PASS  lib/client.test.js\n\nTests: 2 passed\n",
     "    pass\n    return None\n",
     "$ grep -c host config/.pgpass.example\n3\n",
+    # Prose and markdown that start with a command's name, capitalized, or a table's first cell.
+    "show : bool\n    Pass show=True to print each migration step as it runs,\n    including the SQL.\n\nReturns it.\n",
+    "Vault read access for the app is granted by this policy:\ndata:\n  path: kv/app/config\n  capabilities: read\n",
+    "Pass prod/db\nto the next step.\n",
+    "| Command | What it does |\n|---|---|\n| pass show email/work | prints the password for email/work |\n"
+    "| pass ls | lists every entry in the store |\n| pass generate web/new 20 | makes a new password |\n",
+    "  | gopass show prod/db | prints it |\n  | pass ls | lists them |\n",
 ])
 def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
     assert _scan(text) == text

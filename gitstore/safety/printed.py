@@ -3,11 +3,12 @@
 A secret manager's command line prints the secret it reads bare, with no key, no credential
 word and often no shape of its own (a password is any string), so no other rule of the scanner
 sees it; only the command just before says what it is. A command that reads a secret is found
-where a command stands (a line's start after an optional prompt, or after ``;``, ``&&``, ``|``,
-``$(`` or a quote), however it is spelled: by its path (``/usr/local/bin/aws``), after variables
-set for it (``AWS_PROFILE=prod aws``) or a command that runs it (``env``, ``sudo -u deploy``,
-``command``, ``time``, ``nice``, ``xargs -I{}``...), with options before its subcommand (``gcloud
---project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
+where a command stands (a line's start after an optional prompt, or after ``;``, ``&&``, a pipe's
+``|`` (not a table's, that opens its line), ``$(`` or a quote), its name in lower case (``Pass
+show=True`` and ``Vault read access`` are prose), however it is spelled: by its path
+(``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
+runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``...), with
+options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
 or the end of the text, is redacted (``command-secret``):
 
 - whole, for the forms that print the secret alone: ``aws secretsmanager get-secret-value``
@@ -68,9 +69,10 @@ _WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
             rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
 # Where a command stands: a line's start (a prompt before it), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
-# quotes a command no output follows (``run `pass show db` to see it``). The command is named
-# by its path's last part (``/usr/local/bin/aws``).
-_AT_COMMAND = (r"(?:^|(?<=[\n;&|('\"]))[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+)?"
+# quotes a command no output follows (``run `pass show db` to see it``), nor after a ``|`` that
+# opens its line, a table's (``| pass show NAME | prints it |``): a pipe follows a command. The
+# command is named by its path's last part (``/usr/local/bin/aws``).
+_AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+)?"
                rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
 
 
@@ -81,8 +83,8 @@ def _options(subcommand: str) -> str:
 
 
 # ``pass NAME`` prints NAME's secret as ``pass show NAME`` does: a name alone on its command
-# line, that is not one of pass's own subcommands, written in lower case (a test runner's
-# ``PASS  src/app.test.js`` is no command).
+# line, that is not one of pass's own subcommands (written in lower case, as every command's
+# name must be: a test runner's ``PASS  src/app.test.js`` is no command).
 _PASS_NAME = (r"(?=[ \t]+(?!(?:init|ls|list|find|search|grep|insert|add|edit|generate|rm|remove|delete|mv"
               r"|rename|cp|copy|git|help|version|show|otp|sync|setup|audit|config|env|history|mounts"
               r"|templates|fsck|update|clone|create|new|link|cat|fscopy|fsmove|recipients|alias|age)(?![\w-]))"
@@ -159,9 +161,9 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
     for m in _COMMANDS.finditer(low):
         if m.start() < covered:
             continue
-        name = m.group("passname")
-        if name is not None and not text.raw.startswith(name, m.start("passname")):
-            continue  # ``PASS  src/app.test.js``: a test runner's status, not the command
+        word = m.group("c").split(None, 1)[0]
+        if not text.raw.startswith(word, m.start("c")):
+            continue  # ``Pass show=True to print``, ``PASS  src/app.test.js``: prose, a test runner's status
         command = next(name for name in (*_BARE, "pgpass") if m.group(name) is not None)
         args = m.group("args")
         if _ELSEWHERE.search(args):
