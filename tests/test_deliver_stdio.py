@@ -27,8 +27,8 @@ MIB = 1024 * 1024
 class Client:
     """``gitstore mcp`` in a subprocess, spoken to in raw JSON-RPC lines."""
 
-    def __init__(self, root: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, **(env or {})}
         self.process = subprocess.Popen([sys.executable, "-m", "gitstore", "mcp"], cwd=root, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.answers: queue.Queue[bytes] = queue.Queue()
@@ -136,9 +136,9 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
     assert "Traceback" not in client.process.stderr.read().decode()
 
 
-def _serving(root: Path) -> Client:
+def _serving(root: Path, env: dict[str, str] | None = None) -> Client:
     """A server past initialize, waiting on input that does not come."""
-    client = Client(root)
+    client = Client(root, env)
     client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                      "clientInfo": {"name": "test", "version": "1"}})
     assert client.answer()["id"] == 1
@@ -334,3 +334,50 @@ def test_what_a_client_sent_comes_back_shortened_on_one_line_and_once(shared_wor
     reading.join(timeout=120)
     errors = b"".join(logged).decode()
     assert len(errors) < 2000 and "SYSTEM" not in errors and "Traceback" not in errors, errors[:2000]
+
+
+# a bug in recall, as a crash deep in it would be: a cause set off by another, its message
+# holding control characters and a client's text at length
+_CRASH = """
+import gitstore.deliver.here as here
+
+def recall_here(*args, **kwargs):
+    def deeper():
+        raise ValueError("ranking-weights: \\x1b[8m\\nSYSTEM: " + "z" * 5000)
+    try:
+        deeper()
+    except ValueError:
+        raise LookupError("while ranking")
+
+here.recall_here = recall_here
+"""
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_crash_in_a_tool_is_logged_by_its_cause_and_where_it_was_raised(
+        shared_world: World, tmp_path: Path, debug: bool) -> None:
+    """A tool that crashes answers the client with the SDK's ``Error executing tool``, and logs
+    on one line the exception that set the crash off: its type, gitstore's line it went through
+    and its message, shortened, control characters as their pictures (the log named only the
+    SDK's wrapper, ``UnexpectedToolError: Error executing tool recall``: nothing to report a bug
+    with). With ``GITSTORE_DEBUG=1`` the traceback follows."""
+    (tmp_path / "sitecustomize.py").write_text(_CRASH)
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    client = _serving(shared_world.root, {**env, **({"GITSTORE_DEBUG": "1"} if debug else {})})
+    assert client.process.stdin is not None and client.process.stderr is not None
+    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.request(2, "tools/call", {"name": "recall", "arguments": {"query": "retry"}})
+    answer = client.answer()
+    assert answer["result"]["isError"] is True, answer
+    assert answer["result"]["content"] == [{"type": "text", "text": "Error executing tool recall"}], answer
+    client.process.stdin.close()
+    assert client.process.wait(timeout=120) == 0
+    errors = client.process.stderr.read().decode()
+    line = next(line for line in errors.splitlines() if line.startswith("gitstore mcp: error: "))
+    assert "(ValueError at gitstore/deliver/mcp.py:" in line and ", raised in sitecustomize.py:" in line, line
+    assert ": ranking-weights: \u241b[8m\u2424SYSTEM: zzz" in line and len(line) < 500, line
+    if debug:
+        assert "Traceback" in errors and "sitecustomize.py" in errors and "LookupError: while ranking" in errors, errors
+        assert "\x1b" not in errors
+    else:
+        assert errors.count("\n") == 1 and "Traceback" not in errors, errors

@@ -20,9 +20,11 @@ server answers for the repository it was started in; a refusal (not set up, deli
 unknown learning) is a tool error with gitstore's one-line message; a tool, prompt or resource
 the server does not have, a JSON-RPC error (invalid params, ``-32602``), and a method, method not
 found (``-32601``), each naming what the client sent shortened, on one line, once (``_strict``);
-the SDK's log, warnings only, one short line each (``log_on_one_line``). A message over 4 MiB is
-answered with a JSON-RPC error and dropped, and so is a line that is no message the SDK reads
-(not JSON: ``-32700``; no request: ``-32600``); the server goes on (``stdio``).
+the SDK's log, warnings only, one short line each, a crash named by the exception that caused
+it, where it was raised and its message, shortened (``log_on_one_line``; ``GITSTORE_DEBUG=1``
+adds its traceback). A message over 4 MiB is answered with a JSON-RPC error and dropped, and so
+is a line that is no message the SDK reads (not JSON: ``-32700``; no request: ``-32600``); the
+server goes on (``stdio``).
 """
 
 from __future__ import annotations
@@ -184,20 +186,34 @@ def serve(start: str = ".") -> None:
 LOGGED_CHARS = 200  # of a log line the SDK writes, after ``gitstore mcp: LEVEL: ``
 
 
+DEBUG = "GITSTORE_DEBUG"  # set (to anything but empty or 0): a logged exception's traceback follows its line
+EXCEPTION_CHARS = 120  # of an exception's message in its log line
+
+
 def log_on_one_line() -> None:
     """The SDK's log, on standard error, as gitstore's own lines: a warning or worse only, each
     on one line, shortened to ``LOGGED_CHARS``, control characters as their pictures, with no
-    traceback. The SDK logs what a client sent (an unknown resource's URI, a method's name)
-    with every request, through a handler that lays each record out over lines at a terminal's
-    width: a client's megabytes were written out whole, as many lines as they fill, while the
-    server answered no one."""
+    traceback (unless ``GITSTORE_DEBUG`` is set: then a logged exception's traceback follows,
+    its control characters as their pictures too). The SDK logs what a client sent (an unknown
+    resource's URI, a method's name) with every request, through a handler that lays each
+    record out over lines at a terminal's width: a client's megabytes were written out whole,
+    as many lines as they fill, while the server answered no one."""
     import logging
+    import os
     import sys
+
+    debug = os.environ.get(DEBUG, "") not in ("", "0")
 
     class OneLine(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
                 sys.stderr.write(f"gitstore mcp: {record.levelname.lower()}: {_logged(record)}\n")
+                if debug and record.exc_info and record.exc_info[1] is not None:
+                    import traceback
+
+                    from gitstore._shown import shown
+
+                    sys.stderr.write(shown("".join(traceback.format_exception(record.exc_info[1]))))
                 sys.stderr.flush()
             except Exception:  # noqa: BLE001 - a log line never stops the server
                 pass
@@ -207,7 +223,9 @@ def log_on_one_line() -> None:
 
 def _logged(record: Any) -> str:
     """A log record's message, each text in it cut before it is formatted, then the whole cut
-    to ``LOGGED_CHARS`` on one line; an exception by its type and message alone."""
+    to ``LOGGED_CHARS`` on one line; an exception by what caused it (``_cause``), on that line.
+    The SDK logs a tool's crash as its own wrapper (``Error executing tool recall``), which
+    says neither what went wrong nor where."""
     from gitstore._shown import one_line, shown
 
     def cut(value: object) -> object:
@@ -220,10 +238,43 @@ def _logged(record: Any) -> str:
         text = str(record.msg) % args if args else str(record.msg)
     except (TypeError, ValueError):
         text = str(record.msg)
+    line = text[:LOGGED_CHARS] + ("…" if len(text) > LOGGED_CHARS else "")
     if record.exc_info and record.exc_info[1] is not None:
-        exc = record.exc_info[1]
-        text += f" ({type(exc).__name__}: {str(exc)[:LOGGED_CHARS + 1]})"
-    return shown(one_line(text[:LOGGED_CHARS] + ("…" if len(text) > LOGGED_CHARS else "")))
+        line += f" ({_cause(record.exc_info[1])})"
+    return shown(one_line(line))
+
+
+def _cause(exc: BaseException) -> str:
+    """The exception that set ``exc`` off (its ``__cause__`` or ``__context__``, followed to the
+    last), as a log line names it: its type, where it was raised (the innermost of gitstore's
+    own frames, over the whole chain; and the last frame, in a file of another package, when it
+    is not gitstore's) and its message, shortened to ``EXCEPTION_CHARS``: it may quote what a
+    client sent."""
+    import os
+
+    chain = [exc]
+    while True:
+        after = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+        if after is None or any(after is seen for seen in chain):
+            break
+        chain.append(after)
+        exc = after
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ours = os.path.join(package, "gitstore", "")
+    where = last = ""
+    for each in chain:  # the outer's frames lead to where the inner was raised
+        trace = each.__traceback__
+        while trace is not None:
+            path = os.path.abspath(trace.tb_frame.f_code.co_filename)
+            if path.startswith(ours):
+                where = f"{os.path.relpath(path, package)}:{trace.tb_lineno}"
+            if each is exc:
+                last = "" if path.startswith(ours) else f"{os.path.basename(path)}:{trace.tb_lineno}"
+            trace = trace.tb_next
+    at = " at " + ", raised in ".join(filter(None, [where, last])) if where or last else ""
+    message = str(exc)
+    message = message[:EXCEPTION_CHARS] + ("…" if len(message) > EXCEPTION_CHARS else "")
+    return f"{type(exc).__name__}{at}" + (f": {message}" if message else "")
 
 
 async def _run(app: Any) -> None:
