@@ -928,7 +928,7 @@ def test_two_lines_that_pass_alone_but_not_together_are_not_both_written(world: 
     result = publish(str(world.root))
     agents = read(world, "AGENTS.md").decode()
     section = agents[agents.index(sections.BEGIN):agents.index(sections.END)]
-    assert not scanner.scan(section).quarantined
+    assert not scanner.scan(section.split("\n", 1)[1]).quarantined  # its marker line is gitstore's, not free text
     written = [i for i in ids if i in section]
     assert len(written) == 1, written
     left = next(i for i in ids if i not in written)

@@ -1183,8 +1183,10 @@ def test_links_the_gate_resolves_do_not_stop_a_promotion(tmp_path: Path) -> None
 def test_a_skill_whose_text_holds_another_marker_is_never_made(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     other = f"<!-- gitstore:promoted lrn_{'a' * 32} sha256:{'b' * 64} -->"
+    with pytest.raises(Refused, match="hidden-markup"):  # in free text, words hidden from readers
+        accepted_learning(ctx, memory="procedural", title="Change retries safely", text=f"{SKILL_TEXT}\n{other}\nThen push.")
     learning = accepted_learning(ctx, memory="procedural", title="Change retries safely",
-                                 text=f"{SKILL_TEXT}\n{other}\nThen push.")
+                                 text=f"{SKILL_TEXT}\n```\n{other}\n```\nThen push.")  # shown as code
     _refused(ctx, learning["id"], "stopped at skill-spec: .*would not read back as the accepted text")
 
 

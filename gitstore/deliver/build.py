@@ -315,6 +315,11 @@ def uncited(line: str) -> str:
     return _CITATION.sub(r"\1see ", line)
 
 
+# a comment of gitstore's own (a published section's begin and end, a promoted block's marker),
+# however spaced or cased: only gitstore writes one, on a line of its own, in a file
+_MARKER = re.compile(r"<!--[\s-]*gitstore:", re.IGNORECASE)
+
+
 def scanned_line(scanner: Any, text: str, title: str | None = None) -> tuple[str, set[str]] | str:
     """``line_of(text)`` as the scanner leaves it and the kinds it redacted there, or why it
     quarantined it. The text is read whole twice: with its own line breaks, then on one line, as
@@ -322,7 +327,13 @@ def scanned_line(scanner: Any, text: str, title: str | None = None) -> tuple[str
     there). Given the learning's ``title``, the learning is also read whole, ``title: text``: a
     title is never given to agents, but it can name what the text holds (``Deploy password`` over
     a bare value), so what the scanner finds only with both (anything quarantined, or more to
-    redact than in each alone) makes the learning unsafe, never a line to cut."""
+    redact than in each alone) makes the learning unsafe, never a line to cut. A text or title
+    holding a gitstore marker comment (``<!-- gitstore:learnings:end -->``, even in a code span,
+    which the scanner lets pass as shown) is unsafe too: written into a published section, it
+    would close the section for an agent reading the file raw, and what follows would read as the
+    file's own text."""
+    if _MARKER.search(text) or (title is not None and _MARKER.search(title)):
+        return "unsafe text: it holds a gitstore marker (<!-- gitstore:... -->)"
     found = _scanned(scanner, text.strip())
     if isinstance(found, str):
         return found

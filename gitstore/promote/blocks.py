@@ -67,10 +67,15 @@ def render_citation(citation: Citation) -> str:
     return f"`{citation.ref}`"
 
 
+def marker(learning: str, content_digest: str) -> str:
+    """The marker line opening the block of ``learning`` (no line break)."""
+    return f"<!-- gitstore:promoted {learning} {content_digest} -->"
+
+
 def render(learning: str, content_digest: str, statement: str, citations: list[Citation]) -> str:
     """The block's lines (no surrounding blank lines), ending with a newline."""
     cited = "; ".join(render_citation(c) for c in citations)
-    return f"<!-- gitstore:promoted {learning} {content_digest} -->\n{statement}\n{CITED}{cited}.\n"
+    return f"{marker(learning, content_digest)}\n{statement}\n{CITED}{cited}.\n"
 
 
 def parse_citations(line: str) -> tuple[list[Citation], list[str]]:

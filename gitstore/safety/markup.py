@@ -6,8 +6,12 @@ raw text gitstore captures, and would reach a learning, a published file, an age
 holds for the other raw HTML a renderer passes on and a browser hides: a processing instruction
 (``<? ... ?>``), a CDATA section and a declaration (``<!DOCTYPE ...>``). One holding words is
 quarantined (``hidden-markup``), unless it is code: a code span or a fenced block shows it as it
-is. An empty comment hides nothing, and gitstore's own markers (a promoted
-block's, the managed section's) hold ids and digests only.
+is. An empty comment hides nothing. gitstore's own markers (a promoted block's
+``<!-- gitstore:promoted ... -->``, the published section's ``<!-- gitstore:learnings:begin -->``
+and ``<!-- gitstore:learnings:end -->``) are no exception: in a file gitstore writes they are
+its own, and a file's content is not judged here; in free text (a learning, a review comment, a
+session) one is words hidden like any other, and one that reached a published section would
+close it early for an agent reading the file raw.
 
 Markdown has its own comment, shown as nothing just as well: a link reference definition no
 link uses (``[//]: # (words)``, ``[comment]: <> (words)``, ``[//]: # "words"``). A renderer
@@ -50,8 +54,6 @@ from gitstore.safety.code import Code, indented_code
 # besides tags); each opener, and what closes it.
 _OPEN = re.compile(r"<!--|<\?|<!\[CDATA\[|<![A-Za-z]")
 _CLOSES = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
-_OWN = re.compile(r" gitstore:(?:promoted lrn_[0-9a-f]{32} sha256:[0-9a-f]{64}"
-                  r"|learnings:begin(?: sha256:[0-9a-f]{64})?|learnings:end) ")
 
 # a link reference definition, from the start of its line: the label (no bracket unless
 # escaped; not a footnote's ``^name``), the destination (``<...>`` or a run without spaces), then
@@ -143,7 +145,7 @@ def _raw_html_count(text: str, the_code: Callable[[], Code]) -> int:
             found = _OPEN.search(text, found.end())
             continue
         inner = text[inner_start:end if end >= 0 else len(text)]
-        if inner.strip() and not (opener == "<!--" and _OWN.fullmatch(inner)):
+        if inner.strip():
             count += 1
         if end < 0:
             break
