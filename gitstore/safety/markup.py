@@ -35,6 +35,16 @@ it on its line. A line that continues a paragraph is no
 definition for CommonMark, yet is counted: telling needs the whole block structure, and prose
 does not look like this. A footnote (``[^1]: ...``) is shown at the bottom, and is not one.
 
+Three more places hold words a reader of the rendered text does not see: an inline link's or
+image's title (``[docs](https://example.com "words")``: a tooltip, as a definition's title is),
+an image's alt text (``![words](d.png)``: GitHub shows the image, its alt text only when it
+fails to load; ``<img alt="words">`` too) and a collapsed ``<details>`` element's body (shown on
+a click only; its ``<summary>`` shows, and all of a ``<details open>``). Each is counted when
+what it hides outside code reads as a sentence: five words or more (runs between spaces holding
+a letter), or words joined by dashes or underscores as a bare destination's are. A label is
+shorter: a tooltip's name, a caption, a file name (``Screen Shot 2020-01-01 at 1.00.00 PM``),
+a ``<details>`` holding a fenced log and nothing else; an order takes a sentence.
+
 Only free text is judged here: a repository file's comments (``scan(text, path=...)``) are its
 authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 """
@@ -48,6 +58,7 @@ from collections.abc import Callable, Iterator
 from gitstore.safety import lazy
 from gitstore.safety.active import link_label
 from gitstore.safety.code import Code, indented_code
+from gitstore.safety.injection import _VERB as _IMPERATIVE  # the verbs of the orders given to agents
 
 # What a renderer passes on as raw HTML that a browser shows nothing of: a comment, a
 # processing instruction, a CDATA section and a declaration (CommonMark's kinds of raw HTML
@@ -112,8 +123,9 @@ _HTML_BLOCK = lazy.Pattern(
 
 def hidden_markup_count(text: str) -> int:
     """How many HTML comments, processing instructions, CDATA sections, declarations and
-    unused link reference definitions outside code in ``text`` hold words (see the module's
-    docstring)."""
+    unused link reference definitions outside code in ``text`` hold words, and how many inline
+    link or image titles, images' alt texts and collapsed ``<details>`` bodies hold a sentence
+    (see the module's docstring)."""
     code: list[Code] = []  # worked out once, by the first finder that needs it
 
     def the_code() -> Code:
@@ -121,7 +133,8 @@ def hidden_markup_count(text: str) -> int:
             code.append(Code(text))
         return code[0]
 
-    return _raw_html_count(text, the_code) + _unused_definition_count(text, the_code)
+    return (_raw_html_count(text, the_code) + _unused_definition_count(text, the_code)
+            + _inline_hidden_count(text, the_code) + _details_count(text, the_code))
 
 
 def _raw_html_count(text: str, the_code: Callable[[], Code]) -> int:
@@ -190,6 +203,132 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
     for start, end in zip(starts, ends):
         used.update(_labels_used(text, start, end, the_code, no_links))
     return sum(label not in used for label in wordy)
+
+
+# an inline link or image: its text (brackets nested once: a badge's image inside a link), then
+# its destination and an optional title; the alt text of an image is its text
+_NESTED_TEXT = rf"(?:{_LABEL_TEXT}|\[{_LABEL_TEXT}*+\])*+"
+_INLINE = lazy.Pattern(
+    rf"(?P<bang>!?)\[(?P<alt>{_NESTED_TEXT})\]"
+    r"(?:\([ \t]*+\n?[ \t]*+(?:<(?:[^<>\n\\]|\\.)*+>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*+\))*+)"
+    rf"(?:[ \t]*+\n?[ \t]*+(?:{_TITLE}))?[ \t]*+\n?[ \t]*+\)"
+    rf"|(?P<reference>\[{_LABEL_TEXT}*+\]))")
+# an ``<img>`` tag's alt text or a tag's title: the same words, written in HTML
+_ATTRIBUTE = lazy.Pattern(rf"<(?P<tag>[A-Za-z][A-Za-z0-9-]*+)"
+                          rf"(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:{_QUOTED}|[^\s\"'=<>`]++))?)*+\s*+/?>")
+_HIDING_ATTRIBUTE = lazy.Pattern(
+    r"""\s(?P<name>alt|title)\s*=\s*(?:"(?P<d>[^"]*)"|'(?P<s>[^']*)'|(?P<u>[^\s"'=<>`]+))""", re.I)
+_DETAILS = lazy.Pattern(r"(?<!\\)<(/?)details(?=[\s/>])([^>]*)>", re.I)
+_SUMMARY_OPEN = lazy.Pattern(r"\s*<summary(?=[\s>])[^>]*>", re.I)
+_SUMMARY_CLOSE = lazy.Pattern(r"</summary(?=[\s>])", re.I)
+_ANY_TAG = lazy.Pattern(rf"{_TAG}")
+_OPEN_ATTRIBUTE = lazy.Pattern(r"\sopen(?:\s|=|/|$)", re.I)
+SENTENCE_WORDS = 5  # words a collapsed ``<details>`` body holds to read as a sentence
+ORDER_WORDS = 3  # words a title or an alt text holds to read as an order, with a modal in it
+COMMAND_WORDS = 4  # words it holds to read as one opening with a verb ("Download Count Total" is a label)
+# what makes a title or an alt text an order rather than a description: a modal, a reader spoken
+# to, "always", "never", "do not", "please"; or a sentence opening with the verb of an order
+_MODAL = lazy.Pattern(
+    r"\b(?:you|your|yours|yourself|must|should|shall|may|ought|needs?\s+to|ha(?:ve|s)\s+to|required|"
+    r"allowed|permitted|mandatory|always|never|do\s+not|does\s+not|don'?t|please|instead)\b")
+_COMMAND = lazy.Pattern(rf"(?:^|[.!?;:]\s)[\s\"'*_(>-]*{_IMPERATIVE}\b")
+
+
+def _words(hidden: str) -> list[str]:
+    """The words of ``hidden``: runs between spaces holding a letter."""
+    return [word for word in hidden.split() if any(c.isalpha() for c in word)]
+
+
+def reads_as_sentence(hidden: str) -> bool:
+    """Whether ``hidden`` (a ``<details>`` body) holds a sentence: five words or more, or one
+    that is five joined by dashes or underscores. A caption, a file name or a date is shorter."""
+    words = _words(hidden)
+    return len(words) >= SENTENCE_WORDS or any(_WORDY_DESTINATION.fullmatch(word) for word in words)
+
+
+def reads_as_order(hidden: str) -> bool:
+    """Whether ``hidden`` (a title, an alt text) reads as an order: three words or more, one of
+    them a modal or a reader spoken to ("may", "must", "you", "always", "do not"); four or more,
+    a sentence among them opening with the verb of an order ("skip", "push", "run"); or five
+    words joined by dashes or underscores. A description ("screenshot of the CVE form", "a tree
+    with the word ARBORIST superimposed on it") or a label ("Build status") is no order, however
+    long."""
+    words = _words(hidden)
+    if any(_WORDY_DESTINATION.fullmatch(word) for word in words):
+        return True
+    read = " ".join(words).lower()
+    return ((len(words) >= ORDER_WORDS and _MODAL.search(read) is not None)
+            or (len(words) >= COMMAND_WORDS and _COMMAND.search(read) is not None))
+
+
+def _inline_hidden_count(text: str, the_code: Callable[[], Code]) -> int:
+    """How many inline links' or images' titles and images' alt texts (``![...](...)``,
+    ``![...][label]``, ``<img alt="...">``, a tag's ``title="..."``) outside code read as an
+    order."""
+    count = 0
+    if "](" in text or "][" in text:
+        for m in _INLINE.finditer(text):
+            if the_code().end_around(m.start()) is not None:
+                continue
+            title = next((g for g in m.group(3, 4, 5) if g), "")
+            alt = m.group("alt") if m.group("bang") else ""
+            if reads_as_order(title) or reads_as_order(_ANY_TAG.sub(" ", alt)):
+                count += 1
+    if "=" in text and "<" in text:
+        for m in _ATTRIBUTE.finditer(text):
+            if the_code().end_around(m.start()) is not None:
+                continue
+            for attribute in _HIDING_ATTRIBUTE.finditer(m.group()):
+                if attribute.group("name").lower() == "alt" and m.group("tag").lower() != "img":
+                    continue
+                if reads_as_order(attribute.group("d") or attribute.group("s") or attribute.group("u") or ""):
+                    count += 1
+                    break
+    return count
+
+
+def _details_count(text: str, the_code: Callable[[], Code]) -> int:
+    """How many collapsed ``<details>`` elements outside code hide a sentence: their body, the
+    ``<summary>`` opening it aside, without the code in it (a fenced log) and without tags. One
+    never closed hides the rest of the text, as a browser closes it at the end. One inside a
+    collapsed one is read with it, not again: its words are the outer one's too, so each
+    character is read once."""
+    if "<details" not in text.lower():
+        return 0
+    tags = [m for m in _DETAILS.finditer(text) if the_code().end_around(m.start()) is None]
+    ends, opened = [len(text)] * len(tags), []  # where each opening's element ends
+    for i, tag in enumerate(tags):
+        if not tag.group(1):
+            opened.append(i)
+        elif opened:
+            ends[opened.pop()] = tag.start()
+    count, hidden_to = 0, 0
+    for i, opening in enumerate(tags):
+        if opening.group(1) or opening.start() < hidden_to or _OPEN_ATTRIBUTE.search(opening.group(2) + " "):
+            continue
+        start, end = opening.end(), ends[i]
+        hidden_to = end
+        if (summary := _SUMMARY_OPEN.match(text, start, end)) is not None:
+            closing = _SUMMARY_CLOSE.search(text, summary.end(), end)
+            start = end if closing is None else text.find(">", closing.end(), end) + 1 or end
+        if reads_as_sentence(_ANY_TAG.sub(" ", _prose(text, start, end, the_code()))):
+            count += 1
+    return count
+
+
+def _prose(text: str, start: int, end: int, code: Code) -> str:
+    """``text`` from START to END without the stretches of code in it."""
+    parts, at = [], start
+    for index in range(max(bisect.bisect_right(code.spans, (start, len(text) + 1)) - 1, 0), len(code.spans)):
+        span_start, span_end = code.spans[index]
+        if span_start >= end:
+            break
+        if span_end <= at:
+            continue
+        parts.append(text[at:max(span_start, at)])
+        at = max(at, span_end)
+    parts.append(text[at:end] if at < end else "")
+    return " ".join(parts)
 
 
 def _html_blocks(text: str, the_code: Callable[[], Code]) -> list[tuple[int, int]]:
