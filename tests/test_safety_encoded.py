@@ -60,8 +60,8 @@ def test_a_token_hidden_by_an_encoding_is_redacted(encoding: str) -> None:
     assert _scan(f"decode it:\n{encoded}\nThanks!").endswith("\nThanks!")
 
 
-DUMPS = [["xxd"], ["xxd", "-u"], ["od", "-An", "-tx1"], ["od", "-tx1"], ["hexdump", "-C"], ["base64", "-w", "20"],
-         ["base32"], ["basenc", "--base32hex"]]
+DUMPS = [["xxd"], ["xxd", "-u"], ["od", "-An", "-tx1"], ["od", "-tx1"], ["od", "-x"], ["od", "-An", "-tx2"],
+         ["hexdump", "-C"], ["base64", "-w", "20"], ["base32"], ["basenc", "--base32hex"]]
 
 
 @pytest.mark.parametrize("command", DUMPS, ids=" ".join)
@@ -78,7 +78,17 @@ def test_what_a_dump_prints_of_a_token_goes_whole(command: list[str]) -> None:
     assert _scan(f"$ cat t | {command[0]}\n{printed}done\n").endswith("\ndone\n")
 
 
-@pytest.mark.parametrize("command", [["xxd"], ["od", "-An", "-tx1"], ["hexdump", "-C"]], ids=" ".join)
+@pytest.mark.parametrize("command", [["od", "-x"], ["od", "-An", "-tx2"]], ids=" ".join)
+@pytest.mark.parametrize("line", [f"GITHUB_TOKEN={TOKEN}\n", f"GITHUB_TOKEN={TOKEN}\r\n"], ids=["lf", "crlf"])
+def test_a_dump_of_16_bit_words_is_read_little_endian(command: list[str], line: str) -> None:
+    """od -x prints two bytes a word, the second first: 4947 is "GI"."""
+    printed = subprocess.run(command, input=line.encode(), capture_output=True, check=True).stdout.decode()
+    scanned = _scan(f"$ {' '.join(command)} .env\n{printed}done\n")
+    assert "[REDACTED:github-token]" in scanned and "4947 4854" not in scanned, scanned
+    assert scanned.endswith("\ndone\n"), scanned
+
+
+@pytest.mark.parametrize("command", [["xxd"], ["od", "-An", "-tx1"], ["od", "-x"], ["hexdump", "-C"]], ids=" ".join)
 def test_a_dump_of_ordinary_bytes_stays(command: list[str]) -> None:
     if shutil.which(command[0]) is None:
         pytest.skip(f"{command[0]} is not installed")

@@ -1392,8 +1392,10 @@ def _hex_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _hex_dumps(text: str) -> Iterator[tuple[int, int, bytes]]:
-    """Hexadecimal with separators or offsets: where each starts and ends, and its bytes."""
+def _hex_dumps(text: str) -> Iterator[tuple[int, int, tuple[bytes, ...]]]:
+    """Hexadecimal with separators or offsets: where each starts and ends, and the bytes it may
+    write: as printed, and, when every group is of four digits, each group's two bytes swapped
+    too (``od -x`` and ``od -tx2`` print 16-bit words, little-endian: ``4947`` is "GI")."""
     runs = _hex_runs(text)
     n = 0
     while n < len(runs):
@@ -1417,9 +1419,12 @@ def _hex_dumps(text: str) -> Iterator[tuple[int, int, bytes]]:
         if _DUMP_OFFSET.match(lines[0]):  # the bytes the last line prints as text go too
             line_end = text.find("\n", end)
             end = len(text) if line_end == -1 else line_end
-        digits = _HEX_SEPARATORS.sub("", "".join(map(_dump_bytes, lines)))
+        groups = [group for line in map(_dump_bytes, lines) for group in _HEX_SEPARATORS.split(line) if group]
+        digits = "".join(groups)
         if len(digits) >= _HEX_LEAST and not len(digits) % 2 and _HEX_BLOB.fullmatch(digits):
-            yield start, end, bytes.fromhex(digits)
+            words = all(len(group) == 4 for group in groups)
+            swapped = "".join(group[2:] + group[:2] for group in groups) if words else ""
+            yield start, end, (bytes.fromhex(digits), bytes.fromhex(swapped)) if words else (bytes.fromhex(digits),)
 
 
 def _dump_bytes(line: str) -> str:
@@ -1460,8 +1465,9 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
         kinds, used = _blob_kinds(blob, inner, budget)
         if kinds:
             yield Hit(start, ends[used - 1], kinds[0], 4, inner=kinds)
-    for start, end, raw in _hex_dumps(text):
-        kinds = next(filter(None, (_inner_kinds(inner, decoded) for decoded in _printable(raw))), ())
+    for start, end, readings in _hex_dumps(text):
+        decodings = (decoded for raw in readings for decoded in _printable(raw))
+        kinds = next(filter(None, (_inner_kinds(inner, decoded) for decoded in decodings)), ())
         if kinds:
             yield Hit(start, end, kinds[0], 4, inner=kinds)
 
