@@ -161,14 +161,23 @@ def test_lines_after_a_token_or_its_opening_stay(text: str) -> None:
 
 
 def test_compressed_blobs_share_one_budget() -> None:
-    """Many blobs each inflating far cost what one text of their length does; a token opening
-    any of them is still found once the budget is spent."""
+    """Many blobs each inflating far cost a bounded reading; a token opening any of them is
+    still found once the budget is spent."""
     bomb = base64.b64encode(gzip.compress(b"note: the build ran ok " * 4000, mtime=0)).decode()
     budget = secrets._Budget(bomb)
-    first = [text for _, text in secrets._other_readings(bomb, budget)]
-    rest = [text for _ in range(20) for _, text in secrets._other_readings(bomb, budget)]
-    assert len(first[0]) == secrets._GZIP_MAX
-    assert all(len(text) == secrets._GZIP_LEAST for text in rest)
+    whole = secrets._GZIP_TOTAL // secrets._GZIP_MAX
+    read = [len(text) for _ in range(whole + 20) for _, text in secrets._other_readings(bomb, budget)]
+    assert read == [secrets._GZIP_MAX] * whole + [secrets._GZIP_LEAST] * 20
     leak = base64.b64encode(gzip.compress(f"token {TOKEN} ".encode() + b"x" * 100000, mtime=0)).decode()
     scanned = _scan(f"see {bomb} and\n" * 20 + f"then {leak} end")
     assert leak not in scanned and "[REDACTED:github-token]" in scanned
+
+
+def test_a_blob_inflating_far_leaves_the_next_its_own_reading() -> None:
+    """A crash log's token kilobytes into it is found after a blob that inflated to the most."""
+    big = base64.b64encode(gzip.compress(b"INFO request ok\n" * 5000, mtime=0)).decode()
+    log = b"".join(b"2026-01-01T00:00:%02d INFO worker started job %d\n" % (i % 60, i) for i in range(60))
+    leak = base64.b64encode(gzip.compress(log + f"GITHUB_TOKEN={TOKEN}\n".encode(), mtime=0)).decode()
+    scanned = _scan(f"metrics dump:\n{big}\n\ncrash report:\n{leak}\n")
+    assert leak not in scanned and "[REDACTED:github-token]" in scanned, scanned
+    assert big in scanned

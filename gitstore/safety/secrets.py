@@ -1222,16 +1222,18 @@ _HEX_BLOB = lazy.Pattern(r"(?:[0-9A-Fa-f]{2})+")
 _BASE32_BLOB = lazy.Pattern(r"[A-Z2-7]+=*")
 _BASE32HEX_BLOB = lazy.Pattern(r"[0-9A-V]+=*")
 _GZIP_MAX = 1 << 16  # what a compressed blob is read to, at most: no bomb costs more
+_GZIP_TOTAL = 1 << 21  # what a text's compressed blobs are read to together, unless the text is longer
 _GZIP_LEAST = 1 << 10  # what one is read to once a text's budget is spent (a token opening it is found)
 
 
 class _Budget:
-    """The bytes a text's compressed blobs may still inflate to: the text's own length or
-    :data:`_GZIP_MAX`, whichever is more, for all of them together; then :data:`_GZIP_LEAST`
-    each. A text of many bombs costs a few readings of itself, not one a bomb."""
+    """The bytes a text's compressed blobs may still inflate to: each up to :data:`_GZIP_MAX`
+    (so a blob inflating far leaves the next one its own reading), until they have inflated to
+    :data:`_GZIP_TOTAL` or the text's own length, whichever is more, together; then
+    :data:`_GZIP_LEAST` each. A text of many bombs costs a few readings of itself, not one a bomb."""
 
     def __init__(self, text: str) -> None:
-        self.left = max(_GZIP_MAX, len(text))
+        self.left = max(_GZIP_TOTAL, len(text))
 
     def take(self) -> int:
         return max(_GZIP_LEAST, min(_GZIP_MAX, self.left))
