@@ -108,3 +108,30 @@ def test_hails_are_found_where_the_first_hail_pattern_finds_them(text: str) -> N
     reading = text.lower()
     assert [m.span() for m in injection._chained_hails(reading)] == \
         [m.span() for m in injection._HAILS[0].finditer(reading)]
+
+
+def test_lines_each_ending_in_a_token_opening_are_walked_a_bounded_amount(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every `xxxx=key-` line opens a token and walked the fifteen lines after it, reading each
+    growing join for a shape: more than a hundred readings of each character of the text."""
+    import random
+
+    from gitstore.safety import broken
+    from gitstore.safety.spans import Text
+
+    rng = random.Random(3)
+    letters = "GHJKLMNPQRSTUVWXYZghjkmnpqrstuvwxyz"
+    text = "".join("".join(rng.choice(letters) for _ in range(4)) + "=key-\n" for _ in range(10_000))
+    read: list[int] = []
+    found = broken._found
+
+    def counted(joined: str) -> tuple[str, int] | None:
+        read.append(len(joined))
+        return found(joined)
+
+    monkeypatch.setattr(broken, "_found", counted)
+    assert list(broken.broken_token_hits(Text.of(text))) == []
+    assert sum(read) <= max(broken._WALKED_LEAST, broken._WALKED_PER_CHARACTER * len(text)), sum(read)
+    token = "ghp_" + "R8kLmN2pQ4sT6vX8zA1cE3gI5kM7oQ9sU2wY"
+    cut = f"{text}export GITHUB_TOKEN={token[:20]}\n{token[20:]}\nbye\n"
+    scanned = SCANNER.scan(cut).text
+    assert token[:20] not in scanned and token[20:] not in scanned and scanned.endswith("]\nbye\n"), scanned[-200:]

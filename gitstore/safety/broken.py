@@ -16,6 +16,11 @@ lines that go on running it.
 Each piece long enough to judge must look random on its own (neither a filler nor a name), and so
 must the pieces joined, so a placeholder ending a line or a word opening the next one is never
 joined into a token.
+
+Each step of a walk reads the pieces joined so far for a token's shape. A piece holding an
+opening of its own (``xxxx=key-``, the next line's token, walked from there) is a walk's last, so
+lines each ending in an opening do not each walk all the lines after them; and a text's walks
+together read no more than a few times its length (:class:`_Walked`).
 """
 
 from __future__ import annotations
@@ -63,6 +68,22 @@ _MOST_PIECES = 16  # a token cut more often than this is left to be read as it s
 _LONGEST = 1024  # nor is one whose pieces run longer
 _SHORTEST = 15  # no shape is shorter (a Slack token: xoxb- and 10 characters)
 _JUDGED = 8  # a first piece this long must look random on its own
+_WALKED_LEAST = 1 << 16  # characters a text's walks may read for shapes, at least (a few whole walks)
+_WALKED_PER_CHARACTER = 8  # and this many for each character of the text
+
+
+class _Walked:
+    """The characters a text's walks may still read for a token's shape: a few times the
+    text's length, and never less than a few walks of the longest token. A text of openings
+    one a line, each walking the lines after it, is read a bounded number of times over."""
+
+    def __init__(self, raw: str) -> None:
+        self.left = max(_WALKED_LEAST, _WALKED_PER_CHARACTER * len(raw))
+
+    def read(self, joined: str) -> bool:
+        """Spend the reading of JOINED: False when the text's walks have read all they may."""
+        self.left -= len(joined)
+        return self.left >= 0
 
 
 def broken_token_hits(text: Text) -> Iterator[Hit]:
@@ -70,8 +91,11 @@ def broken_token_hits(text: Text) -> Iterator[Hit]:
     raw = text.raw
     if not any(breaking in raw for breaking in _BREAKING):
         return
+    walked = _Walked(raw)
     for m in _OPENING_OR_CUT.finditer(raw):
-        hit = _broken_at(raw, m.start(), m.end(), cut=m.group("cut") is not None)
+        if walked.left < 0:
+            return
+        hit = _broken_at(raw, m.start(), m.end(), walked, cut=m.group("cut") is not None)
         if hit is not None:
             yield hit
 
@@ -89,7 +113,7 @@ def broken_between(before: str, after: str) -> tuple[int, int, str] | None:
     return None
 
 
-def _broken_at(raw: str, start: int, opened: int, cut: bool = False) -> Hit | None:
+def _broken_at(raw: str, start: int, opened: int, walked: _Walked, cut: bool = False) -> Hit | None:
     """The token opening at START whose run is cut by line breaks, else None (CUT: cut inside
     its opening, which ends at OPENED). A token whole on its first line whose shape runs on
     (an Anthropic key has no fixed length) takes the pieces that go on running it."""
@@ -115,7 +139,11 @@ def _broken_at(raw: str, start: int, opened: int, cut: bool = False) -> Hit | No
         unjudged = unjudged or not judged
         found = None
         for before in (joined, joined[:-1]) if joined.endswith("-") else (joined,):  # "abc-\ndef"
-            if len(before) + len(piece) >= _SHORTEST and (found := _found(before + piece)) is not None:
+            if len(before) + len(piece) < _SHORTEST:
+                continue
+            if not walked.read(before + piece):
+                return None  # the text's walks have read all they may
+            if (found := _found(before + piece)) is not None:
                 joined = before
                 break
         done = len(joined)
@@ -134,9 +162,20 @@ def _broken_at(raw: str, start: int, opened: int, cut: bool = False) -> Hit | No
                 break
         if width and len(piece) < width:
             break  # a piece shorter than the one before is the last: lines wrap at one width
+        if _opens_inside(raw, gap.end(), piece_end):
+            break  # a piece holding an opening of its own ("xxxx=key-") is the last: that one is walked on its own
         width = width or len(piece)
         ends.append(piece_end)
     return last
+
+
+def _opens_inside(raw: str, start: int, end: int) -> bool:
+    """Whether the piece of RAW from START to END holds an opening, whole or cut, after its
+    first character (after an ``=`` in it: no other character of a run goes before one)."""
+    if "=" not in raw[start:end]:
+        return False
+    inner = _OPENING_OR_CUT.search(raw, start + 1, min(len(raw), end + 64))
+    return inner is not None and inner.start() < end
 
 
 @functools.lru_cache(maxsize=256)
