@@ -4,6 +4,7 @@ rolled back byte for byte, blocked by a corrupt index without writing anything."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -1420,3 +1421,26 @@ def test_a_publish_with_nothing_to_write_never_calls_a_missing_file_unchanged(
     said = capsys.readouterr().out
     assert "  absent    AGENTS.md" in said and "unchanged" not in said, said
     assert not (ctx.workspace.root / "AGENTS.md").exists()
+
+
+WRITTEN = sections.render("- Keep retries bounded. [lrn_%s]\n" % ("0" * 32), "\n")  # a section gitstore wrote
+
+
+def test_a_fenced_block_holding_a_begin_marker_with_a_digest_holds_the_section() -> None:
+    """Only gitstore writes a digest in the begin marker: a block holding one holds its section,
+    so a second section outside it repeats the markers."""
+    parts = sections.split("<!-- note\n```\n-->\n" + WRITTEN + "<!-- note\n```\n-->\n", "AGENTS.md")
+    assert parts.body is not None and "lrn_" in parts.body and not parts.edited
+    with pytest.raises(InvalidInput, match="markers are broken or repeated"):
+        sections.split("```\n" + WRITTEN + "```\n\n" + SECTION, "AGENTS.md")
+
+
+def test_the_digest_reads_the_same_in_crlf_and_a_section_written_so_earlier_stays_byte_for_byte() -> None:
+    crlf = WRITTEN.replace("\n", "\r\n")
+    assert not sections.split(crlf, "AGENTS.md").edited  # a checkout that turned LF into CRLF
+    body = "- Keep retries bounded. [lrn_%s]\r\n" % ("0" * 32)
+    earlier = f"# A\r\n\r\n{sections.BEGIN} sha256:{hashlib.sha256(body.encode()).hexdigest()} -->\r\n{body}{sections.END}\r\n"
+    parts = sections.split(earlier, "AGENTS.md")
+    assert not parts.edited and not sections.split(earlier.replace("\r\n", "\n"), "AGENTS.md").edited
+    assert sections.place(parts, body.replace("\r\n", "\n")) == earlier
+    assert sections.split(earlier.replace("bounded", "unbounded"), "AGENTS.md").edited

@@ -17,7 +17,9 @@ tildes, indented at most three spaces, up to a line of the same character at lea
 is an example, not a marker: a team documenting the format shows the markers so. Only a block
 that closes counts: one left open would, as CommonMark reads it, hide the rest of the file,
 the section too, so its marker lines are counted as markers (and refused when that breaks the
-section).
+section). So are those of a block holding a begin marker that carries a digest: only gitstore
+writes one, so that is its section, whatever made this reader take the lines around it for a
+fence (an HTML comment or a list item holding a fence line, which CommonMark does not read so).
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ _END_LINE = re.compile(r"^<!-- gitstore:learnings:end -->[ \t]*\r?$", re.M)
 
 
 def body_digest(body: str) -> str:
+    """The digest a begin marker carries: of the body with its line endings as LF, so a checkout
+    that turns them into CRLF (``core.autocrlf``, Git for Windows' default) keeps it."""
+    return "sha256:" + hashlib.sha256(body.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def _raw_digest(body: str) -> str:
     return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
@@ -47,11 +55,17 @@ class Split:
     digest: str | None  # the digest the begin marker states
     after: str
     newline: str
+    section: str = ""  # the section as the file holds it, markers included
 
     @property
     def edited(self) -> bool:
-        """Whether the body differs from what gitstore wrote (the marker's digest)."""
-        return self.body is not None and self.digest != body_digest(self.body)
+        """Whether the body differs from what gitstore wrote (the marker's digest), its line
+        endings aside: the digest of its lines joined by LF, or, as an earlier version wrote it
+        into a CRLF file, by CRLF."""
+        if self.body is None:
+            return False
+        lf = self.body.replace("\r\n", "\n")
+        return self.digest not in (body_digest(lf), _raw_digest(lf.replace("\n", "\r\n")), _raw_digest(self.body))
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # an opening fence: a backtick one's info holds no backtick
@@ -77,6 +91,8 @@ def markers(text: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
             closing = _CLOSING.match(read)
             if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
                 fence = None
+                if any(match.group(1) for match in held[0]):  # a section gitstore wrote: its marker lines count
+                    begins, ends = begins + held[0], ends + held[1]
             else:
                 found = held
         for kind, pattern in zip(found, (_BEGIN_LINE, _END_LINE)):
@@ -101,7 +117,8 @@ def split(text: str, name: str) -> Split:
     body_start = text.find("\n", begin.start()) + 1
     stop = text.find("\n", end.start())
     stop = len(text) if stop < 0 else stop + 1
-    return Split(text[:begin.start()], text[body_start:end.start()], begin.group(1), text[stop:], newline)
+    return Split(text[:begin.start()], text[body_start:end.start()], begin.group(1), text[stop:], newline,
+                 text[begin.start():stop])
 
 
 def render(body: str, newline: str) -> str:
@@ -111,9 +128,13 @@ def render(body: str, newline: str) -> str:
 
 
 def place(parts: Split, body: str) -> str:
-    """The file with its section holding ``body``: in place, or appended after a blank line."""
+    """The file with its section holding ``body``: in place, or appended after a blank line. A
+    section that already holds it, as gitstore wrote it, stays byte for byte (its marker too,
+    whose digest an earlier version took over CRLF endings)."""
     section = render(body, parts.newline)
     if parts.body is not None:
+        if parts.body == body.replace("\n", parts.newline) and not parts.edited:
+            return parts.before + parts.section + parts.after
         return parts.before + section + parts.after
     before = parts.before
     if before and not before.endswith(parts.newline):
