@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gitstore.context import Context
 from gitstore.deliver.publish import publish
 from gitstore.ops import learning as ops
@@ -135,3 +137,67 @@ def test_a_repeated_marker_that_keeps_a_retired_learning_is_named_by_sync_and_fa
     failed = [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
     assert len(failed) == 1 and failed[0].detail.startswith("AGENTS.md give agents 1 learning(s)"), failed
     assert learning in failed[0].detail and "AGENTS.md" in (failed[0].todo or ""), failed
+
+
+HIDING = {  # lines this reader once took for a fence around the section, which CommonMark does not
+    "a fence line in an HTML comment": ("<!-- editor note\n```\n-->\n", "\n<!-- end note\n```\n-->\n"),
+    "a fence in a list item": ("- Format of code samples:\n  ```\n", "\n- more:\n  ```\n"),
+    "a fence left open before the section": ("## Build\n\n```bash\nmake test\n\n", "\n## Deploy\n\n```\nmake deploy\n```\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HIDING))
+def test_a_section_between_two_fence_lines_is_still_the_section_a_sync_rewrites(tmp_path: Path, case: str) -> None:
+    """Its begin marker carries a digest, which only gitstore writes: the section it wrote, whatever
+    surrounds it, so the retirement a sync brings takes the learning out and the rest stays."""
+    from gitstore.queries.doctor import doctor
+
+    bob, learning = _published_then_retired(tmp_path)
+    pre, post = HIDING[case]
+    text = (bob / "AGENTS.md").read_text()
+    at = text.index("<!-- gitstore:learnings:begin")
+    (bob / "AGENTS.md").write_text(text[:at] + pre + text[at:] + post)
+    got = sync(str(bob))
+    agents = (bob / "AGENTS.md").read_text()
+    assert learning not in agents and "AGENTS.md" in got.published, (got.render(), agents)
+    assert agents.startswith(text[:at] + pre) and agents.endswith(post) and agents.count("learnings:begin") == 1
+    assert not [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
+
+
+def test_a_retired_learning_named_outside_the_section_is_named_by_sync_and_fails_doctor(tmp_path: Path) -> None:
+    """Agents read the whole file: a retired learning's line copied above the section stays
+    after the sync rewrites the section, so the sync says so and doctor fails naming it."""
+    from gitstore.queries.doctor import doctor
+
+    bob, learning = _published_then_retired(tmp_path)
+    text = (bob / "AGENTS.md").read_text()
+    copied = next(line for line in text.splitlines() if learning in line)
+    (bob / "AGENTS.md").write_text(f"# Notes\n\n{copied}\n\n{text}")
+    got = sync(str(bob))
+    agents = (bob / "AGENTS.md").read_text()
+    assert agents.count(learning) == 1 and agents.startswith(f"# Notes\n\n{copied}\n"), agents
+    stale = got.published_stale
+    assert stale is not None and learning in stale and "outside the section" in stale, got.render()
+    failed = [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
+    assert len(failed) == 1 and learning in failed[0].detail and "outside the section" in failed[0].detail, failed
+    assert "by hand" in (failed[0].todo or ""), failed
+
+
+def test_a_checkout_with_crlf_endings_keeps_the_section_gitstores(tmp_path: Path) -> None:
+    """With core.autocrlf (Git for Windows' default) the checkout gives the committed file CRLF
+    endings: the section is still the one gitstore wrote, a sync rewrites it in those endings."""
+    from gitstore.queries.doctor import doctor
+
+    bob, learning = _published_then_retired(tmp_path)
+    git(bob, "add", "AGENTS.md", "CLAUDE.md")
+    git(bob, "commit", "-q", "-m", "publish learnings")
+    git(bob, "config", "core.autocrlf", "true")
+    (bob / "AGENTS.md").unlink()
+    git(bob, "checkout", "--", "AGENTS.md")
+    assert b"\r\n" in (bob / "AGENTS.md").read_bytes()
+    got = sync(str(bob))
+    agents = (bob / "AGENTS.md").read_bytes()
+    assert learning.encode() not in agents and "AGENTS.md" in got.published, got.render()
+    assert b"\n" not in agents.replace(b"\r\n", b""), agents
+    assert not [c for c in doctor(bob).checks if c.name == "published files" and c.state == "fail"]
+    assert publish(str(bob)).status != "conflict"

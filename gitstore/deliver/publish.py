@@ -714,6 +714,8 @@ class Standing:
     # and apart those where that header is all a publish would change
     earlier_header: list[str] = field(default_factory=list)
     only_header: list[str] = field(default_factory=list)
+    # path -> the learnings no longer written whose ids the text outside the section holds
+    outside: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _published(baseline: Baseline) -> set[str]:
@@ -759,10 +761,10 @@ def standing(ctx: Any) -> Standing:
     selection = select(view)
     result, changes = _plan(root, view, baseline, selection)
     order = [t.path for t in baseline.targets] + [clindex.PATH]
+    not_in_force, outside = _not_written(baseline, published, selection)
     found = Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
-                     _not_written(baseline, published, selection),
-                     [c for c in result.conflicts if c.split(":", 1)[0] in published],
-                     *_unwritten(baseline, published, selection))
+                     not_in_force, [c for c in result.conflicts if c.split(":", 1)[0] in published],
+                     *_unwritten(baseline, published, selection), outside=outside)
     for change in changes:
         if change.path in published and change.before is not None:
             headed = with_current_header(change.path, change.before)
@@ -791,28 +793,40 @@ def with_current_header(path: str, data: bytes) -> bytes:
 _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
 
 
-def _not_written(baseline: Baseline, published: set[str], selection: Selection) -> dict[str, list[str]]:
+def _not_written(baseline: Baseline, published: set[str],
+                 selection: Selection) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Per published file, the learnings it lists (a section's lines, the index's entries of
     gitstore's) that a publish now would not write. A file whose section cannot be read
     (broken or repeated markers: the plan names them) lists every learning of the store whose
-    id it holds anywhere: agents read the whole file, and no publish or sync rewrites it."""
+    id it holds anywhere: agents read the whole file, and no publish or sync rewrites it. And
+    apart, per published Markdown file, each learning of the store a publish would not write
+    whose id the text outside its section holds (the whole file, where no section is read):
+    agents read that too, and only a hand edit takes it out."""
     wanted = {fact.learning for fact in selection.facts}
     listed: dict[str, set[str]] = {}
+    outside: dict[str, list[str]] = {}
+
+    def held(text: str) -> set[str]:
+        return {i for i in _LEARNING_ID.findall(text) if i in selection.written}
+
     for target in baseline.targets:
         if target.path in published:
             text = (baseline.files[target.path] or b"").decode("utf-8", "replace")
             try:
-                body = sections.split(text, target.path).body
+                parts = sections.split(text, target.path)
             except InvalidInput:
-                listed[target.path] = {i for i in _LEARNING_ID.findall(text) if i in selection.written}
+                listed[target.path] = held(text)
                 continue
-            for line in (body or "").splitlines():
+            named_outside = held(parts.before + parts.after) - wanted
+            if named_outside:
+                outside[target.path] = sorted(named_outside)
+            for line in (parts.body or "").splitlines():
                 cited = _CITED.search(line)
                 listed.setdefault(target.path, set()).update(cited.group(1).split(", ") if cited else ())
     if clindex.PATH in published:
         listed[clindex.PATH] = {e["learning"] for e in baseline.index_data["entries"]
                                 if isinstance(e.get("learning"), str)}
-    return {path: sorted(ids - wanted) for path, ids in listed.items() if ids - wanted}
+    return {path: sorted(ids - wanted) for path, ids in listed.items() if ids - wanted}, outside
 
 
 def _unwritten(baseline: Baseline, published: set[str],

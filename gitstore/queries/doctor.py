@@ -810,6 +810,11 @@ def _published(report: Report, root: Path, state: Path) -> None:
         report.add("published files", FAIL, f"{', '.join(found.not_in_force)} give agents {len(ids)} learning(s) "
                    f"no longer in force or no longer published: {named(ids)}",
                    _republish(blocked & set(found.not_in_force)))
+    for path, ids in found.outside.items():
+        report.add("published files", FAIL, f"{path} names {len(ids)} learning(s) no longer in force or no longer "
+                   f"published outside the section gitstore publish writes, where agents read them all the same: "
+                   f"{named(ids)}", f"take them out of {path} by hand (no publish rewrites the text outside the "
+                   "section), then `gitstore publish`")
     for path, lines in found.unwritten.items():
         report.add("published files", FAIL, f"{path} gives agents {len(lines)} line(s) in the section whose header "
                    f"says a person accepted them, which gitstore publish never writes: {_shown(lines)}",
@@ -819,7 +824,7 @@ def _published(report: Report, root: Path, state: Path) -> None:
                    f"words were marked or before agents got a learning's text alone, not as gitstore publish "
                    f"writes them now: {_shown(lines)}",
                    _republish(blocked & {path}))
-    if found.not_in_force or found.unwritten or found.unmarked:
+    if found.not_in_force or found.outside or found.unwritten or found.unmarked:
         return  # publishing again mends what the files lack as well
     headed = set(found.earlier_header)
     if headed:

@@ -340,17 +340,21 @@ def _keep_published(root: Path, report: SyncReport) -> None:
         ctx = Context.open(root)
         done = refresh(ctx)
         report.published = done.files
-        if not done.stale:
-            return
         found = standing(ctx)
     except (GitstoreError, OSError) as exc:  # memory synced; only the published files may lag
         report.published_stale = (f"cannot tell whether the published files give agents learnings no longer in "
                                   f"force: {exc}; see `gitstore doctor`")
         return
-    if found.not_in_force:
+    said = []
+    if found.not_in_force and done.stale:
         ids = sorted({i for listed in found.not_in_force.values() for i in listed})
-        report.published_stale = (f"published files are stale: {', '.join(found.not_in_force)} still give agents "
-                                  f"{named(ids)}, no longer in force, and were not rewritten: {'; '.join(done.stale)}")
+        said.append(f"published files are stale: {', '.join(found.not_in_force)} still give agents "
+                    f"{named(ids)}, no longer in force, and were not rewritten: {'; '.join(done.stale)}")
+    for path, ids in found.outside.items():
+        said.append(f"{path} names {named(ids)}, no longer in force, outside the section gitstore writes, where "
+                    "agents read it all the same: take it out by hand")
+    if said:
+        report.published_stale = "; ".join(said)
 
 
 def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, put_back: bool = False) -> None:
