@@ -151,12 +151,9 @@ def _honoured(outcome: Outcome, view: FrozenView) -> tuple[Outcome, list[Verdict
     for candidate in outcome.candidates:
         replaced = [view.learnings[r] for r in candidate.replaces if r in view.learnings]
         team = [lv.id for lv in replaced if not lv.local]
-        revised = view.learnings.get(candidate.revises or "")
-        local = candidate.audience == "personal" or any(lv.local for lv in replaced) or (
-            revised is not None and revised.local) or any(
-            view.evidence[e].local for ref in (*candidate.evidence, *candidate.counterevidence)
-            for e in ref.events if e in view.evidence)
-        if local and team:
+        revised = [lv for lv in (view.learnings.get(candidate.revises or ""),) if lv is not None]
+        if team and view.kept_here(candidate.audience, (*candidate.evidence, *candidate.counterevidence),
+                                   (*replaced, *revised)):
             dropped.append(Verdict(candidate.theme, "rejected", (
                 f"not proposed: it would be kept on this machine (personal) and so cannot replace the team "
                 f"learning {', '.join(team)}, which every other clone keeps in force; retire the one not wanted",),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -194,6 +194,14 @@ class FrozenView:
     def thread(self, episode: str) -> tuple[Evidence, ...]:
         """The evidence of one episode in order."""
         return tuple(self.evidence[i] for i in self.threads.get(episode, ()))
+
+    def kept_here(self, audience: str, refs: Iterable[Ref], learnings: Iterable[LearningView]) -> bool:
+        """Whether a learning of this AUDIENCE citing REFS and replacing or revising LEARNINGS
+        would be kept on this machine, as the store keeps one (personal: by its audience, by
+        evidence of a personal session, or by a learning it takes after): such a learning
+        cannot take a team learning out of force on the other clones."""
+        return audience == "personal" or any(lv.local for lv in learnings) or any(
+            self.evidence[e].local for ref in refs for e in ref.events if e in self.evidence)
 
     def comment(self, event_id: str) -> str:
         """The comment an event is a version of, named by its first version (an event no edit

@@ -141,10 +141,8 @@ def _merge(view: FrozenView, merges: list[tuple[LearningView, set[str]]], a: Lea
     evidence = _union(keep.evidence, other.evidence)
     counter = _union(keep.counterevidence, other.counterevidence)
     audience = max((keep.audience, other.audience), key=lambda x: NARROWEST.get(x, 0))
-    local = audience == "personal" or a.local or b.local or any(
-        view.evidence[e].local for ref in (*evidence, *counter) for e in ref.events if e in view.evidence)
     team = [lv.id for lv in (a, b) if not lv.local]
-    if local and team:
+    if team and view.kept_here(audience, (*evidence, *counter), (a, b)):
         mine = [lv.id for lv in (a, b) if lv.local or lv.audience == "personal"]
         return (f"no merge: one replacing {', '.join(team)} would be kept on this machine "
                 f"({'personal: ' + ', '.join(mine) if mine else 'it cites a personal session'}); retire the one "
