@@ -360,6 +360,7 @@ def _keep_published(root: Path, report: SyncReport) -> None:
 def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, put_back: bool = False) -> None:
     before: tuple[dict[str, Any], dict[str, str]] | None = None
     misnamed: set[str] = set()
+    former = _own_former(ctx)  # the ids this work tree left: its state, the same the whole sync
     try:
         unset = REMOTE_HEAD not in provider.repo.references
         report.policy_source = _learn_default(provider.repo, remote)
@@ -395,7 +396,6 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
             admitted = Context.open(ctx.workspace.root)  # as the records just admitted leave it
             followed = follow_redactions(admitted)
             report.followed.extend(line for line in followed if line not in report.followed)
-            former = _own_former(ctx)
             report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted, former)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             scrubbed = _scrubbed(ctx, remote, former)
@@ -416,7 +416,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
-    _note_served(ctx, remote, report, _own_former(ctx))
+    _note_served(ctx, remote, report, former)
     notices.forget(KEPT_NOTE)  # what the reads of this sync said of a snapshot as a plain fetch left it: named above
 
 
