@@ -608,6 +608,26 @@ def test_retire_and_redact_rewrite_the_published_files(world: World) -> None:
     assert _published_ids(world) == (set(), set())
 
 
+def test_retire_names_a_retired_learning_still_named_outside_the_section(world: World) -> None:
+    """Agents read the whole file: a line naming the learning above the section stays after the
+    retirement rewrites the section, so the command says where, as a sync would, on standard
+    error under ``--json`` (whose output is the record)."""
+    from .cli import gitstore as run
+
+    jitter = world.ids["jitter"]
+    run("publish", cwd=world.root)
+    text = read(world, "AGENTS.md").decode()
+    copied = next(line for line in text.splitlines() if jitter in line)
+    (world.root / "AGENTS.md").write_text(f"# Notes\n\n{copied}\n\n{text}")
+    done = run("retire", jitter, "--reason", "gone", "--by", "github:9", "--json", cwd=world.root)
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    agents = read(world, "AGENTS.md").decode()
+    assert agents.count(jitter) == 1 and agents.startswith(f"# Notes\n\n{copied}\n"), agents
+    assert (f"AGENTS.md names {jitter}, no longer in force, outside the section gitstore writes" in done.stderr
+            and "take it out by hand" in done.stderr), done.stderr
+
+
 def _section_rows(data: bytes, name: str) -> tuple[str, list[str], str]:
     """A published file cut around its section: the text outside it, and the section's lines."""
     parts = sections.split(data.decode(), name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import typer
 
 from gitstore.context import Context
+from gitstore.deliver.publish import named_outside
 from gitstore.deliver.refresh import Refresh, refresh
 from gitstore.errors import GitstoreError
 from gitstore.ops import unfinished
@@ -29,6 +30,8 @@ def keep_current(ctx: Context, as_json: bool) -> Refresh:
         typer.echo(f"  rewrote the published {', '.join(done.files)} without what left force", err=as_json)
     for why in done.stale:
         typer.echo(f"  published files are stale: {why}; then run `gitstore publish`", err=as_json)
+    for path, ids in done.outside.items():
+        typer.echo(f"  {named_outside(path, ids)}", err=as_json)
     return done
 
 

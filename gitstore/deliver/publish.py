@@ -409,6 +409,13 @@ def named(ids: list[str]) -> str:
     return ", ".join(ids) if more <= 0 else f"{', '.join(ids[:NAMED])} and {more} more"
 
 
+def named_outside(path: str, ids: list[str]) -> str:
+    """What to say of a published file whose text outside the section names learnings out of
+    force (``not_written``): no publish, sync or refresh rewrites that text."""
+    return (f"{path} names {named(ids)}, no longer in force, outside the section gitstore writes, where agents "
+            "read it all the same: take it out by hand")
+
+
 def _body(lines: list[Line], left_out: list[Line]) -> str:
     rows = [*HEADER, *(line.render() for line in lines)]
     if not lines and not left_out:
@@ -761,7 +768,7 @@ def standing(ctx: Any) -> Standing:
     selection = select(view)
     result, changes = _plan(root, view, baseline, selection)
     order = [t.path for t in baseline.targets] + [clindex.PATH]
-    not_in_force, outside = _not_written(baseline, published, selection)
+    not_in_force, outside = not_written(baseline, published, selection)
     found = Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
                      not_in_force, [c for c in result.conflicts if c.split(":", 1)[0] in published],
                      *_unwritten(baseline, published, selection), outside=outside)
@@ -793,7 +800,7 @@ def with_current_header(path: str, data: bytes) -> bytes:
 _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
 
 
-def _not_written(baseline: Baseline, published: set[str],
+def not_written(baseline: Baseline, published: set[str],
                  selection: Selection) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Per published file, the learnings it lists (a section's lines, the index's entries of
     gitstore's) that a publish now would not write. A file whose section cannot be read
@@ -834,7 +841,7 @@ def _unwritten(baseline: Baseline, published: set[str],
     """Per published file, why each line of its section is one no publish writes, judged as the
     promotion gate judges a line a commit adds (``unwritten``): a line of another shape, or
     another text than the one accepted for a learning it names. (A line naming a learning
-    publish no longer writes is ``_not_written``'s.) And apart, per file, the lines an earlier
+    publish no longer writes is ``not_written``'s.) And apart, per file, the lines an earlier
     publish wrote before look-alike words were marked (``line N: learning ids``): stale, not
     written by hand."""
     facts = {fact.learning: fact for fact in selection.facts}

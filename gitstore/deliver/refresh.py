@@ -19,8 +19,8 @@ from typing import Any
 
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.deliver.publish import (EARLIER_HEADER, HEADER, LEFT_OUT, NONE_IN_FORCE, Baseline, Line, edited_by_hand, left_out_note,
-                                      named, published_files, section_line, select, unfinished_operation,
-                                      write_changes)
+                                      named, not_written, published_files, section_line, select,
+                                      unfinished_operation, write_changes)
 from gitstore.errors import InvalidInput
 
 
@@ -33,9 +33,12 @@ class Refresh:
     files: list[str] = field(default_factory=list)
     snapshot: str | None = None
     stale: list[str] = field(default_factory=list)
+    # path -> the learnings out of force whose ids the text outside the file's section holds:
+    # agents read it all the same, and only a hand edit takes it out
+    outside: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "snapshot": self.snapshot, "stale": self.stale}
+        return {"files": self.files, "snapshot": self.snapshot, "stale": self.stale, "outside": self.outside}
 
 
 def refresh(ctx: Any) -> Refresh:
@@ -52,7 +55,7 @@ def refresh(ctx: Any) -> Refresh:
         return Refresh(stale=blocked)
     selection = select(in_force_view(ctx.store)[0])
     texts = {fact.learning: fact.fact for fact in selection.facts}
-    done = Refresh()
+    done = Refresh(outside=not_written(baseline, published, selection)[1])
     changes = _sections(baseline, published, texts, done.stale)
     if clindex.PATH in published:
         changes += _index(baseline, set(texts), selection.written, done.stale)

@@ -333,26 +333,24 @@ def _keep_published(root: Path, report: SyncReport) -> None:
     if not any(c.before is not None and c.before.get("usable") and not (c.after or {}).get("usable")
                for c in report.changed):
         return
-    from gitstore.deliver.publish import named, standing
+    from gitstore.deliver.publish import named, named_outside, standing
     from gitstore.deliver.refresh import refresh
 
     try:
         ctx = Context.open(root)
         done = refresh(ctx)
         report.published = done.files
-        found = standing(ctx)
+        found = standing(ctx) if done.stale else None
     except (GitstoreError, OSError) as exc:  # memory synced; only the published files may lag
         report.published_stale = (f"cannot tell whether the published files give agents learnings no longer in "
                                   f"force: {exc}; see `gitstore doctor`")
         return
     said = []
-    if found.not_in_force and done.stale:
+    if found is not None and found.not_in_force:
         ids = sorted({i for listed in found.not_in_force.values() for i in listed})
         said.append(f"published files are stale: {', '.join(found.not_in_force)} still give agents "
                     f"{named(ids)}, no longer in force, and were not rewritten: {'; '.join(done.stale)}")
-    for path, ids in found.outside.items():
-        said.append(f"{path} names {named(ids)}, no longer in force, outside the section gitstore writes, where "
-                    "agents read it all the same: take it out by hand")
+    said += [named_outside(path, ids) for path, ids in done.outside.items()]
     if said:
         report.published_stale = "; ".join(said)
 
