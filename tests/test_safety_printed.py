@@ -235,6 +235,35 @@ def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
     assert _scan(text) == text
 
 
+VAULT_DATA = f"Key         Value\n---         -----\napi         {SECRET}\n"
+
+
+@pytest.mark.parametrize("text", [
+    "vault read access is granted per team, see the docs\ndata:\n  path: kv/app/config\n  capabilities: read\n",
+    "vault read access is granted per team, see the docs\n" + VAULT_DATA,
+    "vault kv get returns the latest version, for example:\n" + VAULT_DATA,
+    "vault read policies stay with the platform team\n\ndata:\n  owner: platform-team-lead\n",
+])
+def test_prose_that_opens_with_a_command_s_words_in_lower_case_is_left_alone(text: str) -> None:
+    """A sentence is no command line: it goes on in words no ``vault read`` takes."""
+    assert _scan(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "```sh\nvault read secret/foo\n" + VAULT_DATA + "```\n",
+    "$ vault read secret/foo\n" + VAULT_DATA,
+    "$ vault read -format json secret/foo | jq .\n{\n  \"data\": {\n    \"api\": \"" + SECRET + "\"\n  }\n}\n",
+    "$ vault read database/creds/app ttl=1h  # a lease\n" + VAULT_DATA,
+    "$ bash -lc 'vault read -field=api secret/foo'\n" + SECRET + "\n",
+])
+def test_a_vault_read_command_line_is_read_where_its_prose_is_not(text: str) -> None:
+    scanned = _scan(text)
+    assert SECRET not in scanned and "[REDACTED:command-secret]" in scanned, scanned
+    line = next(line for line in text.splitlines() if "vault" in line)
+    output = text.split(line + "\n", 1)[1]
+    assert SECRET not in _scan(output, line.removeprefix("$ "))  # a Bash tool call and its output
+
+
 # --- encodings ----------------------------------------------------------------------------------
 
 def _fake_github_token() -> str:

@@ -107,6 +107,24 @@ _COMMANDS = lazy.Pattern(
     r")(?![\w-])(?P<args>[^\n]*)",
     re.MULTILINE,
 )
+# ``vault read``/``vault kv get`` take options and one path (``-field=password secret/db``), then
+# ``key=value`` pairs (``database/creds/app ttl=1h``), or a second plain word where an option
+# before may take it (``-format json secret/db``), up to a shell's separator: a lower-case line
+# of prose that opens with those words ("vault read access is granted per team") goes on in
+# words no such command line holds.
+_VAULT_LINE_END = lazy.Pattern(r"[|;&>)`]|(?<!\S)#")
+_VAULT_PAIR = lazy.Pattern(r"[\w.-]{1,64}=")
+
+
+def _vault_arguments(args: str) -> bool:
+    """Whether ARGS, what follows ``vault read`` or ``vault kv get`` on its line, are a command
+    line's: its options and one or two plain words as above."""
+    end = _VAULT_LINE_END.search(args)
+    words = args[: end.start() if end else len(args)].split()
+    plain = sum(1 for word in words if not word.startswith("-") and not _VAULT_PAIR.match(word))
+    return plain == 1 or (plain == 2 and any(word.startswith("-") for word in words))
+
+
 # What makes a form print the secret alone, by command (read in its arguments, lowercased).
 _BARE = {
     "aws": lazy.Pattern(r"--query\b|--output[ \t=]+(?:text|table)\b"),
@@ -166,7 +184,7 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             continue  # ``Pass show=True to print``, ``PASS  src/app.test.js``: prose, a test runner's status
         command = next(name for name in (*_BARE, "pgpass") if m.group(name) is not None)
         args = m.group("args")
-        if _ELSEWHERE.search(args):
+        if _ELSEWHERE.search(args) or (command == "vault" and not _vault_arguments(args)):
             continue
         bare = _BARE.get(command)
         if command == "pgpass":
