@@ -79,6 +79,10 @@ ADVERSARIAL: dict[str, str] = {
     "secret-reading commands": "kubectl get secret a -o json\n\"data\": {\ncat ~/.pgpass\nh:1:d:u:p\n",
     "options before subcommands": "secret\naws" + " --ab" * 24 + "\nkubectl --ab -cd x gcloud --ab az -x y\n",
     "wrappers before commands": "pass\nsudo -ab c env A=b nice -n 1 (cat -x' a=\"a=\" xargs -I{} ",
+    "secret readers' words": "ssm\naws ssm get-parameters-by-path --with-decryption\n  - value: x\nkeyring get a b c\n"
+    "gpg -qd a\ngpg: a\n  \"b\ngpg: c\n# d\n\nsecret-tool lookup a b\nGet-Secret -AsPlainText\n",
+    "powershell prompts": "secret\nps c:\\" + "a> " * 40 + "\nPS /" + "x" * 200 + "\n",
+    "vault read prose": "vault read a b -c d e=f" + " g" * 20 + "\n",
     "spaces in printed values": "kubectl get secret a -o yaml\ndata:\n  k: a" + " " * 2000 + "b\n\n"
     "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n"
     "kubectl get secret a -o json\n\"data\":" + " " * 2000 + "x\n\n",

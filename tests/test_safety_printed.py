@@ -36,6 +36,11 @@ PRINTERS = [
     ("bw get password prod-db", f"{SECRET}\n"),
     ("lpass show --password prod-db", f"{SECRET}\n"),
     ("sops -d --extract '[\"api_key\"]' secrets.enc.yaml", f"{SECRET}\n"),
+    ("Get-Secret -Name DbPass -AsPlainText", f"{SECRET}\n"),
+    ("aws ssm get-parameter --name /prod/db --with-decryption --query Parameter.Value --output text", f"{SECRET}\n"),
+    ("keyring get prod-db admin", f"{SECRET}\n"),
+    ("gpg -d db-password.txt.gpg", f"{SECRET}\n"),
+    ("secret-tool lookup service prod-db user admin", f"{SECRET}\n"),
 ]
 
 
@@ -89,6 +94,15 @@ VARIANTS = [
     ("awk -F: '{print $5}' ~/.pgpass", f"{SECRET}\n"),
     ("cut -d: -f5 ~/.pgpass", f"{SECRET}\n"),
     ("cat ~/.pgpass | cut -d: -f5", f"{SECRET}\n"),
+    ("Get-Secret -Name DbPass -Vault LocalStore -AsPlainText", f"{SECRET}\n"),
+    ("get-secret DbPass -AsPlainText", f"{SECRET}\n"),
+    ("aws ssm get-parameters-by-path --path /prod --with-decryption --query 'Parameters[].Value' --output text", f"{SECRET}\n"),
+    ("aws --region eu-west-1 ssm get-parameters --names /prod/db --with-decryption | jq -r '.Parameters[0].Value'", f"{SECRET}\n"),
+    ("python3 -m keyring get prod-db admin", f"{SECRET}\n"),
+    ("gpg --decrypt db-password.txt.gpg", f"{SECRET}\n"),
+    ("gpg --batch --quiet -qd db-password.txt.gpg", f"{SECRET}\n"),
+    ("gpg -d db-password.txt.gpg",
+     f'gpg: encrypted with 3072-bit RSA key, ID 0123456789ABCDEF, created 2024-01-01\n      "Ops <ops@example.com>"\n{SECRET}\n'),
 ]
 
 
@@ -113,6 +127,11 @@ TANGLES = [
     "cat ~/.pgpass\nh:1:d:u:{value}\n",
     "kubectl get secret db -o yaml\ndata:\n  k: {value}\n",
     "vault kv get secret/db\n--- ---\nk  {value}\n",
+    "secret\nps c:\\" + "> " * 5000 + "\n",
+    "secret\n" + "ps /a " * 5000 + "\n",
+    "gpg -d a.gpg\n" + 'gpg: a\n  "b\n' * 2000 + "{value}\n",
+    "keyring get a b\n{value}\n",
+    "aws ssm get-parameter --name a --with-decryption\n  value: {value}\n",
     "kubectl get secret db -o yaml\ndata:" + " " * 10000 + "x\n",
 ]
 
@@ -171,6 +190,31 @@ AZ_JSON = """{
 }
 """ % SECRET
 
+SSM_JSON = """{
+    "Parameters": [
+        {
+            "Name": "/prod/db",
+            "Type": "SecureString",
+            "Value": "%s",
+            "Version": 3
+        }
+    ],
+    "InvalidParameters": []
+}
+""" % SECRET
+SSM_YAML = f"""Parameter:
+  ARN: arn:aws:ssm:us-east-1:123456789012:parameter/prod/db
+  Name: /prod/db
+  Type: SecureString
+  Value: {SECRET}
+  Version: 3
+"""
+ENV_FILE = f"""# production
+DB_HOST=db.internal
+
+DB_PASSWORD={SECRET}
+"""
+
 
 @pytest.mark.parametrize(("command", "output", "kept"), [
     ("aws secretsmanager get-secret-value --secret-id prod/db", AWS_JSON, '"Name": "prod/db"'),
@@ -178,11 +222,27 @@ AZ_JSON = """{
     ("kubectl get secret db -o json", KUBE_JSON, '"kind": "Secret"'),
     ("vault kv get secret/db", VAULT_TABLE, "secret/data/db"),
     ("az keyvault secret show --vault-name v --name db", AZ_JSON, '"name": "db"'),
-], ids=["aws-json", "kubectl-yaml", "kubectl-json", "vault-table", "az-json"])
+    ("aws ssm get-parameters --names /prod/db --with-decryption", SSM_JSON, '"Name": "/prod/db"'),
+    ("aws ssm get-parameter --name /prod/db --with-decryption --output yaml", SSM_YAML, "  Name: /prod/db\n"),
+], ids=["aws-json", "kubectl-yaml", "kubectl-json", "vault-table", "az-json", "ssm-json", "ssm-yaml"])
 def test_a_secret_printed_among_fields_goes_and_the_fields_stay(command: str, output: str, kept: str) -> None:
     scanned = _scan(output, command)
     assert SECRET not in scanned and base64.b64encode(SECRET.encode()).decode() not in scanned, scanned
     assert kept in scanned, scanned
+
+
+def test_a_decrypted_file_goes_whole_and_what_gpg_says_of_its_key_stays() -> None:
+    """``gpg --decrypt`` prints the file: its blank lines are the file's, not the output's end."""
+    header = 'gpg: encrypted with 3072-bit RSA key, ID 0123456789ABCDEF, created 2024-01-01\n      "Ops <ops@example.com>"\n'
+    for scanned in (_scan(header + ENV_FILE, "gpg --decrypt prod.env.gpg"),
+                    _scan(f"$ gpg --decrypt prod.env.gpg\n{header}{ENV_FILE}$ ls\nREADME.md\n")):
+        assert SECRET not in scanned and "db.internal" not in scanned and header in scanned, scanned
+    assert _scan(f"$ gpg --decrypt prod.env.gpg\n{header}{ENV_FILE}$ ls\nREADME.md\n").endswith("$ ls\nREADME.md\n")
+
+
+def test_a_powershell_prompt_opens_a_command_and_ends_its_output() -> None:
+    text = f"PS C:\\repo> Get-Secret -Name DbPass -AsPlainText\n{SECRET}\nPS C:\\repo> git status\nclean\n"
+    assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
 
 
 @pytest.mark.parametrize("indent", ["    ", "        ", "\t"])
@@ -230,6 +290,13 @@ def test_what_a_failed_read_says_is_kept() -> None:
     "| Command | What it does |\n|---|---|\n| pass show email/work | prints the password for email/work |\n"
     "| pass ls | lists every entry in the store |\n| pass generate web/new 20 | makes a new password |\n",
     "  | gopass show prod/db | prints it |\n  | pass ls | lists them |\n",
+    # A secret reader's command line that reads none: no decryption, no plain text, to a file.
+    "$ aws ssm get-parameter --name /prod/db --query Parameter.Value --output text\nAQICAHhJ3k9Lm2Np4Qr6St8Uv0Wx\n",
+    "$ Get-Secret -Name DbPass\nSystem.Security.SecureString\n",
+    "$ gpg --list-keys\npub   rsa3072 2024-01-01 [SC]\n      0123456789ABCDEF0123456789ABCDEF01234567\n",
+    "$ gpg -d -o notes.txt notes.txt.gpg\ngpg: encrypted with 3072-bit RSA key\n",
+    "$ gpg --output notes.txt --decrypt notes.txt.gpg\ngpg: encrypted with 3072-bit RSA key\n",
+    "keyring get returns None when no password is stored\nfor that service and user name.\n",
 ])
 def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
     assert _scan(text) == text

@@ -147,9 +147,10 @@ def _bounded(text: str, limit: int) -> str:
 
 # What a command that could tell what its output holds has in it: a credential word's stem, or
 # a word of the commands that print secrets (``heroku auth:token``, ``pass show``, ``vault``,
-# ``op read``, ``sops``, ``.pgpass``). Any other command's output is read with the turn alone.
+# ``op read``, ``sops``, ``.pgpass``, ``aws ssm``, ``gpg``). Any other command's output is read
+# with the turn alone.
 _TELLING = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key", "auth", "pass",
-            "vault", "op read", "sops", "pgpass", "env")
+            "vault", "op read", "sops", "pgpass", "env", "ssm", "gpg")
 
 
 def _telling(command: str) -> bool:

@@ -3,9 +3,13 @@
 A secret manager's command line prints the secret it reads bare, with no key, no credential
 word and often no shape of its own (a password is any string), so no other rule of the scanner
 sees it; only the command just before says what it is. A command that reads a secret is found
-where a command stands (a line's start after an optional prompt, or after ``;``, ``&&``, a pipe's
-``|`` (not a table's, that opens its line), ``$(`` or a quote), its name in lower case (``Pass
-show=True`` and ``Vault read access`` are prose), however it is spelled: by its path
+where a command stands (a line's start after an optional prompt, PowerShell's ``PS C:\\>``
+too, or after ``;``, ``&&``, a pipe's ``|`` (not a table's, that opens its line), ``$(`` or a
+quote), its name in lower case (``Pass
+show=True`` and ``Vault read access`` are prose; PowerShell's ``Get-Secret`` in any case), with
+the arguments that make it read a secret (``vault read`` an option or a path, not "vault read
+access is granted per team"; ``aws ssm`` ``--with-decryption``; ``gpg`` ``--decrypt`` or ``-d``
+to the terminal; ``keyring get`` a service and a user name), however it is spelled: by its path
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``...), with
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
@@ -17,12 +21,18 @@ or the end of the text, is redacted (``command-secret``):
   ``-field``, ``kubectl``/``oc get secret`` with a jsonpath or template, ``security
   find-generic-password``/``find-internet-password -w``, ``doppler secrets get`` (its table
   too), ``pass``/``gopass show`` and ``pass NAME``, ``op read``, ``bw get password``, ``lpass
-  show --password``, ``sops --extract``, the tables of ``aws`` and ``az`` (``--output table``),
+  show --password``, ``sops --extract``, ``Get-Secret -AsPlainText`` (PowerShell's
+  SecretManagement), ``aws ssm get-parameter``/``get-parameters``/``get-parameters-by-path``
+  with ``--query`` or ``--output text``, ``keyring get SERVICE USER`` (``python -m keyring``
+  too), ``secret-tool lookup``, ``gpg --decrypt``/``gpg -d`` (the file's plaintext whole, its
+  blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept), the
+  tables of ``aws`` and ``az`` (``--output table``),
   and any of the commands whose output is piped to ``jq`` (``| jq -r .SecretString``), ``yq``
   or ``base64``; a leading line that reads as a diagnostic (``Error``, ``warning:``) is
   kept, and so is ``gopass show``'s ``Secret: NAME`` header;
 - their values, for the forms that print the secret among other fields: ``aws secretsmanager
-  get-secret-value`` as JSON or YAML (``SecretString``, ``SecretBinary``), ``az keyvault
+  get-secret-value`` as JSON or YAML (``SecretString``, ``SecretBinary``), ``aws ssm
+  get-parameter(s)(-by-path)`` as JSON or YAML (each ``Value``), ``az keyvault
   secret show`` as JSON or YAML (``value``), ``kubectl get secret -o yaml|json`` and ``vault`` as
   JSON (each value under ``data``/``stringData``), ``vault kv get`` as a table (each row's
   value);
@@ -49,7 +59,7 @@ from gitstore.safety import lazy
 from gitstore.safety.spans import Hit, Text
 
 # Every command's literal, looked for before any pattern runs: most texts hold none.
-_LITERALS = ("secret", "pass", "vault", "op read", "sops")
+_LITERALS = ("secret", "pass", "vault", "op read", "sops", "ssm", "keyring", "gpg")
 # A word of a command line: unquoted, quoted or both, bounded, holding none of the characters a
 # command may stand after (a separator, a parenthesis, a quote) but inside its quotes: each such
 # character starts a new try of the pattern, which must not read far each time.
@@ -58,7 +68,8 @@ _WORD = r"""(?:[^\s;&|()'"]{1,256}+|'[^'\n]{0,256}+'|"[^"\n]{0,256}+"){1,4}+"""
 # digit, so ``--ab`` reads one way only.
 _OPTION = rf"-{{1,2}}\w[\w.-]{{0,64}}+(?:=?{_WORD})?"
 # The covered commands' names, which an option before them never takes as its argument.
-_NAMES = (r"(?:aws|gcloud|az|vault|kubectl|oc|k|security|doppler|(?:go)?pass|op|bw|lpass|sops"
+_NAMES = (r"(?:aws|gcloud|az|vault|kubectl|oc|k|security|doppler|(?:go)?pass|op|bw|lpass|sops|keyring|gpg2?"
+          r"|secret-tool|get-secret"
           r"|cat|head|tail|less|more|bat|type|sed|grep|egrep|fgrep|rg|awk|gawk|mawk|cut|sort|column)(?![\w-])")
 # What may stand before a command and run it: variables set for it (``AWS_PROFILE=prod``), and
 # ``env``, ``sudo``, ``command``, ``time``, ``nice``, ``xargs`` and their kin with their options
@@ -67,12 +78,14 @@ _WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
             r"|(?:sudo|doas|env|exec|command|builtin|time|nice|nohup|xargs|stdbuf|then|do|else)(?![\w-])"
             r"|timeout[ \t]+[\d.]{1,16}+[smhd]?"
             rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
+# PowerShell's prompt: ``PS C:\Users\me>``, ``PS /home/me>`` (read in lower case).
+_PS_PROMPT = r"ps[ \t]+(?:[a-z]:\\|/|~)[^\n>]{0,160}+>"
 # Where a command stands: a line's start (a prompt before it), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
 # quotes a command no output follows (``run `pass show db` to see it``), nor after a ``|`` that
 # opens its line, a table's (``| pass show NAME | prints it |``): a pipe follows a command. The
 # command is named by its path's last part (``/usr/local/bin/aws``).
-_AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+)?"
+_AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+|" + _PS_PROMPT + r"[ \t]*)?"
                rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
 
 
@@ -94,6 +107,7 @@ _PGPASS_FILE = r"[^\s|;&()'\"]{0,256}\.pgpass(?![\w.-])"
 _COMMANDS = lazy.Pattern(
     _AT_COMMAND + r"(?P<c>"
     rf"(?P<aws>aws{_options('secretsmanager')}[ \t]+secretsmanager[ \t]+get-secret-value)"
+    rf"|(?P<ssm>aws{_options('ssm')}[ \t]+ssm[ \t]+get-parameters?(?:-by-path)?)"
     rf"|(?P<gcloud>gcloud{_options('(?:alpha|beta|secrets)')}(?:[ \t]+(?:alpha|beta))?[ \t]+secrets[ \t]+versions[ \t]+access)"
     rf"|(?P<az>az{_options('keyvault')}[ \t]+keyvault[ \t]+secret[ \t]+show)"
     rf"|(?P<vault>vault[ \t]+(?:kv[ \t]+get|read))"
@@ -102,6 +116,10 @@ _COMMANDS = lazy.Pattern(
     r"|(?P<doppler>doppler[ \t]+secrets[ \t]+get)"
     rf"|(?P<bare>(?:go)?pass[ \t]+(?:show|otp)|(?P<passname>(?:go)?pass){_PASS_NAME}|op[ \t]+read|bw[ \t]+get[ \t]+password|lpass[ \t]+show)"
     r"|(?P<sops>sops)"
+    r"|(?P<getsecret>get-secret)"
+    rf"|(?P<keyring>(?:python[\d.]{{0,8}}+[ \t]+-m[ \t]+)?keyring{_options('get')}[ \t]+get)"
+    r"|(?P<gpg>gpg2?)"
+    r"|(?P<secrettool>secret-tool[ \t]+lookup)"
     r"|(?P<pgpass>(?:(?P<fields>awk|gawk|mawk|cut)|cat|head|tail|less|more|bat|type|sed|grep|egrep|fgrep|rg|sort|column)"
     rf"(?:[ \t]+(?!{_PGPASS_FILE}){_WORD}){{0,16}}+[ \t]+{_PGPASS_FILE})"
     r")(?![\w-])(?P<args>[^\n]*)",
@@ -112,17 +130,34 @@ _COMMANDS = lazy.Pattern(
 # before may take it (``-format json secret/db``), up to a shell's separator: a lower-case line
 # of prose that opens with those words ("vault read access is granted per team") goes on in
 # words no such command line holds.
-_VAULT_LINE_END = lazy.Pattern(r"[|;&>)`]|(?<!\S)#")
+_ARGUMENTS_END = lazy.Pattern(r"[|;&>)`]|(?<!\S)#")
 _VAULT_PAIR = lazy.Pattern(r"[\w.-]{1,64}=")
 
 
 def _vault_arguments(args: str) -> bool:
     """Whether ARGS, what follows ``vault read`` or ``vault kv get`` on its line, are a command
     line's: its options and one or two plain words as above."""
-    end = _VAULT_LINE_END.search(args)
+    end = _ARGUMENTS_END.search(args)
     words = args[: end.start() if end else len(args)].split()
     plain = sum(1 for word in words if not word.startswith("-") and not _VAULT_PAIR.match(word))
     return plain == 1 or (plain == 2 and any(word.startswith("-") for word in words))
+
+
+def _reads_a_secret(command: str, args: str) -> bool:
+    """Whether the command, given ARGS (the rest of its line), reads a secret: for those that
+    need more than their name (``_vault_arguments``, ``_SSM_DECRYPTS``, ``_GPG_DECRYPTS``, and
+    ``keyring get``'s two words)."""
+    if command == "vault":
+        return _vault_arguments(args)
+    if command == "ssm":
+        return _SSM_DECRYPTS.search(args) is not None
+    if command == "gpg":
+        return _GPG_DECRYPTS.search(args) is not None and _GPG_TO_FILE.search(args) is None
+    if command == "keyring":
+        end = _ARGUMENTS_END.search(args)
+        words = args[: end.start() if end else len(args)].split()
+        return len([word for word in words if not word.startswith("-")]) == 2
+    return True
 
 
 # What makes a form print the secret alone, by command (read in its arguments, lowercased).
@@ -136,11 +171,24 @@ _BARE = {
     "doppler": None,  # its value alone, or in a table of its own
     "bare": None,
     "sops": lazy.Pattern(r"--extract\b"),
+    "ssm": lazy.Pattern(r"--query\b|--output[ \t=]+(?:text|table)\b"),
+    "getsecret": lazy.Pattern(r"-asplaintext\b"),  # else it prints ``System.Security.SecureString``
+    "keyring": None,
+    "gpg": None,
+    "secrettool": None,
 }
+# What the commands below must be given to read a secret: ``aws ssm`` decrypts a
+# ``SecureString`` only with ``--with-decryption`` (else it prints the ciphertext), ``gpg``
+# decrypts with ``--decrypt`` or ``-d`` (alone or among short options, ``-qd``), to the
+# terminal (not ``-o FILE``); ``keyring get`` takes a service and a user name, two words (a
+# sentence, "keyring get returns None when ...", goes on).
+_SSM_DECRYPTS = lazy.Pattern(r"--with-decryption\b")
+_GPG_DECRYPTS = lazy.Pattern(r"(?<!\S)(?:--decrypt|-[aqvn]{0,8}+d[aqvn]{0,8}+)(?![\w-])")
+_GPG_TO_FILE = lazy.Pattern(r"(?<!\S)(?:-[adqvn]{0,8}+o|--output)(?:[ \t=]|$)")
 _OUTPUT_LINES = 64
 _OUTPUT_CHARS = 16384
-# A line that ends an output (as a blank one does): the next prompt.
-_ENDS_OUTPUT = lazy.Pattern(r"[ \t]*[^\s$#%>]{0,80}[$#%>][ \t]+\S")
+# A line that ends an output (as a blank one does): the next prompt, PowerShell's too.
+_ENDS_OUTPUT = lazy.Pattern(r"[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+\S|" + _PS_PROMPT + r"(?:[ \t]|$))")
 # A line reporting rather than printing: what a failed read says (kept, it tells what went wrong).
 _DIAGNOSTIC = lazy.Pattern(
     r"[ \t]*(?:\(?(?:(?:an[ \t]+)?error|warning|warn|fatal|usage|note|hint|no[ \t]+(?:secret|value|such))\b"
@@ -153,6 +201,10 @@ _ELSEWHERE = lazy.Pattern(r"(?<![\d&])>(?!&)|\|[ \t]*(?:pbcopy|xclip|xsel|wl-cop
 # decoder; for ``.pgpass``, what prints its fields (``| cut -d: -f5``).
 _PIPED_ALONE = lazy.Pattern(r"\|[ \t]*(?:jq|gojq|yq|base64)(?![\w-])")
 _PIPED_FIELDS = lazy.Pattern(r"\|[ \t]*(?:awk|gawk|mawk|cut)(?![\w-])")
+# What ``gpg --decrypt`` prints (to its standard error, which a terminal and a tool's output hold)
+# before the plaintext: the key it was encrypted with, each ``gpg:`` line perhaps followed by
+# the key's user id, indented and quoted.
+_GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 # What ``gopass show`` prints before the secret: the secret's name and a blank line.
 _GOPASS_HEADER = lazy.Pattern(r"[ \t]*secret:[^\n]*\n[ \t\r]*\n")
 # Values among other fields: a JSON or YAML field's value.
@@ -161,6 +213,9 @@ _AWS_FIELD = lazy.Pattern(
     rf"\"?(?:secretstring|secretbinary)\"?[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<y>[^\s\"][^\n]*))"
 )
 _AZ_FIELD = lazy.Pattern(rf"\"value\"[ \t]*:[ \t]*{_JSON_VALUE}|^value:[ \t]*(?P<y>[^\s|>][^\n]*)", re.MULTILINE)
+_SSM_FIELD = lazy.Pattern(
+    rf"\"value\"[ \t]*:[ \t]*{_JSON_VALUE}|^[ \t]*(?:-[ \t]+)?value:[ \t]*(?P<y>[^\s|>][^\n]*)", re.MULTILINE
+)
 _DATA_KEY = lazy.Pattern(r"^(?P<i>[ \t]*)\"?(?:data|stringdata)\"?[ \t]*:[ \t]*+(?P<open>\{)?[ \t]*+\r?$", re.MULTILINE)
 _YAML_FIELD = lazy.Pattern(r"(?P<i>[ \t]*)[^\s:#][^:\n]*:[ \t]+(?P<v>[^\s|>](?:[^\n]*[^\s])?)[ \t]*\r?$")
 _JSON_FIELD = lazy.Pattern(rf"[ \t]*\"[^\"\n]*\"[ \t]*:[ \t]*(?:{_JSON_VALUE}|(?P<n>\{{))")
@@ -179,12 +234,12 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
     for m in _COMMANDS.finditer(low):
         if m.start() < covered:
             continue
-        word = m.group("c").split(None, 1)[0]
-        if not text.raw.startswith(word, m.start("c")):
-            continue  # ``Pass show=True to print``, ``PASS  src/app.test.js``: prose, a test runner's status
         command = next(name for name in (*_BARE, "pgpass") if m.group(name) is not None)
+        word = m.group("c").split(None, 1)[0]
+        if command != "getsecret" and not text.raw.startswith(word, m.start("c")):
+            continue  # ``Pass show=True to print``, ``PASS  src/app.test.js``: prose, a test runner's status
         args = m.group("args")
-        if _ELSEWHERE.search(args) or (command == "vault" and not _vault_arguments(args)):
+        if _ELSEWHERE.search(args) or not _reads_a_secret(command, args):
             continue
         bare = _BARE.get(command)
         if command == "pgpass":
@@ -194,6 +249,11 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
         start, end = _output(low, m.end(), blanks=not alone)
         if start >= end:
             continue
+        if command == "gpg":  # the plaintext of a file, blank lines and all
+            start, end = _output(low, m.end(), blanks=True, comments=True)
+            header = _GPG_HEADER.match(low, start)
+            if header is not None:
+                start, end = _output(low, header.end() - 1, blanks=True, comments=True)
         if m.group("c").startswith("gopass"):
             header = _GOPASS_HEADER.match(low, start)
             if header is not None:
@@ -208,6 +268,8 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             yield from _field_hits(_AWS_FIELD, low, start, end)
         elif command == "az":
             yield from _field_hits(_AZ_FIELD, low, start, end)
+        elif command == "ssm":
+            yield from _field_hits(_SSM_FIELD, low, start, end)
         elif command in ("kubectl", "vault"):
             yield from _data_hits(low, start, end)
             if command == "vault":
@@ -216,10 +278,11 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
                     yield from _line_hits(low, rule.end() + 1, blank.start() if blank else end, _TABLE_ROW)
 
 
-def _output(low: str, command_end: int, blanks: bool) -> tuple[int, int]:
+def _output(low: str, command_end: int, blanks: bool, comments: bool = False) -> tuple[int, int]:
     """Where the output after the command ending at COMMAND_END (its line's end) starts and
     ends: the lines up to a prompt or the text's end, within the bounds, and up to a blank line
-    unless BLANKS (a table or a document printed in sections)."""
+    unless BLANKS (a table or a document printed in sections); with COMMENTS (a file printed
+    whole), a line opening with ``#`` is the file's comment, not a root shell's prompt."""
     start = low.find("\n", command_end)
     if start == -1:
         return 0, 0
@@ -229,7 +292,8 @@ def _output(low: str, command_end: int, blanks: bool) -> tuple[int, int]:
         line_end = low.find("\n", position)
         line_end = len(low) if line_end == -1 else line_end
         blank = not low[position:line_end].strip()
-        if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)):
+        if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)
+                                                and not (comments and low[position:line_end].lstrip().startswith("#"))):
             break
         lines += not blank or bool(lines)
         position = line_end + 1
