@@ -86,6 +86,8 @@ ADVERSARIAL: dict[str, str] = {
     "spaces in printed values": "kubectl get secret a -o yaml\ndata:\n  k: a" + " " * 2000 + "b\n\n"
     "cat ~/.pgpass\nh:1:d:u:a" + " " * 2000 + "b\n\nvault kv get a\n-- --\nk a" + " " * 2000 + "b\n\n"
     "kubectl get secret a -o json\n\"data\":" + " " * 2000 + "x\n\n",
+    "twilio sids beside runs": "SK7e1d3a9c5b2f4e8d0a6c1b3e5f7a9d2c 'bEUzu9LZWmLHHzS7YQkJeQpBO6QYrxz0'\nAC7e1d3a9c5b2f4e8d0a6c1b3e5f7a9d2c "
+    + "9f1b3c5e2b9f4c1e7a3d5f8b0c6e2a4d ",
     "hex and base32 runs": "{n}" + "6768705f" * 10 + " " + "M5UHAXZQ" * 8 + " ",
     "hex dumps": "0000{n}0: 6768 705f 5238 6b4c 6d4e 3270 5134 7354  ghp_R8kLmN2pQ4sT\n 67 68 0x70, 5f:52 ",
     "short wrapped lines": "Z2hwX1I4a0xtTjJwUTRz{n}\nVDZ2WDh6QTFjRTNnSTVr\n",

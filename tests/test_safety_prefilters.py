@@ -129,7 +129,7 @@ _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KE
          "a1b2c3d4e5f6g7.atlasv1." + (_KEY * 2)[:64].lower(), "whsec_" + _KEY[:32], "shpat_" + _HEX[:32],
          "dop_v1_" + _HEX[:64], "lin_api_" + _KEY, "dp.st.prd." + _KEY[:43], "dapi" + _HEX[:32],
          "glsa_" + _KEY[:32] + "_" + _HEX[:8], "glc_" + _KEY * 2, "AGE-SECRET-KEY-1" + _BECH32[:58],
-         "PMAK-" + _HEX[:24] + "-" + _HEX[:34], "8675309:AA" + _KEY[:33], "key-" + _HEX[:32],
+         "PMAK-" + _HEX[:24] + "-" + _HEX[:34], "8675309:AA" + _KEY[:33], "key-" + _HEX[:32], "SK" + _HEX[:32],
          "ATATT3" + (_KEY * 5)[:186], "sk.eyJ1" + _KEY + "." + _KEY[:22],
          "Private-Lines: 2\n" + _KEY + "\n" + _KEY[:20]]
 
@@ -137,7 +137,7 @@ _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KE
 @settings(max_examples=300, deadline=None)
 @given(_texts("sk-", "sk-ant-api03-", "sk_live_", "rk_test_", "k_prod_", "gl", "glpat-", "npm_", "AIza", "ya29.", "proj-", "hf_", "api_org_", "SG.",
               "pypi-AgEIcHlwaS5vcmc", "hvs.", ".atlasv1.", "whsec_", "shp", "_v1_", "dp.", "dapi", "glsa_", "glc_", ":AA",
-              "key-", "ATATT3", "sk.eyJ1", "Private-Lines:", "\n", _KEY, _HEX, "_", "s", "r", *_KEYS))
+              "key-", "SK", "ATATT3", "sk.eyJ1", "Private-Lines:", "\n", _KEY, _HEX, "_", "s", "r", *_KEYS))
 def test_an_api_key_holds_the_literal_it_is_looked_for_by(raw: str) -> None:
     for _, needs, pattern in secrets._API_KEYS:
         assert not pattern.search(raw) or needs in raw, (needs, raw)

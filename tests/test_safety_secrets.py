@@ -128,6 +128,7 @@ API_KEYS = {
     "postman": ("PMAK" + "-b1979005441a6a2841705386-6d94740a140842a46b3c52157856a511d3", "postman-key"),
     "telegram": ("2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20", "telegram-bot-token"),
     "mailgun": ("key" + "-e84e240cb1e78fd6ea77246aac15f3fa", "mailgun-key"),
+    "twilio": ("SK" + "2b9f4c1e7a3d5f8b0c6e2a4d9f1b3c5e", "twilio-key"),
     "atlassian": ("ATATT3" + "w6dbDqI0EuHjxq1sndWOEcb6gf3=6q_TJMIjjeGkEieIiaG4xD9IvTlX=rDCwGSZHmZ_NJiUHm33xAZuAqKQ2N=c7ZD"
                   "Ic6bb61i_Fawhs57AoUc9yBgTB2yhhC2rqB3zJE4=rkdXaeGLymk-Rr2U=ep_XCx-6=-kDs_5EzTrwPm__6DWY9m-LbWpQR",
                   "atlassian-token"),
@@ -166,6 +167,39 @@ def test_an_api_key_assigned_to_a_variable_is_redacted_whatever_the_key(text: st
     and a shape with an underscore is no reference to a variable."""
     result = SCANNER.scan(text)
     assert result.redactions == 1 and "NqVw" not in result.text and "jr4q" not in result.text
+
+
+_TWILIO_KEY = "SK" + "2b9f4c1e7a3d5f8b0c6e2a4d9f1b3c5e"
+_TWILIO_SECRET = "bEUzu9LZWmLHHzS7YQkJeQpBO6QYrxz0"
+_TWILIO_ACCOUNT = "AC" + "7e1d3a9c5b2f4e8d0a6c1b3e5f7a9d2c"
+_TWILIO_TOKEN = "9f1b3c5e2b9f4c1e7a3d5f8b0c6e2a4d"
+
+
+@pytest.mark.parametrize("text", [
+    f"TWILIO_API_KEY_SID={_TWILIO_KEY}\nTWILIO_API_KEY_PASSWORD_VALUE={_TWILIO_SECRET}\n",
+    f"client = Client('{_TWILIO_KEY}', '{_TWILIO_SECRET}', '{_TWILIO_ACCOUNT}')\n",
+    f"client = Client(\n    '{_TWILIO_ACCOUNT}',\n    '{_TWILIO_TOKEN}',\n)\n",
+    f"const sid = '{_TWILIO_ACCOUNT}';\nconst tok = '{_TWILIO_TOKEN}';\n",
+    f"TWILIO_API_KEY={_TWILIO_KEY}\nTWILIO_API_SECRET={_TWILIO_SECRET}\n",
+])
+def test_a_twilio_key_and_the_secret_beside_it_are_redacted(text: str) -> None:
+    """A Twilio API key's SID is a credential's shape; its secret, or an account's auth token,
+    is told by the SID beside it, whatever names it. The account's SID, in every API URL, stays."""
+    result = SCANNER.scan(text)
+    for secret in (_TWILIO_KEY, _TWILIO_SECRET, _TWILIO_TOKEN):
+        assert secret not in result.text, result.text
+    assert _TWILIO_ACCOUNT in result.text or _TWILIO_ACCOUNT not in text
+
+
+@pytest.mark.parametrize("text", [
+    f"GET /2010-04-01/Accounts/{_TWILIO_ACCOUNT}/Messages.json\nETag: d41d8cd98f00b204e9800998ecf8427e\n",
+    f"The account {_TWILIO_ACCOUNT} sends from +15005550006.\n",
+    "Twilio API keys look like SK followed by 32 hex digits; the secret is shown once.\n",
+    f"the migration {_TWILIO_ACCOUNT[2:]} ran on {_TWILIO_SECRET.lower()}\n",
+])
+def test_twilio_ids_and_hex_runs_with_no_secret_beside_them_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
 
 
 @pytest.mark.parametrize("text", NOT_API_KEYS)

@@ -13,7 +13,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``pypi-token``, ``vault-token``, ``terraform-token``, ``shopify-token``,
   ``digitalocean-token``, ``linear-key``, ``doppler-token``, ``databricks-token``,
   ``grafana-token``, ``age-secret-key``, ``postman-key``, ``telegram-bot-token``,
-  ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``) and ``jwt``
+  ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``,
+  ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
+  API key's or account's SID) and ``jwt``
   (except the signed, expiring links GitHub renders for images in private repositories, which
   stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
@@ -399,6 +401,8 @@ _API_KEYS = tuple(
         # after /bot, which goes with it)
         ("telegram-bot-token", ":AA", r"(?:bot)?\d{5,16}:(AA[A-Za-z0-9_-]{33})"),
         ("mailgun-key", "key-", r"key-([a-f0-9]{32})"),
+        # Twilio API key SIDs: SK and 32 hex digits (the key's secret beside it: _twilio_hits)
+        ("twilio-key", "SK", r"SK([0-9a-fA-F]{32})"),
         ("atlassian-token", "ATATT3", r"ATATT3([A-Za-z0-9_=-]{186})"),
         # Mapbox secret tokens: sk. and a JWT-like body whose payload opens with {"u":
         ("mapbox-token", "sk.eyJ1", r"sk\.eyJ1([A-Za-z0-9_-]{30,}+\.[A-Za-z0-9_-]{20,30})"),
@@ -460,6 +464,55 @@ def shape_hits(text: Text) -> Iterator[Hit]:
                    keep=keep)
 
     yield from _reversed_github_hits(raw)
+    yield from _twilio_hits(raw)
+
+
+# Twilio's credentials come in pairs: an API key's SID (SK and 32 hex digits, a ``twilio-key``
+# itself) with its secret, 32 letters of both cases and digits; an account's SID (AC and 32 hex
+# digits, which every API URL of the account shows: it stays) with its auth token, 32 lower-case
+# hex digits. Passed as a client's arguments (``Client("SK...", "<secret>", "AC...")``) or set
+# on lines of their own without a credential word (``TWILIO_API_KEY_SID``), the secret has no
+# key and no shape to tell it by but the SID beside it: a run of that shape on the SID's line or
+# within two lines of it is the ``twilio-secret``. A SID in a URL's path is a request's, not a
+# credential's: what stands near it (an ETag, a message's hash) is not looked at.
+_TWILIO_SID = lazy.Pattern(r"(?<![A-Za-z0-9_])(?P<kind>SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9_])")
+_TWILIO_SECRET = lazy.Pattern(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{32}(?![A-Za-z0-9_])")
+_TWILIO_TOKEN = lazy.Pattern(r"[0-9a-f]{32}")
+_TWILIO_LINES = 2  # lines either side of a SID its secret may stand on
+_TWILIO_REACH = 400  # characters either side, at most
+
+
+def _twilio_hits(raw: str) -> Iterator[Hit]:
+    """Each run of a secret's shape near a SID of its kind (:data:`_TWILIO_SID`), judged once
+    however many SIDs stand near it."""
+    if "SK" not in raw and "AC" not in raw:
+        return
+    sids: dict[str, list[tuple[int, int]]] = {"SK": [], "AC": []}
+    for sid in _TWILIO_SID.finditer(raw):
+        if raw[sid.start() - 1 : sid.start()] != "/" and raw[sid.end() : sid.end() + 1] != "/":
+            sids[sid.group("kind")].append((sid.start(), sid.end()))
+    if not sids["SK"] and not sids["AC"]:
+        return
+    for m in _TWILIO_SECRET.finditer(raw):
+        value = m.group()
+        if value.lower() != value and value.upper() != value:
+            near = sids["SK"]
+        elif _TWILIO_TOKEN.fullmatch(value) is not None and char_classes(value) == 2:
+            near = sids["AC"]
+        else:
+            continue
+        at = bisect.bisect(near, (m.start(), m.start()))
+        if not any(_near(raw, *near[i], m.start(), m.end()) for i in (at - 1, at) if 0 <= i < len(near)):
+            continue
+        if token_is_real(value, value) and not names_something(value):
+            yield Hit(m.start(), m.end(), "twilio-secret", 1)
+
+
+def _near(raw: str, sid_start: int, sid_end: int, start: int, end: int) -> bool:
+    """Whether the run from START to END stands within reach of the SID (:data:`_TWILIO_LINES`,
+    :data:`_TWILIO_REACH`)."""
+    left, right = (sid_end, start) if sid_end <= start else (end, sid_start)
+    return right - left <= _TWILIO_REACH and raw.count("\n", left, right) <= _TWILIO_LINES
 
 
 # A GitHub token written backwards (``rev``): its prefix read from the end, ``_phg``. Only
