@@ -497,3 +497,21 @@ def test_a_name_is_found_as_matching_every_shape_finds_it(value: str) -> None:
     from gitstore.safety.values import _looks_like_name
 
     assert _looks_like_name(value, True) is _name_by_every_shape(value)
+
+
+def _mostly_printable_by_characters(text: str) -> bool:
+    """:func:`values.mostly_printable` as it stood before it counted ASCII text by bytes."""
+    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
+    return printable >= 0.95 * len(text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(st.text(max_size=60),
+                 _texts("ab", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "é", "\u200b", "\u2028", size=60)))
+@example("a" * 19 + "\x00")
+@example("a" * 18 + "\x00\x00")
+@example("")
+def test_mostly_printable_counts_as_character_by_character(text: str) -> None:
+    from gitstore.safety.values import mostly_printable
+
+    assert mostly_printable(text) == _mostly_printable_by_characters(text)

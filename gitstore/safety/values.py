@@ -118,9 +118,21 @@ def has_sequence(value: str) -> bool:
     return _STEPS in steps.to_bytes(len(data) - 1, "big")
 
 
+# the ASCII characters ``mostly_printable`` counts: what ``str.isprintable`` takes, and tab and line breaks
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
 def mostly_printable(text: str) -> bool:
-    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
-    return printable >= 0.95 * len(text)
+    """Whether at least 95% of TEXT's characters are printable (``str.isprintable``), tabs and
+    line breaks counted as printable. Decoded blobs are judged by it, inflated ones among them
+    (64 KiB each): ASCII text is counted by bytes in C, not character by character."""
+    if text.isprintable():
+        return True
+    if text.isascii():
+        unprintable = len(text.encode("ascii").translate(None, _PRINTABLE_ASCII))
+    else:
+        unprintable = sum(1 for c in text if not (c.isprintable() or c in "\t\n\r"))
+    return len(text) - unprintable >= 0.95 * len(text)
 
 
 def _decoded_text(value: str) -> str | None:
