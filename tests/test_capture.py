@@ -375,6 +375,7 @@ _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", 
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",
+                         "gitstore.capture.transcripts.opencode_db",
                          "gitstore.capture.transcripts._detect", "gitstore.rules", "gitstore.providers._signing",
                          "gitstore.providers._trust_git", "gitstore.records.policy")
 

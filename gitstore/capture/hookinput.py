@@ -60,14 +60,24 @@ def regular_file(path: Path | None) -> bool:
 
 
 def _opencode_session(session: str) -> Path | None:
-    """OpenCode's session file, which its plugin event does not name: ``<id>.json`` under a
+    """OpenCode's session, which its plugin event does not name: ``<id>.json`` under a
     project's folder of ``$XDG_DATA_HOME/opencode/storage/session/`` (``~/.local/share`` by
-    default), the file the transcript reader takes."""
+    default), where OpenCode before 1.2 kept it; else OpenCode's database beside that folder
+    (``opencode.db``; a build of another channel writes ``opencode-<channel>.db``, the latest
+    changed of them is taken), where 1.2 and later keep every session, and the transcript
+    reader finds the session by its id. The database is not opened here: a session it lacks is
+    found missing when it is read."""
     if not session.replace("_", "").replace("-", "").isalnum():  # an id, never a path
         return None
-    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    found = sorted(Path(data, "opencode", "storage", "session").glob(f"*/{session}.json"))
-    return found[-1] if found else None
+    data = Path(os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share"), "opencode")
+    found = sorted((data / "storage" / "session").glob(f"*/{session}.json"))
+    if found:
+        return found[-1]
+    database = data / "opencode.db"
+    if regular_file(database):
+        return database
+    channels = [(p.stat().st_mtime, p) for p in data.glob("opencode-*.db") if regular_file(p)]
+    return max(channels)[1] if channels else None
 
 
 def _codex_rollout(thread: str) -> Path | None:

@@ -107,7 +107,7 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``): a hook
     event the scanner would change is ``withheld`` (``_event_name``)."""
     head = _head(ctx.workspace.repo)
-    info = _transcript_file(hook.transcript, screen)
+    info = _transcript_file(hook.transcript, screen, transcript.source if transcript else None)
     available = ["transcript"] if info else []
     if head is not None:
         available.append("revision")
@@ -132,11 +132,24 @@ def _event_name(event: str, screen: Screen) -> str:
     return name if name is not None and EVENT_NAME.fullmatch(name) else "withheld"
 
 
-def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None:
+def _transcript_file(path: Path | None, screen: Screen, rows: tuple[str, int] | None = None) -> dict[str, Any] | None:
     """The envelope's account of the transcript file: its name (``_`` when the scanner would
     change it, ``_kept_file_name``), and the sha256 and size of the bytes read from it, whatever its size (read a
-    block at a time, so memory stays bounded); None when there is no regular file to read."""
+    block at a time, so memory stays bounded); None when there is no regular file to read.
+    Of a file holding many sessions (OpenCode's database), the session's own rows as the
+    reader read them (ROWS: their sha256 and size), never the whole file: the rest is other sessions', and it
+    changes whenever they do; None when the session could not be read from it."""
     if path is None or not regular_file(path):
+        return None
+    if rows is not None:
+        return {"name": _kept_file_name(path.name, screen), "sha256": rows[0], "bytes": rows[1]}
+    from gitstore.capture.transcripts._read import SQLITE_HEADER
+
+    try:
+        with path.open("rb") as head:
+            if head.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                return None
+    except OSError:
         return None
     digest, size = hashlib.sha256(), 0
     try:

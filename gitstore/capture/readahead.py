@@ -55,30 +55,34 @@ PIPE_SIZE = 1 << 20
 SAMPLES, SAMPLE_PAUSE = 3, 0.0003  # looks at the running count, seconds apart (see spare_core)
 
 
-def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None]:
-    """The transcript at PATH parsed as HARNESS's, or None and why: ``transcript-missing`` (no
-    file there) or ``transcript-unreadable`` (not a transcript gitstore reads)."""
+def read(path: Path | None, harness: str, session: str | None = None) -> tuple[Transcript | None, str | None]:
+    """The transcript at PATH parsed as HARNESS's (SESSION's, where the file holds many:
+    OpenCode's database), or None and why: ``transcript-missing`` (no file there, or no such
+    session in it) or ``transcript-unreadable`` (not a transcript gitstore reads)."""
     from gitstore.capture.hookinput import regular_file
 
     if path is None or not regular_file(path):
         return None, "transcript-missing"
     from gitstore.capture.transcripts import parse_transcript
+    from gitstore.capture.transcripts._read import SessionAbsent
     from gitstore.errors import InvalidInput
 
     try:
-        return parse_transcript(path, harness), None
+        return parse_transcript(path, harness, session=session), None
+    except SessionAbsent:
+        return None, "transcript-missing"
     except InvalidInput:
         return None, "transcript-unreadable"
 
 
-def read_and_scan(path: Path | None, harness: str) -> Reading:
+def read_and_scan(path: Path | None, harness: str, session: str | None = None) -> Reading:
     """``read``, and the texts a summary of the transcript screens and the names the capture
     keeps (the files touched, the branch, the session, the version, the file's name), scanned.
     A name the hook or the checkout gives otherwise (a hook's own session id, HEAD's branch)
     is scanned by the capture itself."""
     from gitstore.capture.screening import compact, file_name, file_names, scan, summary_texts
 
-    transcript, problem = read(path, harness)
+    transcript, problem = read(path, harness, session)
     scanned: dict[str, Scan] = {}
     if transcript is not None and path is not None:
         task, outcome, commands = summary_texts(transcript)
@@ -185,7 +189,8 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
         from gitstore.capture.hookinput import HookInput
 
         hook = HookInput.from_payload(harness, payload, cwd)
-        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness), _switched(cwd))
+        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness, hook.session),
+                 _switched(cwd))
         data = pickle.dumps(found, pickle.HIGHEST_PROTOCOL)
         with os.fdopen(into, "wb") as sink:
             sink.write(data)

@@ -66,7 +66,8 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     ignored = asking_git_ignores(ctx.workspace.root, ctx.workspace.state)  # git answers while
     ready("envelope", "episode", "event", "receipt")  # the validators the store uses compile
     refuse_unignored(ctx.workspace, ignored())
-    reading = readahead.take(hook.transcript, hook.harness) or (*readahead.read(hook.transcript, hook.harness), {})
+    reading = readahead.take(hook.transcript, hook.harness) or (
+        *readahead.read(hook.transcript, hook.harness, hook.session), {})
     transcript, problem, scanned = reading
     result = build(ctx, hook, transcript, problem, mode, scanned)._replace(
         subagents=subagents(ctx, hook, transcript, mode))
@@ -92,19 +93,21 @@ def _append(ctx: Context, records: list[dict[str, Any]]) -> None:
     carry.after(start, records)
 
 
-def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = DEFAULT_CAPTURE_MODE) -> Capture:
+def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = DEFAULT_CAPTURE_MODE,
+                      session: str | None = None) -> Capture:
     """Backfill: capture a transcript file as if its session had just ended.
 
     A file that is not a transcript gitstore reads (empty, binary, another format, or one with
     no record it could read) is refused and nothing is stored: a person asked for this import
     and should hear that it did not happen. (A harness hook, which nobody watches, records what
-    it could not read in a degraded receipt instead.)
+    it could not read in a degraded receipt instead.) SESSION names the session of a file
+    holding many (OpenCode's database).
     """
     from gitstore.capture.transcripts import parse_transcript
 
     refuse_unignored(ctx.workspace)
     path = Path(path)
-    transcript = parse_transcript(path, harness)
+    transcript = parse_transcript(path, harness, session=session)
     hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
     result = build(ctx, hook, transcript, None, mode)._replace(subagents=subagents(ctx, hook, transcript, mode))
     _append(ctx, result.records())

@@ -16,7 +16,7 @@ from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._values import checked, filled, one_of, time_or_age
 from gitstore.config import capture_mode
 from gitstore.context import Context
-from gitstore.errors import Incomplete
+from gitstore.errors import Incomplete, UsageError
 from gitstore.records.vocabulary import HARNESSES
 
 import_app = typer.Typer(help="Backfill memory from transcripts, review snapshots and GitHub pull requests.",
@@ -31,11 +31,19 @@ def transcript(
                                           help=f"Skip detection: {', '.join(HARNESSES)}.",
                                           callback=checked(one_of("harness", HARNESSES))),
     mode: Optional[str] = MODE_OPTION,
+    session: Optional[str] = typer.Option(None, "--session", metavar="ID",
+                                          help="The session to import from OpenCode's database (opencode.db), "
+                                               "which holds many; not needed when it holds one."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Backfill one transcript as a session episode (local; never pushed)."""
     ctx = Context.open()
-    result = import_transcript(ctx, path, harness, mode or capture_mode(ctx.workspace))
+    if session is not None:
+        from gitstore.capture.transcripts.opencode_db import is_database
+
+        if path.is_file() and not is_database(path):
+            raise UsageError(f"--session names a session of OpenCode's database (opencode.db); {path} is not one")
+    result = import_transcript(ctx, path, harness, mode or capture_mode(ctx.workspace), session)
     print_capture(result, as_json)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts._model import DEFAULT_LIMITS, HARNESSES, ROLES, Counts, Limits, ToolCall, Transcript, Turn
-from gitstore.capture.transcripts._read import require_file
+from gitstore.capture.transcripts._read import SQLITE_HEADER, read_head, require_file
 
 # The parser of each harness, a module of this package imported when a transcript of that
 # harness is read: a capture hook reads one harness's transcript and imports one parser.
@@ -39,10 +39,14 @@ def detect_harness(path: Path | str) -> str:
     return detect(Path(path), DEFAULT_LIMITS)
 
 
-def parse_transcript(path: Path | str, harness: str | None = None, *, limits: Limits | None = None) -> Transcript:
+def parse_transcript(path: Path | str, harness: str | None = None, *, limits: Limits | None = None,
+                     session: str | None = None) -> Transcript:
     """Parse the transcript at ``path``, detecting its harness when ``harness`` is None.
 
-    For OpenCode, ``path`` is the session file (``storage/session/<project>/<id>.json``).
+    For OpenCode, ``path`` is the session file (``storage/session/<project>/<id>.json``) or
+    OpenCode's database (``opencode.db``), of which ``session`` names the session to read (it
+    may be left out when the database holds one session only). A file of one session's
+    transcript ignores ``session``.
     """
     path = Path(path)
     limits = limits or DEFAULT_LIMITS
@@ -52,6 +56,10 @@ def parse_transcript(path: Path | str, harness: str | None = None, *, limits: Li
         harness = detect(path, limits)
     parser = _parser(harness)
     require_file(path)
+    if harness == "opencode" and read_head(path, len(SQLITE_HEADER)) == SQLITE_HEADER:
+        from gitstore.capture.transcripts import opencode_db  # sqlite3, only for OpenCode's database
+
+        return opencode_db.parse(path, session, limits)
     return parser(path, limits)
 
 

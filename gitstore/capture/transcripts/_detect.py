@@ -10,7 +10,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import codex, opencode
 from gitstore.capture.transcripts._model import Limits
-from gitstore.capture.transcripts._read import BAD, loads, open_binary, read_bytes, read_head, require_file
+from gitstore.capture.transcripts._read import BAD, SQLITE_HEADER, loads, open_binary, read_bytes, read_head, require_file
 
 _SAMPLE_BYTES = 1 << 20
 _SAMPLE_LINES = 64
@@ -22,6 +22,8 @@ def detect(path: Path, limits: Limits) -> str:
     """The harness of the transcript at ``path``; InvalidInput when it is none we read."""
     require_file(path)
     head = read_head(path, _SAMPLE_BYTES)
+    if head.startswith(SQLITE_HEADER):
+        return "opencode"  # the only harness gitstore reads that keeps its sessions in SQLite
     if not head.strip():
         raise InvalidInput(f"{path}: empty, not a transcript")
     votes = _votes(head, cut=len(head) == _SAMPLE_BYTES)

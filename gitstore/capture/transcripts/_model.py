@@ -68,6 +68,8 @@ class Transcript(NamedTuple):
 
     ``subagents`` are the transcripts of the subagents the session spawned, at most
     ``Limits.max_items`` of them; ``subagents_left_out`` counts the ones past that.
+    ``source`` is the sha256 (``sha256:<hex>``) and size of what was read when the session is
+    a part of its file (one session of OpenCode's database), None when it is the whole file.
     """
 
     harness: str
@@ -87,6 +89,7 @@ class Transcript(NamedTuple):
     turns_dropped: int = 0
     subagents: tuple[str, ...] = ()
     subagents_left_out: int = 0
+    source: tuple[str, int] | None = None
 
 
 class Limits(NamedTuple):

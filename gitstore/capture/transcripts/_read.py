@@ -28,6 +28,14 @@ _CHUNK = 1 << 20
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+class SessionAbsent(InvalidInput):
+    """A file that holds many sessions (OpenCode's database) holds none by the id asked for:
+    the session's transcript is missing, not unreadable."""
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 def require_file(path: Path) -> None:
     """Refuse a path that is not a readable regular file, in one line naming it."""
     try:

@@ -5,7 +5,9 @@ each message's parts in ``part/<message id>/*.json``, or (older storage) in a fl
 folder of files naming their ``messageID``, or under ``session/message`` and
 ``session/part``. Messages are ordered by creation time then id; parts by file name.
 
-Records are the session file, each message file and each part file of the session. Message
+Records are the session file, each message file and each part file of the session.
+OpenCode 1.2 and later keeps the same records in one SQLite database instead
+(``gitstore.capture.transcripts.opencode_db``), read through this module's functions. Message
 roles user and assistant are kept (others are unknown). Part types: text becomes the turn's
 text; tool becomes a tool call (``state.status`` completed / error, ``state.metadata.exit``
 for the exit code) with its output in a ``tool`` turn after the message; patch parts name
@@ -17,6 +19,7 @@ session and are not counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,7 @@ _ROLES = frozenset({"user", "assistant"})
 _SKIPPED_PARTS = frozenset({
     "reasoning", "step-start", "step-finish", "snapshot", "file", "compaction", "agent", "subtask", "retry",
 })
-_PART_LIMIT = 4 * 1024 * 1024
+PART_LIMIT = 4 * 1024 * 1024
 
 
 def is_session(record: Any) -> bool:
@@ -46,17 +49,17 @@ def is_session(record: Any) -> bool:
 
 def parse(path: Path, limits: Limits) -> Transcript:
     builder = Builder(HARNESS, path, limits)
-    session = loads(read_bytes(path, _PART_LIMIT))
+    session = loads(read_bytes(path, PART_LIMIT))
     if not is_session(session):
         return builder.finish()  # refuses: nothing recognized
     builder.parsed()
-    _session_meta(builder, session)
+    session_meta(builder, session)
     root = _storage_root(path)
     messages = _messages(builder, root, session["id"])
     flat = _flat_parts(root, {m["id"] for m in messages}, limits) if root is not None else {}
     for message in messages:
         parts = _parts(builder, root, message["id"], flat)
-        _emit(builder, message, parts)
+        emit(builder, message, parts)
     return builder.finish()
 
 
@@ -70,7 +73,7 @@ def _segment(name: Any) -> bool:
     )
 
 
-def _session_meta(builder: Builder, session: dict[str, Any]) -> None:
+def session_meta(builder: Builder, session: dict[str, Any]) -> None:
     builder.set("session", session.get("id"))
     builder.set("cwd", session.get("directory"))
     builder.version(session.get("version"))
@@ -100,7 +103,7 @@ def _json_files(folder: Path, limits: Limits) -> list[Path]:
 
 def _load(path: Path) -> Any:
     try:
-        return loads(read_bytes(path, _PART_LIMIT))
+        return loads(read_bytes(path, PART_LIMIT))
     except Exception:  # noqa: BLE001 - an unreadable file is a malformed record, never a crash
         return BAD
 
@@ -113,9 +116,13 @@ def _messages(builder: Builder, root: Path | None, session_id: str) -> list[dict
     files = _json_files(root / "message" / session_id, limits) or _json_files(
         root / "session" / "message" / session_id, limits
     )
+    return in_order(builder, (_load(file) for file in files))
+
+
+def in_order(builder: Builder, records: Iterable[Any]) -> list[dict[str, Any]]:
+    """The messages among RECORDS, each counted, in creation order (then by id)."""
     kept: list[tuple[float, str, dict[str, Any]]] = []
-    for file in files:
-        record = _load(file)
+    for record in records:
         if not isinstance(record, dict) or not _segment(record.get("id")):
             builder.malformed()
         elif not isinstance(record.get("role"), str):
@@ -158,7 +165,7 @@ def _parts(builder: Builder, root: Path | None, message_id: str, flat: dict[str,
     return [record for _, record in sorted(flat.get(message_id, []), key=lambda item: item[0])]
 
 
-def _emit(builder: Builder, message: dict[str, Any], parts: list[Any]) -> None:
+def emit(builder: Builder, message: dict[str, Any], parts: list[Any]) -> None:
     times = message.get("time")
     at = epoch_ms_time(times.get("created")) if isinstance(times, dict) else None
     builder.span(at)

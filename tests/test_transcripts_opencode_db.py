@@ -1,0 +1,254 @@
+"""OpenCode 1.2 and later keep sessions in one SQLite database (``opencode.db``), not in
+``storage/{session,message,part}/*.json``: a session of it reads as its JSON files did, the
+hook finds it there, ``import transcript`` takes it by id, the agent's database is never
+written or left locked, and no planted secret reaches the store.
+
+The databases are real SQLite files made here with the tables OpenCode's schema declares
+(``session``, ``message``, ``part``; ``data`` holding each message's and part's JSON without its
+ids), filled from the OpenCode sessions of the third-party test material."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.capture.hookinput import HookInput
+from gitstore.capture.sessions import capture, import_transcript
+from gitstore.capture.transcripts import opencode_db, parse_transcript
+from gitstore.context import Context
+from gitstore.errors import InvalidInput
+
+from . import cli
+from .conftest import all_objects, shared
+from .world import ready_repo
+
+# OpenCode's tables, as its schema declares them (the columns read here, and others beside them)
+DDL = """
+create table project (id text primary key, worktree text not null, vcs text, name text,
+    time_created integer not null, time_updated integer not null, sandboxes text not null default '[]');
+create table session (id text primary key, project_id text not null references project(id) on delete cascade,
+    workspace_id text, parent_id text, slug text not null, directory text not null, path text,
+    title text not null, version text not null, share_url text, summary_additions integer,
+    summary_deletions integer, summary_files integer, summary_diffs text, cost real not null default 0,
+    tokens_input integer not null default 0, tokens_output integer not null default 0,
+    revert text, permission text, agent text, model text,
+    time_created integer not null, time_updated integer not null, time_compacting integer, time_archived integer);
+create index session_project_idx on session (project_id);
+create table message (id text primary key, session_id text not null references session(id) on delete cascade,
+    time_created integer not null, time_updated integer not null, data text not null);
+create index message_session_time_created_id_idx on message (session_id, time_created, id);
+create table part (id text primary key, message_id text not null references message(id) on delete cascade,
+    session_id text not null, time_created integer not null, time_updated integer not null, data text not null);
+create index part_message_id_id_idx on part (message_id, id);
+create index part_session_idx on part (session_id);
+"""
+
+STORAGE = ("transcripts", "agent-sessions", "opencode")
+SESSIONS = {"s_stage0_small": "storage_v2", "s_stage0_large": "storage_v2", "s_stage0_drift": "storage_legacy"}
+
+
+def _json_file(storage: Path, session: str) -> Path:
+    return next((storage / "session").glob(f"*/*{session}.json"))
+
+
+def database(path: Path, storages: list[Path], wal: bool = False, planted: dict[str, Any] | None = None) -> Path:
+    """An OpenCode database at PATH holding every session of the JSON STORAGES, as OpenCode's
+    migration from JSON moves them (each message's and part's JSON, its ids taken out, in
+    ``data``). Part ids keep the order of the part files. PLANTED overrides fields of the
+    first session's row."""
+    db = sqlite3.connect(path)
+    if wal:
+        db.execute("pragma journal_mode = wal")
+    db.executescript(DDL)
+    for storage in storages:
+        db.execute("insert or ignore into project values ('proj_test', '/tmp', 'git', null, 1, 1, '[]')")
+        for file in sorted((storage / "session").glob("*/*.json")):
+            s = json.loads(file.read_text())
+            row = {"id": s["id"], "project_id": "proj_test", "slug": s.get("slug", ""), "directory": s["directory"],
+                   "title": s.get("title", ""), "version": s.get("version", ""),
+                   "time_created": s["time"]["created"], "time_updated": s["time"]["updated"]}
+            row.update(planted or {})
+            planted = None
+            db.execute(f"insert into session ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values()))
+            for message_file in sorted((storage / "message" / s["id"]).glob("*.json")):
+                m = json.loads(message_file.read_text())
+                data = {k: v for k, v in m.items() if k not in ("id", "sessionID")}
+                created = m.get("time", {}).get("created", 0)
+                db.execute("insert into message values (?, ?, ?, ?, ?)", (m["id"], s["id"], created, created,
+                                                                           json.dumps(data)))
+                parts = sorted((storage / "part" / m["id"]).glob("*.json"))
+                flat = [p for p in sorted((storage / "part").glob("*.json"))
+                        if json.loads(p.read_text()).get("messageID") == m["id"]]
+                for part_file in parts or flat:
+                    p = json.loads(part_file.read_text())
+                    data = {k: v for k, v in p.items() if k not in ("id", "sessionID", "messageID")}
+                    db.execute("insert into part values (?, ?, ?, ?, ?, ?)",
+                               (f"prt_{m['id']}_{part_file.stem}", m["id"], s["id"], created, created, json.dumps(data)))
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.fixture
+def storages() -> list[Path]:
+    return [shared(*STORAGE, "storage_v2"), shared(*STORAGE, "storage_legacy")]
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return ready_repo(tmp_path / "widgets")
+
+
+@pytest.mark.parametrize("session", sorted(SESSIONS))
+def test_a_session_of_the_database_reads_as_its_json_files_do(tmp_path: Path, storages: list[Path],
+                                                                session: str) -> None:
+    db = database(tmp_path / "opencode.db", storages)
+    from_json = parse_transcript(_json_file(shared(*STORAGE, SESSIONS[session]), session), "opencode")
+    from_db = parse_transcript(db, "opencode", session=session)
+    assert from_db.source is not None and from_db.source[0].startswith("sha256:")
+    assert from_db._replace(source=None) == from_json
+    assert parse_transcript(db, session=session) == from_db  # detected as OpenCode's by its content
+
+
+def test_the_hook_finds_the_session_in_the_database(ctx: Context, tmp_path: Path, storages: list[Path],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The payload gitstore's OpenCode plugin sends at ``session.idle`` names the session only;
+    with no JSON storage the hook stored an envelope and a ``transcript-missing`` receipt."""
+    data = tmp_path / "xdg"
+    (data / "opencode").mkdir(parents=True)
+    db = database(data / "opencode" / "opencode.db", storages)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    root = str(ctx.workspace.root)
+    payload = {"hook_event_name": "session.idle", "session_id": "s_stage0_small", "cwd": root,
+               "event": {"type": "session.idle", "properties": {"sessionID": "s_stage0_small"}}}
+    hook = HookInput.from_payload("opencode", payload, root)
+    assert hook.transcript == db
+    result = capture(ctx, hook)
+    assert "transcript" in result.receipt["observed"], result.receipt["reasons"]
+    assert result.receipt["lines"]["total"] == 6  # the session's row, 2 messages, 3 parts
+    assert result.episode is not None and result.events
+    source = parse_transcript(db, "opencode", session="s_stage0_small").source
+    assert source is not None
+    assert result.envelope["transcript"] == {"name": "opencode.db", "sha256": source[0], "bytes": source[1]}
+    again = capture(Context.open(root), HookInput.from_payload("opencode", payload, root))
+    assert again.episode == result.episode and again.events == result.events
+    gone = capture(ctx, HookInput.from_payload("opencode", {**payload, "session_id": "ses_gone"}, root))
+    assert gone.episode is None and gone.receipt["reasons"] == ["transcript-missing"]
+    assert gone.envelope["transcript"] is None  # never the digest of other sessions' rows
+
+
+def test_import_takes_a_session_of_the_database_by_id(ctx: Context, tmp_path: Path, storages: list[Path]) -> None:
+    db = database(tmp_path / "opencode.db", storages)
+    root = ctx.workspace.root
+    done = cli.gitstore("import", "transcript", str(db), "--session", "s_stage0_large", "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["lines"]["total"] == parse_transcript(db, session="s_stage0_large").counts.total
+    said = cli.fails(1, "import", "transcript", str(db), cwd=root)
+    assert "an OpenCode database of 3 sessions; name one with --session ID" in said, said
+    said = cli.fails(1, "import", "transcript", str(db), "--session", "ses_none", cwd=root)
+    assert "no OpenCode session 'ses_none' in this database" in said, said
+    transcript = _json_file(shared(*STORAGE, "storage_v2"), "s_stage0_small")
+    said = cli.fails(2, "import", "transcript", str(transcript), "--session", "s_stage0_small", cwd=root)
+    assert "--session names a session of OpenCode's database" in said
+    one = tmp_path / "one.db"
+    database(one, [shared(*STORAGE, "storage_legacy")])
+    assert import_transcript(ctx, one).episode is not None  # a database of one session needs no id
+
+
+def test_the_agents_database_is_never_written_and_its_log_is_read(tmp_path: Path, storages: list[Path]) -> None:
+    """OpenCode keeps its database in WAL mode and open: what it wrote last is in the log, not
+    yet in the file. Reading sees it and leaves the file's bytes as they were."""
+    db = database(tmp_path / "opencode.db", storages, wal=True)
+    agent = sqlite3.connect(db)
+    agent.execute("pragma wal_autocheckpoint = 0")
+    agent.execute("update session set title = 'renamed', version = '1.2.99' where id = 's_stage0_small'")
+    agent.commit()
+    before = db.read_bytes()
+    assert Path(f"{db}-wal").stat().st_size > 0
+    transcript = parse_transcript(db, "opencode", session="s_stage0_small")
+    assert transcript.version == "1.2.99"  # read with the write-ahead log
+    assert db.read_bytes() == before
+    agent.execute("update session set title = 'again' where id = 's_stage0_small'")  # no lock was left
+    agent.commit()
+    agent.close()
+
+
+def test_a_database_a_writer_keeps_locked_is_refused_in_one_line(tmp_path: Path, storages: list[Path],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    db = database(tmp_path / "opencode.db", storages)
+    monkeypatch.setattr(opencode_db, "BUSY_SECONDS", 0.05)
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("begin exclusive")
+    try:
+        with pytest.raises(InvalidInput, match="stayed locked by a writer") as refused:
+            parse_transcript(db, "opencode", session="s_stage0_small")
+        assert "\n" not in str(refused.value)
+    finally:
+        writer.execute("rollback")
+        writer.close()
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ("drop table part", "not an OpenCode database (no part table)"),
+    ("alter table message drop column data", "its message table has no data column"),
+    ("alter table session drop column directory", None),  # a column the reader can do without
+])
+def test_a_database_of_another_schema_is_refused_in_one_line(ctx: Context, tmp_path: Path, storages: list[Path],
+                                                            change: str, problem: str | None) -> None:
+    db = database(tmp_path / "opencode.db", storages)
+    with sqlite3.connect(db) as edit:
+        edit.execute("drop index message_session_time_created_id_idx") if "message" in change else None
+        edit.execute(change)
+    edit.close()
+    if problem is None:
+        assert parse_transcript(db, "opencode", session="s_stage0_small").cwd is None
+        return
+    said = cli.fails(1, "import", "transcript", str(db), "--session", "s_stage0_small", cwd=ctx.workspace.root)
+    assert problem in said, said
+    assert list(ctx.store.items()) == []
+
+
+def test_a_damaged_database_is_refused_in_one_line(ctx: Context, tmp_path: Path) -> None:
+    db = tmp_path / "opencode.db"
+    db.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
+    said = cli.fails(1, "import", "transcript", str(db), cwd=ctx.workspace.root)
+    assert str(db) in said and "Traceback" not in said
+
+
+SECRETS = {
+    "aws": "AKIAIOSFODNN7EXAMPLQ",
+    "github": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "slack": "xoxb-" + "8273645190-5521093847261-Qm7Zt2LkWp9Xv4Rb8Hn3Jd6F",
+}
+
+
+def test_no_secret_planted_in_any_field_of_the_database_reaches_the_store(ctx: Context, tmp_path: Path,
+                                                                         storages: list[Path]) -> None:
+    aws, github, slack = SECRETS["aws"], SECRETS["github"], SECRETS["slack"]
+    db = database(tmp_path / "opencode.db", storages[:1],
+                  planted={"directory": f"/srv/{aws}/repo", "version": github, "title": slack})
+    with sqlite3.connect(db) as edit:
+        for (row_id, data) in edit.execute("select id, data from part where session_id = 's_stage0_small'").fetchall():
+            part = json.loads(data)
+            if part["type"] == "text":
+                part["text"] += f" token={github} key {aws}"
+            if part["type"] == "tool":
+                part["state"]["input"] = {"command": f"curl -H 'Authorization: Bearer {github}' https://x/{slack}"}
+                part["state"]["output"] = f"AWS_ACCESS_KEY_ID={aws}"
+                part["state"]["metadata"] = {"exit": 0, "note": slack}
+            edit.execute("update part set data = ? where id = ?", (json.dumps(part), row_id))
+        edit.execute("insert into part values ('prt_zz_patch', 'm_assistant_small', 's_stage0_small', 1, 1, ?)",
+                     (json.dumps({"type": "patch", "hash": "h", "files": [f"/home/a/{github}.py"]}),))
+    edit.close()
+    result = import_transcript(ctx, db, session="s_stage0_small", mode="hybrid")
+    assert result.receipt["redactions"] >= 3, result.receipt
+    subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
+    objects = all_objects(ctx.workspace.root)
+    for secret in SECRETS.values():
+        assert secret.encode() not in objects
