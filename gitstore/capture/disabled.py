@@ -83,8 +83,10 @@ class Checked(NamedTuple):
 
 def checked_status(repo_root: Path | None, home: Path) -> Checked:
     """The status of every harness's hook; inside a gitstore repository, switched-off hooks are
-    recorded as :func:`notice` does."""
+    recorded as :func:`notice` does, and a hook whose latest capture stored no session says so
+    (``gitstore.capture.outcomes``)."""
     from gitstore.capture.install import status
+    from gitstore.capture.outcomes import marked
 
     rows = status(repo_root, home)
     if repo_root is None:
@@ -93,7 +95,7 @@ def checked_status(repo_root: Path | None, home: Path) -> Checked:
         ctx = Context.open(str(repo_root))
     except GitstoreError:
         return Checked(rows)  # not set up for gitstore: nothing to record into
-    return Checked(rows, tuple(notice(ctx, home)))
+    return Checked(marked(rows, ctx.workspace.state), tuple(notice(ctx, home)))
 
 
 class _locked:

@@ -73,11 +73,13 @@ class HookStatus(NamedTuple):
     works: bool | None = None  # None when not installed, or when its interpreter was not dry-run
     problems: tuple[str, ...] = ()
     todo: tuple[str, ...] = ()  # what fixes the problems, each once, in their order
+    # that the harness's latest capture here stored no session, and why (``gitstore.capture.outcomes``)
+    stored_nothing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "scope": self.scope, "path": str(self.path),
                 "installed": self.installed, "commands": list(self.commands), "works": self.works,
-                "problems": list(self.problems), "todo": list(self.todo)}
+                "problems": list(self.problems), "todo": list(self.todo), "storedNothing": self.stored_nothing}
 
 
 def harness_named(name: str) -> Harness:

@@ -72,6 +72,9 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     result = build(ctx, hook, transcript, problem, mode, scanned)._replace(
         subagents=subagents(ctx, hook, transcript, mode))
     _append(ctx, result.records())
+    from gitstore.capture import outcomes
+
+    outcomes.record(ctx.workspace.state, hook.harness, result.envelope, result.receipt)
     from gitstore.capture.disabled import notice  # the harnesses' settings: only after the append
 
     home = Path.home()

@@ -11,6 +11,7 @@ from gitstore.errors import BareRepository, NotARepository, UnsupportedRepositor
 from gitstore.capture.harnesses import HARNESSES
 from gitstore.capture.disabled import checked_status
 from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, uninstall
+from gitstore.capture.outcomes import TODO as STORED_NOTHING_TODO
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._values import checked, one_of
@@ -89,6 +90,9 @@ def status_(as_json: bool = JSON_OPTION) -> None:
             typer.echo(f"  {problem}")
         for fix in row.todo:
             typer.echo(f"  to do: {fix}")
+        if row.stored_nothing and row.works is not False:
+            typer.echo(f"  {row.stored_nothing}")
+            typer.echo(f"  to do: {STORED_NOTHING_TODO}")
     for harness in checked.recorded:
         typer.echo(f"recorded a hooks-disabled receipt for {harness}: its sessions are not captured")
 
@@ -102,6 +106,8 @@ def _state(row: HookStatus) -> str:
         review = HARNESSES[row.harness].review
         # the harness alone knows whether its user trusted the hook (Codex's /hooks): say what is known
         return TRUST_UNREAD if review and review[0] in row.problems else "not checked"
+    if row.works and row.stored_nothing:
+        return "stores nothing"  # it runs, and its latest capture stored no session
     return "works" if row.works else "does not work"
 
 

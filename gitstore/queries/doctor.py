@@ -4,7 +4,8 @@ Each check says ``ok``, ``warn`` (works, but something a person may want to chan
 (something does not work), with a line of detail and, when it is not ok, what to do: one command
 a person pastes as it stands, or words with each command set off in backticks, every command
 right from any folder of the repository (git paths as ``:/`` pathspecs, files by full path). It
-looks at the repository, the configuration, the harness settings, the hook log and the refs (this
+looks at the repository, the configuration, the harness settings, the hook log, each harness's
+latest capture as the captures noted it (``gitstore.capture.outcomes``) and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
 all. It names other clones' memory reads leave out (quarantined: what sync refused, and what a
@@ -142,7 +143,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _provider(report, workspace)
     _trust(report, workspace)
     _gates(report, workspace)
-    _hooks(report, root, home)
+    _hooks(report, root, home, workspace.state)
     _hook_log(report, workspace.state, workspace.root)
     _given_up(report, workspace.state)
     _held_jobs(report, workspace)
@@ -464,10 +465,13 @@ def _people(people: dict[str, list[str]]) -> str:
     return f"{len(people)} {'person' if len(people) == 1 else 'people'}"
 
 
-def _hooks(report: Report, root: Path | None, home: Path) -> None:
+def _hooks(report: Report, root: Path | None, home: Path, state: Path | None = None) -> None:
+    """Each installed hook: whether it would run, and (STATE: the repository's state folder)
+    whether its harness's latest capture stored a session (``gitstore.capture.outcomes``)."""
     from gitstore.capture.install import status
+    from gitstore.capture.outcomes import TODO, marked
 
-    rows = status(root, home)
+    rows = marked(status(root, home), state)
     installed = [r for r in rows if r.installed or r.problems]
     if not installed:
         report.add("hooks", WARN, "no harness hook installed: agent sessions are not captured",
@@ -475,7 +479,9 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
         return
     for row in installed:
         name = f"hook {row.harness} ({row.scope})"
-        if row.works:
+        if row.works and row.stored_nothing:
+            report.add(name, WARN, f"runs, but {row.stored_nothing}; {row.path}", TODO)
+        elif row.works:
             report.add(name, OK, f"captures now; {row.path}")
         elif row.works is None:  # an interpreter the dry run would not start: maybe fine, unproven
             report.add(name, WARN, f"{row.path}: {'; '.join(row.problems)}", _joined(row.todo))
