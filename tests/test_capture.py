@@ -224,6 +224,39 @@ def test_capture_run_by_hand_without_a_transcript_says_nothing_was_captured(ctx:
     assert len(list(Context.open(root).store.items())) == before  # nothing stored
 
 
+def test_capture_run_by_hand_on_a_transcript_it_cannot_read_fails_and_the_hook_never_does(
+        ctx: Context, tmp_path: Path) -> None:
+    """`gitstore capture` printed "captured episode -: 0 event(s) ... transcript-unreadable" and
+    exited 0 for a transcript it could not read, where `import transcript` of the same file
+    exits 1; it now stores nothing and exits 1. The hook stores the degraded receipt and exits
+    0, as it must to never fail the agent."""
+    from . import cli
+
+    root = ctx.workspace.root
+    unreadable = tmp_path / "session.jsonl"
+    unreadable.write_text('{"hello": "world"}\n{"not": "a transcript"}\n')
+    payload = json.dumps({"session_id": "s-unread", "transcript_path": str(unreadable), "hook_event_name": "SessionEnd",
+                          "cwd": str(root)})
+    said = cli.fails(1, "capture", "--harness", "claude-code", cwd=root, stdin=payload)
+    assert said.startswith(f"gitstore: error: nothing captured: {unreadable}: ") and "transcript-unreadable" in said, said
+    assert cli.fails(1, "import", "transcript", "--harness", "claude-code", str(unreadable), cwd=root)
+    assert list(Context.open(root).store.items()) == []
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload, text=True,
+                          capture_output=True, cwd=root, env=env)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+
+    def receipts() -> list[dict]:
+        return [i.record for i in Context.open(str(root)).store.items(payloads=True) if i.kind == "receipt"]
+
+    deadline = time.monotonic() + 30
+    while not receipts() and time.monotonic() < deadline:  # the capture runs in the background
+        time.sleep(0.1)
+    [receipt] = receipts()
+    assert receipt["episode"] is None and receipt["reasons"] == ["transcript-unreadable"]
+
+
 def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context, tmp_path: Path) -> None:
     """Past 256 MiB the envelope once carried the digest of no bytes at all beside the file's
     size; it now hashes what it reads, a block at a time, whatever the size."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.config import asking_git_ignores, capture_mode
 from gitstore.records.contracts import ready
-from gitstore.errors import GitstoreError
+from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.vocabulary import DEFAULT_CAPTURE_MODE
 from gitstore.context import Context
 from gitstore.capture import readahead
@@ -60,15 +60,22 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
     return result
 
 
-def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
+def capture(ctx: Context, hook: HookInput, mode: str = "summary", *, refuse_unread: bool = False) -> Capture:  # noqa: D401
     """Write the envelope, receipt, episode and events of one hook call, as one local append;
-    then record any harness whose settings switch its hooks off (``capture.disabled``)."""
+    then record any harness whose settings switch its hooks off (``capture.disabled``).
+
+    REFUSE_UNREAD (``gitstore capture``, which a person runs): a transcript that could not be
+    read, or a file that does not hold the session, stores nothing and raises ``Refused``
+    naming why, as ``import transcript`` refuses it. A hook, which must never fail the agent,
+    records a degraded receipt instead."""
     ignored = asking_git_ignores(ctx.workspace.root, ctx.workspace.state)  # git answers while
     ready("envelope", "episode", "event", "receipt")  # the validators the store uses compile
     refuse_unignored(ctx.workspace, ignored())
     reading = readahead.take(hook.transcript, hook.harness) or (
         *readahead.read(hook.transcript, hook.harness, hook.session), {})
     transcript, problem, scanned = reading
+    if refuse_unread and transcript is None:
+        raise _unread(hook, problem)
     result = build(ctx, hook, transcript, problem, mode, scanned)._replace(
         subagents=subagents(ctx, hook, transcript, mode))
     _append(ctx, result.records())
@@ -80,6 +87,20 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     home = Path.home()
     notice(ctx, home, ignored=True, found=readahead.switched_off(ctx.workspace.root, home))
     return result
+
+
+def _unread(hook: HookInput, problem: str | None) -> Refused:
+    """Why nothing of HOOK's session was captured, in one line: the reader's own refusal."""
+    from gitstore._shown import one_line
+    from gitstore.capture.transcripts import parse_transcript
+
+    why = f"{problem or 'transcript-unreadable'}: {hook.transcript}"
+    try:
+        parse_transcript(hook.transcript or Path(), hook.harness, session=hook.session)
+    except InvalidInput as exc:
+        why = str(exc)
+    return Refused(f"nothing captured: {one_line(why)} ({problem}); a hook records this session as a degraded "
+                   "receipt; import it with `gitstore import transcript FILE` once it can be read")
 
 
 def _append(ctx: Context, records: list[dict[str, Any]]) -> None:

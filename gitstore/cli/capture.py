@@ -48,7 +48,8 @@ def capture(
                  if hook.transcript is not None else "the hook input names no transcript file (nor a session whose "
                  f"{harness} transcript is on this machine)")
         raise Refused(f"nothing captured: {where}; import the session with `gitstore import transcript FILE`")
-    print_capture(do_capture(ctx, hook, chosen), as_json)
+    # a transcript it cannot read stores nothing either: exit 1, as `import transcript` does
+    print_capture(do_capture(ctx, hook, chosen, refuse_unread=True), as_json)
 
 
 def register(app: typer.Typer) -> None:
