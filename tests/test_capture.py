@@ -180,6 +180,69 @@ def test_the_summary_of_the_longest_capture_stands_where_the_clock_stood_still(c
     assert "Outcome: step 1 done" not in shown.stdout and "Outcome: step 2 done" not in shown.stdout
 
 
+def _gemini_session(path: Path, grown: bool, updated: str = "2026-12-06T10:00:09Z") -> Path:
+    """A Gemini CLI session document as the CLI rewrites it: once GROWN, its last message holds
+    more streamed text and a second tool call, under the same message id."""
+    def call(number: int, output: str) -> dict:
+        return {"id": f"run_shell_command-{number}", "name": "run_shell_command",
+                "args": {"command": "pytest tests/test_retry.py"}, "status": "success",
+                "timestamp": f"2026-12-06T10:00:0{2 + number}Z",
+                "result": [{"functionResponse": {"id": f"run_shell_command-{number}", "name": "run_shell_command",
+                                                 "response": {"output": output}}}]}
+    answer = {"id": "g1", "timestamp": "2026-12-06T10:00:02Z", "type": "gemini", "content": "Let me look.",
+              "toolCalls": [call(1, "FAILED test_backoff - jitter missing")]}
+    if grown:
+        answer["content"] += " The backoff had no jitter; I added full jitter."
+        answer["toolCalls"].append(call(2, "1 passed"))
+    messages = [{"id": "u1", "timestamp": "2026-12-06T10:00:01Z", "type": "user",
+                 "content": "Why do the retry tests fail?"}, answer]
+    path.write_text(json.dumps({"sessionId": "abcd1234-0000-4000-8000-000000000000", "projectHash": "x",
+                                "startTime": "2026-12-06T10:00:00Z", "lastUpdated": updated, "messages": messages}))
+    return path
+
+
+def _damage(ctx: Context) -> str:
+    checked = gitstore("verify", cwd=ctx.workspace.root)
+    return "" if checked.returncode == 0 else checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("mode", ["summary", "hybrid", "transcript"])
+@pytest.mark.parametrize("earlier", ["this", "previous"])
+def test_a_gemini_session_rewritten_in_place_and_captured_again_keeps_what_it_grew(
+        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, earlier: str) -> None:
+    """Gemini CLI adds streamed text and tool calls to a message it wrote, under the same id; its
+    hooks capture at PreCompress and again at SessionEnd. The second capture keeps what the
+    message grew (the summary that stands tells it) and is never a second, other event under an
+    id stored already, whether this version or the previous one (which keyed each event by the
+    message id alone) took the first."""
+    from gitstore.capture.transcripts import gemini
+
+    path = tmp_path / "chats" / "session-2026-12-06T10-00-abcd1234.json"
+    path.parent.mkdir()
+    payload = {"session_id": "abcd1234-0000-4000-8000-000000000000", "transcript_path": str(path),
+               "hook_event_name": "PreCompress", "cwd": str(ctx.workspace.root)}
+    grant_all(ctx, sources=("agent-session",))
+    _gemini_session(path, grown=False)
+    with monkeypatch.context() as patch:
+        if earlier == "previous":  # the transcript as the previous version read it
+            finish = gemini._Session.finish
+            patch.setattr(gemini._Session, "finish", lambda self: finish(self)._replace(rewritten=False))
+        first = capture(ctx, HookInput.from_payload("gemini-cli", payload, "/"), mode)
+    _gemini_session(path, grown=True)
+    second = capture(ctx, HookInput.from_payload("gemini-cli", {**payload, "hook_event_name": "SessionEnd"}, "/"), mode)
+    assert first.episode["id"] == second.episode["id"]  # type: ignore[index]
+    assert _damage(ctx) == ""
+    again = capture(ctx, HookInput.from_payload("gemini-cli", {**payload, "hook_event_name": "SessionEnd"}, "/"), mode)
+    assert again.events == second.events, "the same session read again is the same events"
+    shown = gitstore("evidence", second.episode["id"], cwd=ctx.workspace.root)  # type: ignore[index]
+    assert shown.returncode == 0, shown.stderr
+    if mode != "transcript":
+        assert "I added full jitter" in shown.stdout, shown.stdout
+        assert shown.stdout.count("Outcome:") == 1, "the summary of the grown session stands alone"
+    if mode != "summary":
+        assert "1 passed" in shown.stdout and "I added full jitter" in shown.stdout
+
+
 @pytest.mark.parametrize(("mode", "steps", "left_out"), [("summary", 203, 3), ("transcript", 501, 4)])
 def test_a_capture_past_its_bounds_says_it_is_truncated_and_how_much_it_left_out(
         ctx: Context, tmp_path: Path, mode: str, steps: int, left_out: int) -> None:

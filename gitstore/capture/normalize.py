@@ -26,7 +26,7 @@ from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
 from gitstore.errors import GitstoreError, InvalidInput, Refused
-from gitstore.records.ids import episode_id, event_id
+from gitstore.records.ids import episode_id, event_id, versioned_key
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
@@ -187,6 +187,8 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     events: list[dict[str, Any]] = []
 
     def add(key: str, seq: int, at: str | None, author: str, payload: dict[str, Any]) -> None:
+        if transcript.rewritten:
+            key = versioned_key(key, {"seq": seq, "at": at or started, "author": author, "payload": payload})
         events.append(seal({
             "schema": "gitstore.event/v1", "scope": ctx.scope, "id": event_id(eid, key), "episode": eid,
             "type": "observation", "seq": seq, "at": at or started, "author": author,
@@ -202,7 +204,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         if files:
             summary["files"] = files
         last = transcript.turns[-1].key if transcript.turns else "none"
-        add(f"summary:{len(transcript.turns)}:{last}", SUMMARY_SEQ, _summary_time(ended, len(transcript.turns)),
+        add(f"summary:{len(transcript.turns)}:{last}", SUMMARY_SEQ, _summary_time(ended, _told(transcript)),
             agent, summary)
         tests: dict[str, bool] = {}
         for command, passed in transcript.tests:
@@ -241,16 +243,27 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     return episode, events
 
 
-def _summary_time(ended: str, turns: int) -> str:
-    """A summary's time: its session's end, one microsecond later for each turn it summarizes.
+def _summary_time(ended: str, told: int) -> str:
+    """A summary's time: its session's end, one microsecond later for each turn it summarizes
+    (``_told``: for a session its harness rewrites in place, each tool call and character too).
     The latest summary of a session stands for it (``gitstore.rules.summaries``), and a session's
     end is the latest of its turns' times, which stands still where later turns carry no newer
     time (a clock stepped back, turns without one): a longer session's summary is then still the
     later, and the same capture writes the same time again."""
     try:
-        return format_time(parse_time(ended) + timedelta(microseconds=turns))
+        return format_time(parse_time(ended) + timedelta(microseconds=told))
     except (OverflowError, InvalidInput):  # the last instant there is: nothing is later
         return ended
+
+
+def _told(transcript: Transcript) -> int:
+    """How much of the session a summary tells, which orders its summaries: its turns; where the
+    harness rewrites messages in place (a message grows, a session keeps its length), its turns,
+    tool calls and characters of text too, so the summary of the grown session is the later."""
+    told = len(transcript.turns)
+    if transcript.rewritten:
+        told += sum(len(turn.tools) + len(turn.text) for turn in transcript.turns)
+    return told
 
 
 def _command_places(transcript: Transcript) -> dict[str, tuple[int, str | None]]:

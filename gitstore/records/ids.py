@@ -3,7 +3,9 @@
 - episode: ``ep_`` + the first 32 hex digits of sha256 over canonical ``{"scope", "source"}``;
 - event: ``ev_`` + the first 32 hex digits of sha256 over canonical ``{"episode", "key"}``, the
   key being the origin's own id for that event version (a comment id and its updated time, a
-  transcript line's uuid);
+  transcript line's uuid); where the origin rewrites what it keeps under its own id (Gemini
+  CLI grows a message in place), the key is that id and a digest of what the event holds
+  (``versioned_key``), so each version the origin has shown is an event of its own;
 - learning: ``lrn_`` + the first 32 hex digits of its first version's contentDigest.
 """
 
@@ -27,3 +29,10 @@ def episode_id(scope: str, source: dict[str, str]) -> str:
 def event_id(episode: str, key: str) -> str:
     """The id of the event an origin knows as ``key`` inside an episode."""
     return "ev_" + _hex({"episode": episode, "key": key})
+
+
+def versioned_key(key: str, content: Any) -> str:
+    """KEY for the version of its event that holds CONTENT: ``KEY#`` + 32 hex digits of sha256
+    over CONTENT canonicalized. The same content gives the same key again; other content (the
+    message grew since an earlier capture) another."""
+    return f"{key}#{_hex(content)}"

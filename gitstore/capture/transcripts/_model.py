@@ -70,6 +70,9 @@ class Transcript(NamedTuple):
     ``Limits.max_items`` of them; ``subagents_left_out`` counts the ones past that.
     ``source`` is the sha256 (``sha256:<hex>``) and size of what was read when the session is
     a part of its file (one session of OpenCode's database), None when it is the whole file.
+    ``rewritten`` says the harness rewrites its messages in place (Gemini CLI adds streamed
+    text and later tool calls to a message it wrote), so a later read of the same session may
+    find a turn of the same key holding more.
     """
 
     harness: str
@@ -90,6 +93,7 @@ class Transcript(NamedTuple):
     subagents: tuple[str, ...] = ()
     subagents_left_out: int = 0
     source: tuple[str, int] | None = None
+    rewritten: bool = False
 
 
 class Limits(NamedTuple):

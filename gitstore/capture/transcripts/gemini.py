@@ -16,7 +16,11 @@ warning are system turns; other types are unknown, and a message without a type 
 older ``history`` checkpoints with ``role`` and ``parts``) is malformed. An assistant
 message's ``toolCalls`` become its tool calls (status success / error / cancelled, the exit
 code from the shell tool's ``Exit Code: N``), and their outputs one ``tool`` turn after it.
-Thoughts are left out of the text. Turn keys are the message ids.
+Thoughts are left out of the text. Turn keys are the message ids. Gemini CLI rewrites the
+file as the session goes on: streamed text is appended to a message it wrote, and the tool calls
+it makes next are pushed into the same message, so the transcript is marked ``rewritten`` (a
+later read may find a message of the same id holding more); a tool call's time widens the
+session's span, as its message's does.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ class _Call:
     status: Any
     output: str
     call_id: Any
+    at: str | None = None
 
 
 @dataclass
@@ -104,6 +109,8 @@ class _Session:
             return
         builder.recognized = True
         builder.span(reduced.at)
+        for call in reduced.calls:
+            builder.span(call.at)
         if reduced.key in self.messages or len(self.messages) < builder.limits.max_turns:
             self.messages[reduced.key] = reduced
         else:
@@ -114,7 +121,7 @@ class _Session:
         for message in self.messages.values():
             _emit(builder, message)
         builder.dropped += self.dropped
-        return builder.finish()
+        return builder.finish()._replace(rewritten=True)
 
 
 def parse(path: Path, limits: Limits) -> Transcript:
@@ -287,7 +294,8 @@ def _reduce_call(call: dict[str, Any], limit: int) -> _Call:
                 break
     if not output:
         output = text_of(call.get("error"), limit) or text_of(call.get("resultDisplay"), limit)
-    return _Call(call.get("name"), call.get("args"), call.get("status"), output[: limit + 1], call.get("id"))
+    return _Call(call.get("name"), call.get("args"), call.get("status"), output[: limit + 1], call.get("id"),
+                 iso_time(call.get("timestamp")))
 
 
 def _emit(builder: Builder, message: _Message) -> None:
