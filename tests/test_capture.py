@@ -634,8 +634,22 @@ def test_import_transcript_harness_skips_detection(ctx: Context, tmp_path: Path)
     done = gitstore("import", "transcript", str(transcript), "--harness", "codex", cwd=root)
     assert (done.returncode, done.stderr) == (1, f"gitstore: error: {transcript}: no codex transcript records found\n")
     assert _stored(ctx) == [], "nothing stored"
+    done = gitstore("import", "transcript", str(transcript), "--harness", "gemini-cli", cwd=root)
+    assert (done.returncode, done.stderr) == (1, f"gitstore: error: {transcript}: no gemini-cli transcript records found\n")
+    assert _stored(ctx) == [], "nothing stored"
     done = gitstore("import", "transcript", str(transcript), "--harness", "claude-code", "--json", cwd=root)
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "complete", done.stderr
+
+
+@pytest.mark.parametrize("path", shared_params("transcripts", "agent-sessions", keep=lambda p: p.suffix == ".jsonl"
+                                               and p.parent.name in ("claude", "codex")))
+def test_another_harness_transcript_read_as_gemini_cli_is_refused(ctx: Context, path: Path) -> None:
+    """Claude Code's lines are typed user, assistant and system as Gemini CLI's messages are, but
+    carry no message id and (but for system lines) no content of their own: read as a Gemini CLI
+    session, the file is refused in one line, as the Codex and OpenCode readers refuse it."""
+    done = gitstore("import", "transcript", str(path), "--harness", "gemini-cli", cwd=ctx.workspace.root)
+    assert (done.returncode, done.stderr) == (1, f"gitstore: error: {path}: no gemini-cli transcript records found\n")
+    assert _stored(ctx) == [], "nothing stored"
 
 
 def test_a_subagent_transcript_is_an_episode_of_its_own(ctx: Context) -> None:

@@ -13,7 +13,9 @@ Two shapes:
 
 Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
 warning are system turns; other types are unknown, and a message without a type (as in the
-older ``history`` checkpoints with ``role`` and ``parts``) is malformed. An assistant
+older ``history`` checkpoints with ``role`` and ``parts``), without ``content`` (or ``parts``),
+or, on a JSONL line, without its id is malformed: another harness's transcript (Claude Code's
+lines are typed user, assistant and system too) is thus no Gemini CLI session, and refused. An assistant
 message's ``toolCalls`` become its tool calls (status success / error / cancelled, the exit
 code from the shell tool's ``Exit Code: N``), and their outputs one ``tool`` turn after it.
 Thoughts are left out of the text. Turn keys are the message ids. Gemini CLI rewrites the
@@ -87,13 +89,14 @@ class _Session:
         builder.time(record.get("startTime", record.get("start_time")))
         builder.time(record.get("lastUpdated"))
 
-    def message(self, record: Any, index: int, count: bool = True) -> None:
-        """Keep one message record, counting it unless it is part of a larger record."""
+    def message(self, record: Any, index: int, count: bool = True, named: bool = False) -> None:
+        """Keep one message record, counting it unless it is part of a larger record; NAMED: it
+        is one only when it carries its id (a JSONL line)."""
         builder = self.builder
         kind = record.get("type") if isinstance(record, dict) else None
         role = _ROLES.get(kind) if isinstance(kind, str) else None
         reduced = None
-        if role is not None:
+        if role is not None and (not named or _named(record)):
             try:
                 reduced = _reduce(record, role, index, builder.limits.max_text)
             except (TypeError, ValueError, AttributeError, KeyError, IndexError):
@@ -164,7 +167,7 @@ def _line(session: _Session, record: Any, number: int) -> None:
         else:
             builder.malformed()
     elif isinstance(record.get("type"), str):
-        session.message(record, number)
+        session.message(record, number, named=True)
     elif isinstance(record.get("messages"), list):
         builder.parsed()
         session.header(record)
@@ -270,8 +273,19 @@ def _members_after(session: _Session, text: Text) -> None:
         session.builder.malformed()
 
 
+def _named(record: dict[str, Any]) -> bool:
+    """Whether a message line carries its id, as Gemini CLI writes every one (a Claude Code
+    line, whose ``type`` is user, assistant or system too, names itself by ``uuid``)."""
+    message_id = record.get("id")
+    return isinstance(message_id, str) and bool(message_id)
+
+
 def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Message:
-    """What gitstore keeps of a message: role, capped text, time, key and tool calls."""
+    """What gitstore keeps of a message: role, capped text, time, key and tool calls. A message
+    holds its text in ``content`` (or ``parts``), empty as it may be: one without either is no
+    Gemini CLI message (a Claude Code line keeps its text under ``message``)."""
+    if "content" not in record and "parts" not in record:
+        raise ValueError("a message without content")
     content = record.get("content", record.get("parts"))
     text = text_of(content, limit)
     message_id = record.get("id")
