@@ -599,8 +599,12 @@ def _read_whole_text(path: Path) -> Transcript:
             message, position = decoder.raw_decode(text, position)
         except (ValueError, RecursionError):
             builder.malformed()
-            return session.finish()
-        session.message(message, index)
+            past = _past_value(text, position)
+            if past is None:
+                return session.finish()
+            position = past  # an object, array or string that closes: read on after it
+        else:
+            session.message(message, index)
         index += 1
     opened = '{"":0' + text[position + 1:]
     try:
@@ -613,6 +617,36 @@ def _read_whole_text(path: Path) -> Transcript:
     if opened[end:].strip():
         builder.malformed()
     return session.finish()
+
+
+def _past_value(text: str, position: int) -> int | None:
+    """Where the object, array or string at POSITION ends (None for anything else, for one never
+    closed, or for a closing bracket of the other kind), a character at a time."""
+    if text[position] not in '{["':
+        return None
+    opened: list[str] = []
+    in_string = escaped = False
+    for index in range(position, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+                if not opened:
+                    return index + 1
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            opened.append("]" if char == "[" else "}")
+        elif char in "]}":
+            if not opened or opened.pop() != char:
+                return None
+            if not opened:
+                return index + 1
+    return None
 
 
 def _outcome(read: Any, path: Path) -> Any:
@@ -650,6 +684,8 @@ HOSTILE_DOCUMENTS = {
     "a closing bracket of the other kind": _session_document(_user(b'"a"'), b'{"id": "x", "content": [1}', _user(b'"c"', "c")),
     "a message never closed": _session_document(_user(b'"a"'), b'{"id": "x", "content": "q"', _user(b'"c"', "c")),
     "deep nesting": _session_document(b"[" * 500 + b"]" * 500, b"[" * 3000 + b"]" * 3000, _user(b'"a"')),
+    "a message nested too deeply": _session_document(_user(b'"a"'), b'{"id": "d", "a": ' + b'{"k": ' * 1100 + b"1"
+                                                     + b"}" * 1101, _user(b'"[\\"]"', "b"), b'"\\x"', _user(b'"c"', "c")),
     "a big number": _session_document(b'{"id": "n", "type": "user", "content": "x", "n": ' + b"9" * 5000 + b"}"),
     "garbage after": _session_document(_user(b'"a"')) + b"\n}garbage",
     "header after the messages": b'{"messages": [' + _user(b'"a"') + b'], "sessionId": "late"}',
@@ -1074,3 +1110,32 @@ def test_a_session_whose_first_line_is_longer_than_the_sample_is_told(tmp_path: 
     with pytest.raises(InvalidInput, match="--harness") as refused:
         parse_transcript(path, limits=Limits(max_line_bytes=1_500_000))
     assert "\n" not in str(refused.value)
+
+
+def test_gemini_jsonl_whose_header_line_is_cut_keeps_the_lines_after_it(tmp_path: Path) -> None:
+    """A JSONL session whose first line (the header) is cut or garbled is no session document:
+    the header is one malformed record, and every message line after it is read."""
+    whole = parse("agent-sessions/gemini/jsonl_v040.jsonl")
+    header, rest = sample("agent-sessions/gemini/jsonl_v040.jsonl").read_bytes().split(b"\n", 1)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(header[:50] + b"\n" + rest)
+    cut = parse_transcript(path, "gemini-cli")
+    assert cut.counts == (whole.counts.total, whole.counts.parsed - 1, 0, 1)
+    assert cut.turns == whole.turns and cut.commands == whole.commands
+
+
+@pytest.mark.parametrize("limits", [None, STREAMED], ids=["whole", "streamed"])
+def test_gemini_message_nested_too_deeply_is_one_malformed_record_and_the_rest_is_read(
+        limits: Limits | None, tmp_path: Path) -> None:
+    """One message holding tool call arguments nested past what a JSON decoder goes (1,100
+    levels; orjson stops at 1,024) is one malformed record; the messages after it are kept
+    and counted, so the receipt still accounts for every message."""
+    deep = b'{"k":' * 1100 + b"1" + b"}" * 1100
+    messages = [_user(b'"turn %d"' % number, f"m{number}") for number in range(10)]
+    messages[3] = (b'{"id": "m3", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "mcp_tool",'
+                   b' "args": ' + deep + b', "status": "success"}]}')
+    path = tmp_path / "session.json"
+    path.write_bytes(_session_document(*messages))
+    transcript = parse_transcript(path, "gemini-cli", limits=limits)
+    assert transcript.counts == (10, 9, 0, 1)
+    assert [t.text for t in transcript.turns] == [f"turn {n}" for n in range(10) if n != 3]

@@ -27,6 +27,7 @@ _SCALAR_END = re.compile(r'[ \t\r\n,\[\]{}"]')
 _OPENING = {"]": ord("["), "}": ord("{")}
 _OTHER_KIND = -1
 _LOOKAHEAD = 3  # what a number's decoding looks at past its end (".5", "e+5"): there, or the end
+SKIPPED = object()  # a value ``Text.value(skip=True)`` could not decode, read past (nested too deep)
 
 
 class Text:
@@ -94,9 +95,12 @@ class Text:
             if not self.more():
                 return None
 
-    def value(self) -> Any:
+    def value(self, skip: bool = False) -> Any:
         """The JSON value at ``pos`` (not at the end) as ``raw_decode`` reads it in the whole
         text, with ``pos`` after it; BAD when there is none, and the text is then read no further.
+        With SKIP, an object, array or string that cannot be decoded though its extent closes
+        (nested deeper than the decoder goes, a bad escape or literal inside it) is ``SKIPPED``,
+        with ``pos`` after it, so what follows it is still read.
 
         Decoded where it lies when the text at hand holds it and what decoding it looked at past
         it; else read on to where it ends first (``_Extent``), holding no more than it."""
@@ -105,17 +109,17 @@ class Text:
         try:
             value, end = _DECODE(self.text, self.pos)
         except (ValueError, RecursionError):
-            if self.done:
+            if self.done and not skip:
                 return BAD
         else:
             if end + _LOOKAHEAD <= len(self.text) or self.done:
                 self.pos = end
                 return value
-        return self._read_on()
+        return self._read_on(skip)
 
-    def _read_on(self) -> Any:
-        """``value`` when the value may go on past the text at hand: its extent is read, then
-        decoded once."""
+    def _read_on(self, skip: bool = False) -> Any:
+        """``value`` when the value may go on past the text at hand (or, with SKIP, when it
+        cannot be decoded): its extent is read, then decoded once."""
         extent = _Extent(self.text[self.pos])
         pieces: list[str] = []
         piece, start = self.text, self.pos
@@ -135,7 +139,10 @@ class Text:
         try:
             value, used = _DECODE(text, 0)
         except (ValueError, RecursionError):
-            return BAD
+            if not skip or extent.scalar:
+                return BAD  # a bad literal or number: no extent that says where a value ends
+            self.text, self.pos = piece[end:], 0
+            return SKIPPED
         self.text, self.pos = text[used:] + piece[end:], 0
         return value
 

@@ -9,7 +9,12 @@ Two shapes:
   never whole: reading it holds a chunk of the file's text and a message.
 - JSONL: a header line ``{sessionId, projectHash, startTime, lastUpdated, kind}``, message
   lines, and ``{"$set": {...}}`` lines updating the header. A message written again with
-  the same id replaces the earlier copy in place.
+  the same id replaces the earlier copy in place. A file is read as JSONL when its first line
+  is a JSON object, and when it is read as a document in vain (nothing of a session found): a
+  header line cut or garbled is then one malformed record, and the lines after it are read.
+
+A message that cannot be decoded though it is delimited (nested deeper than the decoder goes)
+is one malformed record, and the messages after it are read, in a document as on JSONL lines.
 
 Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
 warning are system turns; other types are unknown, and a message without a type (as in the
@@ -38,7 +43,7 @@ from typing import Any
 import orjson
 
 from gitstore.capture.transcripts._builder import Builder, Call
-from gitstore.capture.transcripts._document import Text
+from gitstore.capture.transcripts._document import SKIPPED, Text
 from gitstore.capture.transcripts._model import Limits, Transcript
 from gitstore.capture.bounds import cut
 from gitstore.capture.transcripts._read import (
@@ -128,12 +133,15 @@ class _Session:
 
 
 def parse(path: Path, limits: Limits) -> Transcript:
-    builder = Builder(HARNESS, path, limits)
-    session = _Session(builder)
-    if _first_line_is_json(path, limits):
-        _parse_lines(path, session)
-    else:
-        _parse_document(path, session)
+    lined = _first_line_is_json(path, limits)
+    session = _Session(Builder(HARNESS, path, limits))
+    (_parse_lines if lined else _parse_document)(path, session)
+    if not lined and not session.builder.recognized:
+        # no session document: JSONL whose header line is cut or garbled still has its messages
+        again = _Session(Builder(HARNESS, path, limits))
+        _parse_lines(path, again)
+        if again.builder.recognized:
+            session = again
     return session.finish()
 
 
@@ -242,11 +250,14 @@ def _stream(session: _Session, text: Text) -> None:
     session.header(_members_before(before))
     index = 0
     while (following := text.skip(_SEPARATORS)) != "]":
-        message = BAD if following is None else text.value()
+        message = BAD if following is None else text.value(skip=True)
         if message is BAD:
             builder.malformed()
             return
-        session.message(message, index)
+        if message is SKIPPED:  # one message that cannot be decoded: the rest are still read
+            builder.malformed()
+        else:
+            session.message(message, index)
         index += 1
     text.step()
     _members_after(session, text)
