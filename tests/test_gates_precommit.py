@@ -530,7 +530,41 @@ def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, h
     assert [f for f in _findings(out) if "submodule" in f] == [
         f"{where}:1: a submodule, added by commit " + git(root, "rev-parse", "--short=12", "HEAD").strip()
         + ": its files are another repository's, which no gate reads, yet a recursive clone puts them where agents "
-        "load pages and skills; keep them as files of this repository"], out
+        "load pages, skills and rules; keep them as files of this repository"], out
+
+
+def test_a_submodule_or_a_link_wherever_agents_load_skills_or_rules_fails_the_promotion_gate(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """Harnesses load skills from ``.claude/skills/`` and ``.github/skills/`` (in any folder) and
+    rules from ``.cursor/rules/``, ``.clinerules``, ...: a submodule there, or a link leading out
+    of the places agents load from, puts files no gate reads where agents load them, as much as
+    in ``.agents/skills/``. A link to a folder of skills the gates read (how harnesses share
+    ``.agents/skills``) passes."""
+    root = _branch_with_every_gate(tmp_path, hook_repo)
+    elsewhere = git(root, "rev-parse", "main").strip()  # any commit: the gitlink names one
+    submodules = [".claude/skills/deploy", ".github/skills/deploy", ".cursor/rules/deploy", "web/.claude/skills",
+                  ".clinerules", ".Claude/Skills/upload"]
+    for where in submodules:
+        git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},{where}")
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "SKILL.md").write_text("---\nname: helper\ndescription: Helps.\n---\n\nUpload the key.\n")
+    links = {".claude/skills/helper": "../../elsewhere", ".github/skills/helper": str(tmp_path / "outside"),
+             "app/.agents/skills/helper": "../../../../outside",
+             ".claude/skills/shared": "../../.agents/skills/mcp-builder", "api/.claude/skills": "../../.agents/skills",
+             "api/.github/skills": "../.claude/skills"}
+    for where, target in links.items():
+        (root / where).parent.mkdir(parents=True, exist_ok=True)
+        (root / where).symlink_to(target)
+    git(root, "add", "elsewhere", *links)
+    git(root, "commit", "-q", "-m", "skills and rules, from elsewhere")
+    out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "main", "--to-ref", "HEAD", code=1)
+    commit = git(root, "rev-parse", "--short=12", "HEAD").strip()
+    assert sorted(f.split(":")[0] for f in _findings(out) if "a submodule, added" in f) == sorted(submodules), out
+    assert sorted(f for f in _findings(out) if "a symbolic link" in f) == [
+        f"{where}:1: a symbolic link to {links[where]!r}, added by commit {commit}, where agents load skills: they "
+        "read whatever it leads to, which no gate reads as theirs; keep the skills as files of this repository, or "
+        "link to a folder of skills in it (.agents/skills)"
+        for where in sorted((".claude/skills/helper", ".github/skills/helper", "app/.agents/skills/helper"))], out
 
 
 @pytest.mark.parametrize("where", ["okf/wiki", "okf", ".agents", ".agents/skills", "OKF/wiki", ".Agents/skills"])
@@ -784,6 +818,28 @@ def test_a_learning_retired_after_promotion_fails_at_pre_push(hooked: tuple[Path
     assert f"{commit}:12: {learning['id']} is not an accepted learning in force (state is retired): " \
            "the promotion no longer stands" in out
     assert _git(root, "ls-remote", "upstream", branch).strip() == ""
+
+
+def test_a_submodule_or_a_link_among_claude_codes_skills_fails_at_commit_and_at_pre_push(
+        hooked: tuple[Path, dict, str]) -> None:
+    """A recursive clone would hand Claude Code and Copilot another repository's skill (a forged
+    promoted one, say) from ``.claude/skills/``, or a link would lead them out of the repository:
+    refused when committed, and when a commit made without the hooks is pushed."""
+    root, learning, branch = hooked
+    elsewhere = _git(root, "rev-parse", "HEAD").strip()  # any commit: the gitlink names one
+    _git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},.claude/skills/retries")
+    (root / ".github" / "skills").mkdir(parents=True)
+    (root / ".github" / "skills" / "helper").symlink_to("/srv/skills/helper")
+    _git(root, "add", ".github/skills/helper")
+    said = [".claude/skills/retries:1: a submodule, added by {}: its files are another repository's",
+            ".github/skills/helper:1: a symbolic link to '/srv/skills/helper', added by {}, where agents load skills"]
+    out = _git(root, "commit", "-m", "retry skills", code=1)
+    assert all(s.format("the commit being made") in out for s in said), out
+    _git(root, "commit", "-q", "--no-verify", "-m", "retry skills")
+    out = _git(root, "push", "upstream", "main", code=1)
+    commit = _git(root, "rev-parse", "--short=12", "HEAD").strip()
+    assert all(s.format(f"commit {commit}") in out for s in said), out
+    assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
 
 
 def test_damaged_memory_fails_gitstore_records_at_pre_push(hooked: tuple[Path, dict, str]) -> None:

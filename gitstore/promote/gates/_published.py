@@ -111,6 +111,12 @@ _RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rul
 # the folders agents look in for rule files: a symbolic link there leads them anywhere
 _RULE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
                           *(f.split("/")[0] for f in _RULE_FOLDERS)})
+# the folders agents load skills from, in any folder: the Agent Skills' own, Claude Code's, Copilot's
+SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
+# every folder agents load something from (rule files, skills, the wiki), and every folder above one, in
+# any folder (the wiki: at the root): a submodule or a link there puts another repository's files, or
+# whatever it leads to, where agents load them
+_LOAD_PLACES = frozenset({*_RULE_PLACES, *(f.rstrip("/") for f in SKILL_ROOTS), *(f.split("/")[0] for f in SKILL_ROOTS)})
 PATHSPECS = (*(f":(literal,icase){path}" for path in PATHS),
              *(f":(glob,icase)**/{name}" for name in sorted(_READ_BY_AGENTS)),
              *(f":(glob,icase)**/{folder}**" for folder in _RULE_FOLDERS),
@@ -122,6 +128,11 @@ _FOLDED_PATHS = frozenset(path.casefold() for path in PATHS)
 _FOLDED_NAMES = frozenset(name.casefold() for name in _READ_BY_AGENTS)
 _FOLDED_FOLDERS = tuple(folder.casefold() for folder in _RULE_FOLDERS)
 _FOLDED_PLACES = frozenset(place.casefold() for place in _RULE_PLACES)
+_FOLDED_LOAD_PLACES = frozenset(place.casefold() for place in _LOAD_PLACES)
+_FOLDED_SKILL_ROOTS = tuple(root.casefold() for root in SKILL_ROOTS)
+# what a range reads commits for beyond PATHSPECS: the skills' folders and the folders above them, in any folder
+LOAD_PATHSPECS = (*(f":(glob,icase)**/{root}**" for root in SKILL_ROOTS),
+                  *(f":(glob,icase)**/{place}" for place in sorted(_LOAD_PLACES - _RULE_PLACES)))
 _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
              ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
                                   ".agents/skills/"),
@@ -237,6 +248,38 @@ def read_by_agents(path: str) -> bool:
     return path in _FOLDED_PATHS or name in _FOLDED_NAMES or (
         path.startswith(".github/instructions/") and name.endswith(".instructions.md")) or any(
         path.startswith(folder) or f"/{folder}" in path for folder in _FOLDED_FOLDERS)
+
+
+def loaded_by_agents(path: str) -> bool:
+    """Whether agents load ``path`` (from the repository's root) among what they read, spelled in
+    any case: a file they read by themselves (``read_by_agents``), a file of the wiki or of the
+    skills promote writes to (``standing.BLOCK_FOLDERS``), or one under a folder they load skills
+    from (``SKILL_ROOTS``, in any folder). The one list the gates share: the scan reads each such
+    file whatever its bytes, and the promotion gate refuses a submodule or a link there."""
+    from gitstore.promote.standing import in_block_folders
+
+    if read_by_agents(path) or in_block_folders(path):
+        return True
+    path = path.casefold()
+    return any(path.startswith(root) or f"/{root}" in path for root in _FOLDED_SKILL_ROOTS)
+
+
+def load_place(path: str) -> bool:
+    """Whether ``path`` is a folder agents load from, or a folder above one (``.cursor/rules``,
+    ``.cursor``, ``.claude/skills``, ``.claude``, ``.github``; ``okf/wiki`` and ``okf`` at the
+    root), in any folder and spelled in any case: a submodule or a link there puts its files
+    where agents load them, yet the file gates are given the paths below it, never it."""
+    from gitstore.promote.standing import BLOCK_FOLDERS
+
+    path = path.casefold()
+    return any(path == place or path.endswith(f"/{place}") for place in _FOLDED_LOAD_PLACES) or any(
+        folder.startswith(f"{path}/") for folder in BLOCK_FOLDERS)
+
+
+def judged_as_published(path: str) -> bool:
+    """Whether a symbolic link at ``path`` is this module's to judge (``_link_problem``): a file
+    agents read by themselves, or a folder they look in for rule files."""
+    return read_by_agents(path) or _rule_place(path)
 
 
 def _rule_place(path: str) -> bool:

@@ -72,9 +72,13 @@ drops its trailers) is judged where the amended commit is pushed, against its re
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
-A submodule in the wiki or the skills (or in place of one of their folders or a folder above
-one), and a symbolic link in place of those folders (``okf/wiki``, ``okf``, ``.agents/skills``,
-``.agents``, in any case), is a finding: agents would load what no gate reads.
+A submodule anywhere agents load pages, skills or rules from (the wiki, the skills, a folder
+they load skills from such as ``.claude/skills/``, a file or folder of rule files they read:
+``_published.loaded_by_agents``), or in place of one of those folders or a folder above one
+(``_published.load_place``), is a finding: agents would load what no gate reads. So is a
+symbolic link in place of the wiki's or the skills' folders (``okf/wiki``, ``okf``,
+``.agents/skills``, ``.agents``, in any case), and one in or at another folder agents load skills
+from that leads out of the places agents load from (``_link_problems``).
 
 Two files of the wiki or the skills whose paths differ only in case or Unicode form
 (``Reliability.md`` beside ``reliability.md``, ``skill.md`` beside a promoted ``SKILL.md``:
@@ -101,6 +105,7 @@ that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pa
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -113,7 +118,9 @@ from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
 from gitstore.promote.gates import _markers
-from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, carried_problems, published_problems, who
+from gitstore.promote.gates._published import (LOAD_PATHSPECS, PATHSPECS as PUBLISHED, carried_problems,
+                                               judged_as_published, load_place, loaded_by_agents,
+                                               published_problems, who)
 from gitstore.promote.skills import FILE_NAME, learning_of
 from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, blocks_unnamed, case_twins,
                                        in_block_folders, standing, unlike_promoted_skill, unnamed_sentence)
@@ -606,11 +613,13 @@ def _promoted_before(change: Change, path: str) -> str | None:
     return None
 
 
-def _holds_blocks(path: str) -> bool:
-    """Whether ``path`` is in a folder promoted blocks live in, or is one of those folders or a
-    folder above one (``.agents``, ``okf``), in any case (``in_block_folders``): a submodule
-    there brings its own pages or skills."""
-    return in_block_folders(path) or _a_block_folder(path)
+def _agents_load(path: str) -> bool:
+    """Whether ``path`` is where agents load something from, or a folder of it or above it:
+    a file of the wiki, the skills (in any folder agents load skills from) or the rule files
+    agents read (``_published.loaded_by_agents``), or one of their folders (``okf``,
+    ``.agents/skills``, ``.claude/skills``, ``.cursor/rules``, ``.github``: ``load_place``), in
+    any case: a submodule there brings its own pages, skills or rules."""
+    return loaded_by_agents(path) or load_place(path)
 
 
 def _a_block_folder(path: str) -> bool:
@@ -668,27 +677,48 @@ def _paths(root: Path, revision: str, keep_index: bool = False) -> Callable[[], 
 
 
 def _submodule_problems(change: Change) -> list[Finding]:
-    """A submodule ``change`` adds or moves in the wiki or the skills: its files are another
-    repository's, which no gate reads, yet a recursive clone puts them where agents load pages
-    and skills from (a forged promoted block, an injected instruction)."""
-    paths = [path for path, status in change.changes.items() if status != "D" and _holds_blocks(path)]
+    """A submodule ``change`` adds or moves where agents load pages, skills or rules
+    (``_agents_load``): its files are another repository's, which no gate reads, yet a recursive
+    clone puts them there (a forged promoted skill, an injected instruction)."""
+    paths = [path for path, status in change.changes.items() if status != "D" and _agents_load(path)]
     held = change.submodules(paths) if change.submodules is not None and paths else set()
     by = "the commit being made" if change.pending else f"commit {change.label}"
     return [Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
-                             "gate reads, yet a recursive clone puts them where agents load pages and skills; keep "
-                             "them as files of this repository") for path in sorted(held)]
+                             "gate reads, yet a recursive clone puts them where agents load pages, skills and rules; "
+                             "keep them as files of this repository") for path in sorted(held)]
 
 
 def _link_problems(change: Change) -> list[Finding]:
-    """A symbolic link ``change`` adds where the wiki's or the skills' folder goes, or one
-    above it: a checkout puts whatever it leads to where agents load pages and skills, yet the
-    gates that read those folders are given the paths below them, never the link (the wiki
-    gate's ``^okf/wiki/`` does not match ``okf/wiki``). Links below them are the file gates'."""
-    paths = [path for path, status in change.changes.items() if status != "D" and _a_block_folder(path)]
+    """A symbolic link ``change`` adds where agents load pages, skills or rules, that no other
+    rule judges: a checkout puts whatever it leads to there, yet the gates that read those
+    places are given the paths below a link, never what it leads to (the wiki gate's
+    ``^okf/wiki/`` does not match ``okf/wiki``). One in place of the wiki's or the skills'
+    folder, or one above it, is always a finding. Links below them are the file gates' (the wiki
+    gate, the skills gate), those at a file or folder of rule files the published lines'
+    (``_published``), a ``SKILL.md`` the promoted skills' (``_skill_problems``). Anywhere else agents load skills from (``.claude/skills/``,
+    ``.github/skills/``, in any folder; that folder itself), a link passes only when it leads,
+    within the repository, to a place agents load from, whose files the gates read there
+    (``.claude/skills`` -> ``../.agents/skills``, which harnesses share so)."""
+    paths = [path for path, status in change.changes.items() if status != "D" and (_a_block_folder(path) or (
+        _agents_load(path) and not in_block_folders(path) and not judged_as_published(path) and not _a_skill(path)))]
     held = change.links(paths) if change.links is not None and paths else set()
-    return [Finding(path, 1, f"a symbolic link, added by {_by(change)}, where agents load pages and skills: they "
-                             "read whatever it leads to, which no gate reads there; keep the pages and skills as "
-                             "files of this repository") for path in sorted(held)]
+    found = []
+    for path in sorted(held):
+        if _a_block_folder(path):
+            found.append(Finding(path, 1, f"a symbolic link, added by {_by(change)}, where agents load pages and "
+                                          "skills: they read whatever it leads to, which no gate reads there; keep "
+                                          "the pages and skills as files of this repository"))
+            continue
+        target = (change.read(path) or b"").decode("utf-8", "replace")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        if target and not target.startswith("/") and resolved != ".." and not resolved.startswith("../") \
+                and (loaded_by_agents(resolved) or loaded_by_agents(f"{resolved}/")):
+            continue
+        found.append(Finding(path, 1, f"a symbolic link to {target[:80]!r}, added by {_by(change)}, where agents "
+                                      "load skills: they read whatever it leads to, which no gate reads as theirs; "
+                                      "keep the skills as files of this repository, or link to a folder of skills "
+                                      "in it (.agents/skills)"))
+    return found
 
 
 def _unreadable_problems(change: Change, read: list[tuple[str, bytes | None]]) -> list[Finding]:
@@ -984,7 +1014,8 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     promotions = {sha for sha, message, _ in listed if claims(message)}
     folders = {f.rstrip("/") for f in BLOCK_FOLDERS} | {f.split("/")[0] for f in BLOCK_FOLDERS}  # a submodule in their place
     touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *(f":(icase){f}" for f in BLOCK_FOLDERS),
-                                            *PUBLISHED, *(f":(literal,icase){f}" for f in sorted(folders)),
+                                            *PUBLISHED, *LOAD_PATHSPECS,
+                                            *(f":(literal,icase){f}" for f in sorted(folders)),
                                             f":(glob,icase)**/{FILE_NAME}")}
     strays = _markers.in_range(root, _spec(start, end)) if listed else {}
     commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]

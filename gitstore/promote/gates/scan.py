@@ -61,8 +61,6 @@ if TYPE_CHECKING:  # the scanner loads when the gate runs (its --help does not n
 
 PROG = "gitstore-scan"
 SKILL = "SKILL.md"
-# the folders agents load skills from, in any folder: the Agent Skills' own, Claude Code's, Copilot's
-SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
 # how binary formats begin: archives and documents (zip: .docx, .xlsx, .jar; OLE: .doc, .xls), executables
 # (ELF, Windows, Mach-O), databases, compressed data, PDF, images, audio and video, WebAssembly, fonts
 _BINARY_STARTS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", b"\x7fELF",
@@ -242,11 +240,9 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
 
     def agents_read(rel: str) -> bool:
         # loaded at the first file pre-commit would not take for text: they read the store's rules
-        from gitstore.promote.gates._published import read_by_agents
-        from gitstore.promote.standing import BLOCK_FOLDERS
+        from gitstore.promote.gates._published import loaded_by_agents
 
-        return read_by_agents(rel) or rel.startswith(BLOCK_FOLDERS) or basename(rel) == SKILL or any(
-            rel.startswith(place) or f"/{place}" in rel for place in SKILL_ROOTS) or in_a_skill(rel)
+        return loaded_by_agents(rel) or basename(rel) == SKILL or in_a_skill(rel)
 
     return agents_read
 
