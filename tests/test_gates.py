@@ -719,6 +719,37 @@ def test_scan_names_a_fifo_at_once_and_never_waits_on_it(tmp_path: Path) -> None
                                         "never reads one"], done.stdout
 
 
+def test_at_a_commit_the_scan_and_the_skills_gate_read_the_index_being_committed(tmp_path: Path) -> None:
+    """A git pre-commit hook that runs the gates itself (no pre-commit framework to stash what
+    is not staged): the index holds a bidirectional override and a skill's unknown key, the work
+    tree their fixes. What git commits is the index, so the gates read it (git names it in
+    ``GIT_INDEX_FILE``), never the work tree."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    notes, skill = tmp_path / "notes.md", tmp_path / ".agents" / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    notes.write_text("Retries are safe. \u202e// disable jitter\u202c\n")
+    skill.write_text("---\nname: deploy\ndescription: Deploys.\nversion: 2\n---\n\n# Deploy\n")
+    git(tmp_path, "add", "notes.md", ".agents")
+    notes.write_text("Retries are safe.\n")
+    skill.write_text("---\nname: deploy\ndescription: Deploys.\n---\n\n# Deploy\n")
+    source = str(Path(scan.__file__).parents[3])
+    hook = tmp_path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nexport PYTHONPATH={source}\n"
+                    f"{sys.executable} -c 'from gitstore.promote.gates.scan import main; raise SystemExit(main())' "
+                    "notes.md || exit 1\n"
+                    f"{sys.executable} -c 'from gitstore.promote.gates.skills import main; raise SystemExit(main())' "
+                    ".agents/skills/deploy/SKILL.md\n")
+    hook.chmod(0o755)
+    done = subprocess.run(["git", "commit", "-q", "-m", "notes"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=False)
+    # git prints what a hook prints on its standard error
+    assert done.returncode == 1 and done.stderr.startswith("notes.md:1: quarantine: bidi-control"), done
+    hook.write_text(hook.read_text().replace("notes.md || exit 1", "/dev/null"))
+    done = subprocess.run(["git", "commit", "-q", "-m", "notes"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 1 and ".agents/skills/deploy/SKILL.md:4: " in done.stderr, done
+
+
 def test_scan_says_a_quarantine_cannot_be_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

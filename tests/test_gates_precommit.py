@@ -842,6 +842,30 @@ def test_a_submodule_or_a_link_among_claude_codes_skills_fails_at_commit_and_at_
     assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
 
 
+def test_the_file_gates_judge_the_pushed_commit_not_the_work_tree_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
+    """A commit made without the hooks (``--no-verify``) holds a bidirectional override in a
+    page and a key the Agent Skills specification has not in a skill; the fix is staged (the
+    index and the work tree clean) but not committed. What is pushed is the commit: the pre-push
+    hook reads its files, never the index's nor the work tree's."""
+    root, learning, branch = hooked
+    page = root / "okf/wiki/reliability.md"
+    before = page.read_bytes()
+    page.write_bytes(before + "Retries are safe. \u202e// disable jitter\u202c\n".encode())
+    skill = root / ".agents/skills/deploy/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: Deploys the service.\nversion: 2\n---\n\n# Deploy\n")
+    _git(root, "add", "okf/wiki/reliability.md", ".agents/skills/deploy/SKILL.md")
+    _git(root, "commit", "-q", "--no-verify", "-m", "wiki: note; deploy skill")
+    page.write_bytes(before)
+    skill.write_text("---\nname: deploy\ndescription: Deploys the service.\n---\n\n# Deploy\n")
+    _git(root, "add", "okf/wiki/reliability.md", ".agents/skills/deploy/SKILL.md")
+    out = _git(root, "push", "upstream", "main", code=1)
+    lines = len(before.decode().splitlines()) + 1
+    assert f"okf/wiki/reliability.md:{lines}: quarantine: bidi-control" in out, out
+    assert ".agents/skills/deploy/SKILL.md:4: " in out and "version" in out, out
+    assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
+
+
 def test_damaged_memory_fails_gitstore_records_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
     root, learning, branch = hooked
     repo = pygit2.Repository(str(root))

@@ -168,6 +168,83 @@ def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
     return paths_left
 
 
+class CommittedFiles:
+    """Some files as the change being judged holds them, never as the work tree does: at
+    pre-push and in a run over a range, the tree of the range's tip (``PRE_COMMIT_TO_REF``); at
+    a commit, the index git is committing (``GIT_INDEX_FILE``, which git sets for a commit's
+    hooks). A commit made without the hooks and fixed in the work tree alone is pushed as it
+    was committed, and a ``git commit -a`` or ``git commit PATH`` commits a temporary index.
+    ``held`` is None for a run by hand (neither set): the work tree is the change then.
+    Each file is one git mode and object id (``entry``), its bytes read on demand through one
+    ``git cat-file --batch`` (``read``), so a gate holds one file at a time."""
+
+    def __init__(self, root: Path, paths: Sequence[str]) -> None:
+        self.root = root
+        self.held: dict[str, tuple[str, str]] | None = None
+        self._batch: subprocess.Popen[bytes] | None = None
+        tip = self.tip()
+        if not tip and not self.in_a_hook():
+            return
+        if not paths:
+            self.held = {}
+            return
+        listing = ("ls-tree", "-z", "--full-tree", tip, "--", *paths) if tip else ("ls-files", "-s", "-z", "--", *paths)
+        done = git("--literal-pathspecs", *listing, cwd=root, keep_index=True, check=False)
+        if done.returncode != 0:
+            from gitstore.errors import InvalidInput
+
+            raise InvalidInput(f"PRE_COMMIT_TO_REF {tip}: no such commit" if tip else
+                               f"the index cannot be read (git ls-files exited {done.returncode})")
+        held = {}
+        for entry in done.stdout.split(b"\0"):
+            meta, tab, path = entry.partition(b"\t")
+            parts = meta.split()
+            if not tab or len(parts) != 3 or (not tip and parts[2] != b"0"):  # ls-files: a conflict's stages
+                continue
+            mode, oid = parts[0].decode(), parts[2 if tip else 1].decode()  # ls-tree: mode type id
+            held[path.decode("utf-8", "surrogateescape")] = (mode, oid)
+        self.held = held
+
+    @staticmethod
+    def tip() -> str | None:
+        """The range's tip a run over a range judges (``PRE_COMMIT_TO_REF``), if any."""
+        tip = os.environ.get("PRE_COMMIT_TO_REF")
+        return tip if tip and tip != ZERO else None
+
+    @classmethod
+    def in_a_hook(cls) -> bool:
+        """Whether the change is in git, not in the work tree: a range's tip, or a commit's index."""
+        return bool(cls.tip()) or "GIT_INDEX_FILE" in os.environ
+
+    def entry(self, path: str) -> tuple[str, str] | None:
+        """(git mode, object id) of ``path`` in the change; None when the change does not hold
+        it (it is not committed, nor pushed)."""
+        return self.held.get(path) if self.held is not None else None
+
+    def read(self, oid: str) -> bytes:
+        """The bytes of the blob ``oid``."""
+        import subprocess
+
+        if self._batch is None:
+            self._batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.root, env=git_env(),
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self._batch.stdin is not None and self._batch.stdout is not None
+        self._batch.stdin.write(f"{oid}\n".encode())
+        self._batch.stdin.flush()
+        header = self._batch.stdout.readline().split()
+        if len(header) != 3:
+            raise GitstoreError(f"git cat-file cannot read the object {oid}")
+        data = self._batch.stdout.read(int(header[2]) + 1)
+        return data[:-1]
+
+    def close(self) -> None:
+        if self._batch is not None:
+            if self._batch.stdin is not None:
+                self._batch.stdin.close()
+            self._batch.wait()
+            self._batch = None
+
+
 def blob_id(data: bytes, length: int) -> str:
     """git's object id of a blob holding ``data`` (SHA-1, or SHA-256 for a 64-digit id)."""
     import hashlib

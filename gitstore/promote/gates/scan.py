@@ -38,6 +38,13 @@ A symbolic link is scanned too, as what git commits for it: the path it holds (i
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
 hidden or bidirectional characters; its findings are on line 1, marked ``link target:``. The
 link is never followed: the file it leads to is not read (it is not what is committed).
+
+Each file is read as the change holds it (``_common.CommittedFiles``), never as the work tree
+does when the change is in git: at pre-push and in a run over a range, the blob of the range's
+tip (``PRE_COMMIT_TO_REF:path``), so a commit made with ``--no-verify`` whose text was fixed
+in the index or the work tree alone is scanned as it is pushed; at a commit, the index's blob
+(what git commits, ``GIT_INDEX_FILE``); a file the change does not hold is not read. Run by hand,
+the work tree is the change.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
+    CommittedFiles, files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
 )
 
 TYPE_CHECKING = False
@@ -89,40 +96,66 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
 
 def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
           agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
-    """(whether it fails, the finding) for each finding in the files."""
+    """(whether it fails, the finding) for each finding in the files, as the change holds them
+    (``CommittedFiles``: at pre-push the range's tip, at a commit the index; by hand the work tree)."""
+    rows: list[tuple[bool, Finding]] = []
+    held = CommittedFiles(root, [relative(name, root) for name in files])
+    try:
+        for name in files:
+            rows += _scan_one(name, root, scanner, agents_read, held)
+    finally:
+        held.close()
+    return rows
+
+
+def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
+              held: CommittedFiles) -> list[tuple[bool, Finding]]:
     from gitstore.safety.scanner import QUARANTINE, REDACT
 
-    rows: list[tuple[bool, Finding]] = []
-    for name in files:
-        rel = relative(name, root)
-        try:
-            committed = _committed(name, rel, agents_read)
-        except _NotAFile as exc:  # a FIFO, a device: never read (a FIFO would block), never committed
-            rows.append((True, Finding(name, 1, str(exc))))
-            continue
-        if committed is None:
-            continue
-        text, link = committed
-        result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
-        # front matter, after a byte order mark readers strip: YAML (---), TOML (+++) or JSON ({)
-        opens = text.removeprefix("\ufeff").startswith(("---", "+++", "{"))
-        decoded = _decoded(name, rel, text, scanner, agents_read) if opens and not link else []
-        rows += decoded
-        if not result.findings:
-            continue
-        quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
-        redacted = sorted({f.kind for f in result.findings if f.action == REDACT})
-        found: list[tuple[bool, Finding]] = []
-        if quarantined:
-            found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
-        if redacted:
-            found += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
-        found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
-                  for f in result.findings if f.action not in (QUARANTINE, REDACT)]
-        if link:  # what was found is in the target's name, not in the file it leads to
-            found = [(failing, f._replace(message=f"link target: {f.message}")) for failing, f in found]
-        rows += found
-    return rows
+    rel = relative(name, root)
+    try:
+        committed = _committed(name, rel, agents_read) if held.held is None else _in_git(rel, agents_read, held)
+    except _NotAFile as exc:  # a FIFO, a device: never read (a FIFO would block), never committed
+        return [(True, Finding(name, 1, str(exc)))]
+    if committed is None:
+        return []
+    text, link = committed
+    result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
+    # front matter, after a byte order mark readers strip: YAML (---), TOML (+++) or JSON ({)
+    opens = text.removeprefix("\ufeff").startswith(("---", "+++", "{"))
+    rows = _decoded(name, rel, text, scanner, agents_read) if opens and not link else []
+    if not result.findings:
+        return rows
+    quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
+    redacted = sorted({f.kind for f in result.findings if f.action == REDACT})
+    found: list[tuple[bool, Finding]] = []
+    if quarantined:
+        found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
+    if redacted:
+        found += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
+    found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
+              for f in result.findings if f.action not in (QUARANTINE, REDACT)]
+    if link:  # what was found is in the target's name, not in the file it leads to
+        found = [(failing, f._replace(message=f"link target: {f.message}")) for failing, f in found]
+    return rows + found
+
+
+def _in_git(rel: str, agents_read: Callable[[str], bool], held: CommittedFiles) -> tuple[str, bool] | None:
+    """As ``_committed``, for the file as the change holds it in git (``held``): None when the
+    change does not hold it (nothing of it is committed or pushed) or holds no file there (a
+    submodule, a folder). A symbolic link's text is the target git holds for it."""
+    entry = held.entry(rel)
+    if entry is None or entry[0] not in ("100644", "100755", "120000"):
+        return None
+    mode, oid = entry
+    link = mode == "120000"
+    named = None if link else _named_as(rel)
+    if named == "binary":  # an image, an archive: never read, however large
+        return None
+    data = held.read(oid)
+    if not link and named != "text" and not _read_as_text(rel, data, agents_read):
+        return None
+    return data.decode("utf-8", "replace"), link
 
 
 class _NotAFile(Exception):

@@ -6,6 +6,11 @@ specification's keys, a valid ``name`` equal to the folder's name, a ``descripti
 or a file under ``.agents/skills/`` (in any case) that is a symbolic link (or anything but a regular file) is
 refused: a skill is the file itself.
 
+Each file is judged as the change holds it (``_common.CommittedFiles``): at pre-push and in a
+run over a range, the blob of the range's tip (``PRE_COMMIT_TO_REF``), so a skill committed
+without the hooks and fixed only in the work tree or the index is judged as it is pushed; at a
+commit, the index being committed; run by hand, the work tree.
+
 A description over 1024 characters is printed as a warning and passes (harnesses load such
 skills, and vendors publish them); ``--strict`` makes it fail, as it does for every skill
 gitstore promotes.
@@ -16,39 +21,71 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.promote.gates._common import files_only, Finding, not_regular, parser, report, run
+from gitstore.promote.gates._common import (
+    CommittedFiles, files_only, Finding, not_regular, parser, relative, report, run, top_level,
+)
 from gitstore.promote.skills import FILE_NAME, skill_problems
 
 PROG = "gitstore-skills"
 SKILLS = ".agents/skills"
 
 
-def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
+def check(files: Sequence[str], root: Path | None = None) -> tuple[list[Finding], list[Finding]]:
     """The rules each SKILL.md among ``files`` breaks, one finding per rule; apart from them,
-    the ones harnesses tolerate (printed as warnings)."""
+    the ones harnesses tolerate (printed as warnings). Each is read as the change holds it
+    (``CommittedFiles``: at pre-push the range's tip, at a commit the index; by hand, or
+    without ``root``, the work tree)."""
     findings: list[Finding] = []
     warnings: list[Finding] = []
-    for name in files:
-        path = Path(name)
-        refused = not_regular(name, name) if path.name == FILE_NAME or _in_skills(name) else None
+    held = CommittedFiles(root, [relative(name, root) for name in files]) if root is not None else None
+    try:
+        for name in files:
+            path = Path(name)
+            if path.name != FILE_NAME and not _in_skills(name):
+                continue
+            data = _read(name, held, root, findings)
+            if data is None:
+                continue
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                findings.append(Finding(name, 1, "not UTF-8 text"))
+                continue
+            folder = path.resolve().parent.name
+            problems, advice = skill_problems(folder, text)
+            findings += [Finding(name, line, problem) for line, problem in problems]
+            warnings += [Finding(name, line, f"warning: {problem}") for line, problem in advice]
+    finally:
+        if held is not None:
+            held.close()
+    return findings, warnings
+
+
+def _read(name: str, held: CommittedFiles | None, root: Path | None, findings: list[Finding]) -> bytes | None:
+    """The bytes of the ``SKILL.md`` ``name`` as the change holds it, None when it is no skill to
+    judge: not a regular file (a finding), not in the change, or under ``.agents/skills/`` but
+    not named ``SKILL.md`` (a regular file there needs no reading)."""
+    if held is None or held.held is None:
+        refused = not_regular(name, name)
         if refused is not None:
             findings.append(refused)
-            continue
-        if path.name != FILE_NAME:
-            continue
+            return None
+        if Path(name).name != FILE_NAME:
+            return None
         try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            findings.append(Finding(name, 1, "not UTF-8 text"))
-            continue
+            return Path(name).read_bytes()
         except OSError as exc:
             findings.append(Finding(name, 1, f"cannot read ({exc.strerror})"))
-            continue
-        folder = path.resolve().parent.name
-        problems, advice = skill_problems(folder, text)
-        findings += [Finding(name, line, problem) for line, problem in problems]
-        warnings += [Finding(name, line, f"warning: {problem}") for line, problem in advice]
-    return findings, warnings
+            return None
+    assert root is not None
+    entry = held.entry(relative(name, root))
+    if entry is None:
+        return None  # not committed, nor pushed
+    if entry[0] not in ("100644", "100755"):
+        what = "a symbolic link" if entry[0] == "120000" else "not a regular file"
+        findings.append(Finding(name, 1, f"{what}: pages and skills must be regular files of the repository"))
+        return None
+    return held.read(entry[1]) if Path(name).name == FILE_NAME else None
 
 
 def _in_skills(name: str) -> bool:
@@ -67,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files, strict = parsed.files, parsed.strict
 
     def gate() -> int:
-        failing, warnings = check(files)
+        failing, warnings = check(files, top_level() if CommittedFiles.in_a_hook() else None)
         if strict:
             return report(failing + [w._replace(message=w.message.removeprefix("warning: ")) for w in warnings])
         for warning in warnings:
