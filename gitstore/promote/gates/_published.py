@@ -116,7 +116,8 @@ SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
 # every folder agents load something from (rule files, skills, the wiki), and every folder above one, in
 # any folder (the wiki: at the root): a submodule or a link there puts another repository's files, or
 # whatever it leads to, where agents load them
-_LOAD_PLACES = frozenset({*_RULE_PLACES, *(f.rstrip("/") for f in SKILL_ROOTS), *(f.split("/")[0] for f in SKILL_ROOTS)})
+_LOAD_PLACES = frozenset({*_RULE_PLACES, *(f.rstrip("/") for f in SKILL_ROOTS),
+                          *(f.split("/")[0] for f in SKILL_ROOTS)})
 PATHSPECS = (*(f":(literal,icase){path}" for path in PATHS),
              *(f":(glob,icase)**/{name}" for name in sorted(_READ_BY_AGENTS)),
              *(f":(glob,icase)**/{folder}**" for folder in _RULE_FOLDERS),

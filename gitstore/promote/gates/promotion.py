@@ -695,10 +695,11 @@ def _link_problems(change: Change) -> list[Finding]:
     ``^okf/wiki/`` does not match ``okf/wiki``). One in place of the wiki's or the skills'
     folder, or one above it, is always a finding. Links below them are the file gates' (the wiki
     gate, the skills gate), those at a file or folder of rule files the published lines'
-    (``_published``), a ``SKILL.md`` the promoted skills' (``_skill_problems``). Anywhere else agents load skills from (``.claude/skills/``,
-    ``.github/skills/``, in any folder; that folder itself), a link passes only when it leads,
-    within the repository, to a place agents load from, whose files the gates read there
-    (``.claude/skills`` -> ``../.agents/skills``, which harnesses share so)."""
+    (``_published``), a ``SKILL.md`` the promoted skills' (``_skill_problems``). Anywhere else
+    agents load skills from (``.claude/skills/``, ``.github/skills/``, in any folder; that
+    folder itself), a link passes only when it leads, within the repository, to a place agents
+    load from, whose files the gates read there (``.claude/skills`` -> ``../.agents/skills``,
+    which harnesses share so)."""
     paths = [path for path, status in change.changes.items() if status != "D" and (_a_block_folder(path) or (
         _agents_load(path) and not in_block_folders(path) and not judged_as_published(path) and not _a_skill(path)))]
     held = change.links(paths) if change.links is not None and paths else set()
