@@ -38,6 +38,7 @@ _UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are w
 
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
 SHARED_KINDS = frozenset({"grant", "withdrawal", "export", "packet", "import"})
+LOCAL_SOURCES = frozenset({"agent-session"})  # evidence only ever kept in the local namespace
 POLICY_KINDS = ("grant", "withdrawal", "episode", "event", "learning")
 CHECK_PROGRESS = 5000  # records checked between two marks of a provider that remembers checks
 
@@ -103,7 +104,9 @@ class Sides:
     events. A learning's namespace follows its evidence: it is local when it cites a local
     episode, when an earlier version of it is local, or when it replaces a local learning, so
     no clone ever receives a learning whose evidence (or history) it cannot have; and a
-    learning whose audience is ``personal`` (one person's machine or tools) is local too. A promotion
+    learning whose audience is ``personal`` (one person's machine or tools) is local too. A grant
+    that names only sources kept local (personal sessions) is local: it speaks for this machine's
+    sessions alone, which only a grant this clone made serves (``rules.consent``). A promotion
     packet follows its learning: it holds its statement, and what its sessions ran. An export
     record that lists a local learning is local: it names what this machine's memory holds.
     """
@@ -139,6 +142,8 @@ class Sides:
         if kind == "export":  # the ids of this machine's own learnings stay on it
             return "local" if any(item["kind"] == "learning" and self._is_local_learning(str(item["id"]))
                                   for item in record["items"]) else "shared"
+        if kind == "grant" and set(record["sources"]) <= LOCAL_SOURCES:
+            return "local"
         if kind in SHARED_KINDS or kind == "episode":
             return "shared"
         if kind == "event":
@@ -449,6 +454,12 @@ class Store:
         found = getattr(self.provider, "copies", None)
         return [] if found is None else [Item(item.record, stored) for stored in found(item.digest)
                                          if stored.append != item.stored.append]
+
+    def own(self, item: Item) -> bool:
+        """Whether this clone made a record: it is kept in the local namespace, or an append of
+        this clone's own holds it (``Store.attestation``; a copy of it counts too)."""
+        return any(held.stored.namespace == "local" or self.attestation(held.stored.append).own
+                   for held in (item, *self.copies(item)))
 
     def authority_problem(self, item: Item, extends: bool = False) -> str | None:
         """Why a decision, grant or withdrawal read back carries no authority (None: it counts;

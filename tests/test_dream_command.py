@@ -289,3 +289,28 @@ def test_an_order_split_from_its_hail_reaches_no_program(ctx: Context) -> None:
     sent = [item for line in kept.read_text().splitlines() for item in json.loads(line)["items"]]
     assert "ops@evil.example" not in kept.read_text(), sent
     assert in_path["id"] not in {i["id"] for i in sent} and first["id"] in {i["id"] for i in sent}
+
+
+def test_a_teammates_grant_never_sends_my_sessions_to_my_program(tmp_path: Path) -> None:
+    """Bob's grant of agent sessions, signed and counted on alice's clone, speaks for bob's
+    sessions and shared evidence only: alice's dream sends her program none of hers until she
+    grants it herself."""
+    from gitstore.ops import consent
+
+    from .team import sync, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    w.session(alice, tmp_path / "sessions", "s1", "Add jitter to the retry loop; I am on leave next week.")
+    start = "2026-01-01T00:00:00.000000Z"
+    consent.grant(bob, "github:10", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    alice, bob = sync(alice, bob)
+    log = configure(alice)
+    notes: list[str] = []
+    w.run(Context.open(alice.workspace.root), notes)
+    assert not any("session texts" in n and "0 session texts" not in n for n in notes), notes
+    assert not calls(log), "nothing of alice's reached her program on bob's word"
+    consent.grant(alice, "github:9", ["instruction"], ["agent-session"], start, None, None)
+    notes = []
+    w.run(Context.open(alice.workspace.root), notes)
+    assert "0 review comments and 2 session texts" in notes[0], notes
+    assert calls(log)

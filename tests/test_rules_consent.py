@@ -126,3 +126,46 @@ def test_a_damaged_withdrawal_fails_closed_with_exit_3(ctx) -> None:  # type: ig
         ctx.view()
     done = gitstore("learnings", "--active", cwd=ctx.workspace.root)
     assert done.returncode == 3 and digest in done.stderr and "Traceback" not in done.stderr
+
+
+def _session_event(ctx, folder: Path) -> str:  # type: ignore[no-untyped-def]
+    """The one text of a personal session imported into ``ctx``'s clone."""
+    from .dream_world import session
+
+    session(ctx, folder, "alice", "Please add jitter to the retries; I am on leave next week.")
+    view = ctx.view()
+    [episode] = [e for e in view.episodes.values() if e["source"]["kind"] == "agent-session"]
+    assert episode["id"] in view.local_episodes
+    return next(e["id"] for e in view.events.values() if e["episode"] == episode["id"] and "payload" in e)
+
+
+def test_a_teammates_grant_never_serves_my_personal_sessions(tmp_path: Path) -> None:
+    """A grant is a shared record, signed and counted on every clone for shared evidence; a
+    personal session is one person's, served only by a grant the clone that keeps it made."""
+    from .team import sync, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    # named with review threads too, so it is shared: bob's word, signed, counted everywhere
+    theirs = consent.grant(bob, "github:10", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    alice, bob = sync(alice, bob)
+    view = alice.view()
+    assert theirs["digest"] in view.grants, "bob's grant counts on alice's clone (for shared evidence)"
+    verdict = decide(view, event, "instruction")
+    assert not verdict.ok and verdict.cause == "no-grant", "bob's grant lets alice's session go nowhere"
+    listed = json.loads(gitstore("grants", "--json", cwd=alice.workspace.root).stdout)
+    assert [g["thisClone"] for g in listed] == [False]
+    assert "another clone's grant" in gitstore("grants", cwd=alice.workspace.root).stdout
+    # her own grant does, kept on her machine: bob never receives it
+    mine = consent.grant(alice, "github:9", ["instruction"], ["agent-session"], start, None, None)
+    assert decide(alice.view(), event, "instruction").grants == (mine["digest"],)
+    alice, bob = sync(alice, bob)
+    assert mine["digest"] not in bob.view().grants, "a grant of personal sessions only stays on its machine"
+    consent.withdraw(alice, "github:9", mine["digest"], None, "changed my mind")
+    assert not decide(alice.view(), event, "instruction").ok, "withdrawing her own grant works on her machine"
+    # a grant of hers she shares (it names review threads too) serves her sessions as well
+    shared = consent.grant(alice, "github:9", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    alice, bob = sync(alice, bob)
+    assert decide(alice.view(), event, "instruction").grants == (shared["digest"],)
+    assert shared["digest"] in bob.view().grants

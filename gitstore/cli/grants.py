@@ -41,6 +41,10 @@ def _show(shown: GrantShown) -> None:
     echo(f"  granted by {grant['by']} at {grant['at']}" + (f": {one_line(grant['note'])}" if grant["note"] else ""))
     if shown.not_used:
         echo(f"  not used: {one_line(shown.not_used)}")
+    elif shown.elsewhere:
+        echo(f"  for this machine's sessions: not used, {shown.elsewhere}")
+    if shown.local:
+        echo("  kept on this machine (it names personal sessions only)")
     for withdrawal in shown.withdrawals:
         why = f": {one_line(withdrawal['reason'])}" if withdrawal["reason"] else ""
         echo(f"  withdrawn {', '.join(withdrawal['purposes'])} by {withdrawal['by']} at {withdrawal['at']}{why}")

@@ -21,7 +21,8 @@ from gitstore.records.times import now
 def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start: str,
           until: str | None, note: str | None) -> dict[str, Any]:
     """Record a grant (with its audit entry); returns the grant. ``start`` and ``until`` may be
-    dates or times as a person types them; they are stored in gitstore's form."""
+    dates or times as a person types them; they are stored in gitstore's form. A grant naming
+    only personal sessions is kept on this machine (``store.Sides``)."""
     for purpose in purposes:
         if purpose not in PURPOSES:
             raise UsageError(f"unknown purpose {purpose!r} (one of {', '.join(PURPOSES)})")
@@ -70,8 +71,10 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
         "purposes": list(dict.fromkeys(chosen)), "by": by, "at": now(), "reason": reason,
         "exports": exports,
     })
+    # a grant kept on this machine (personal sessions only) is withdrawn there too
+    local = any(i.kind == "grant" and i.digest == matches[0] and i.stored.namespace == "local" for i in view.items)
     with unfinished.recording(ctx.workspace.state, note, record):
-        ctx.write([record], "withdraw", by, [matches[0], *exports], reason)
+        ctx.write([record], "withdraw", by, [matches[0], *exports], reason, namespace="local" if local else None)
     return record
 
 

@@ -8,7 +8,10 @@ grants all go unused is told so, never that it has none.
 A grant's note and a withdrawal's reason are whatever their writer typed, perhaps in a clone
 that runs no scanner: they are shown screened as ``gitstore show`` screens a learning's texts
 (``queries.learnings.screened``), quarantined text replaced by a note and named under
-``withheld``, secrets and home paths redacted. Digests stay the stored records'."""
+``withheld``, secrets and home paths redacted. Digests stay the stored records'.
+
+A grant naming personal sessions serves this machine's only when this clone made it
+(``rules.consent``): one another clone made is listed saying so (``thisClone`` false)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore.context import Context
+from gitstore.store import LOCAL_SOURCES
 from gitstore.rules.consent import withdrawn
 
 
@@ -29,6 +33,16 @@ class GrantShown:
     gone: frozenset[str]  # purposes withdrawn from it, as the consent rule reads them
     not_used: str | None = None
     unused_withdrawals: tuple[tuple[dict[str, Any], str], ...] = ()  # withdrawals of it that carry no authority
+    own: bool = True  # this clone made it: only then does it serve this machine's personal sessions
+    local: bool = False  # kept on this machine (it names personal sessions only)
+
+    @property
+    def elsewhere(self) -> str | None:
+        """Why the grant never serves this machine's personal sessions though it names them
+        (another clone made it), or None."""
+        if self.own or not set(self.grant["sources"]) & LOCAL_SOURCES:
+            return None
+        return "another clone's grant: it never lets this machine's personal sessions serve anything"
 
     @property
     def in_force(self) -> list[str]:
@@ -52,6 +66,7 @@ class GrantShown:
                 "purposes": self.grant["purposes"], "sources": self.grant["sources"],
                 "from": self.grant["from"], "until": self.grant["until"], "by": self.grant["by"],
                 "at": self.grant["at"], "note": self.grant["note"], "notUsed": self.not_used,
+                "thisClone": self.own, "keptLocal": self.local,
                 "withdrawals": [_withdrawal(w) for w in self.withdrawals]
                 + [_withdrawal(w, why) for w, why in self.unused_withdrawals],
                 "withheld": self.withheld}
@@ -82,7 +97,8 @@ def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
         shown.append(GrantShown(screened_record(item.record, "note"),
                                 tuple(screened_record(w, "reason") for w in view.withdrawals if w["grant"] == d),
                                 frozenset(gone.get(d, ())), view.ignored.get(d),
-                                tuple((w, why) for w, why in unused if w["grant"] == d)))
+                                tuple((w, why) for w, why in unused if w["grant"] == d),
+                                ctx.store.own(item), item.stored.namespace == "local"))
     return [g for g in shown if g.in_force or not in_force]
 
 

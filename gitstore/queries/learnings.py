@@ -23,7 +23,7 @@ from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
 from gitstore.queries._text import event_text, held_removal, redactable, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
-from gitstore.rules.consent import decide, withdrawn
+from gitstore.rules.consent import decide, others_grants, withdrawn
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import History, build, unknown
 from gitstore.rules.view import View
@@ -754,6 +754,13 @@ def _evidence_problem(view: View, verdict: Any, purpose: str, held: Held) -> tup
                 and g["from"] <= at and (g["until"] is None or at <= g["until"]) and purpose in withdrawn(view).get(d, set())]
         if gone:
             sentence += f" (grant {gone[0]} did, until it was withdrawn for {purpose})"
+        if event["episode"] in view.local_episodes:
+            others = others_grants(view, purpose, source, at)
+            if others:
+                sentence += (f" (grant {others[0]} is another clone's: it never serves this machine's "
+                             "personal sessions)")
+            return sentence, (f"this machine's owner can grant it here: `gitstore grant --purpose {purpose} "
+                              f"--source {source} --from {at[:10]}`")
         return sentence, (f"a person who may decide can grant it: `gitstore grant --purpose {purpose} "
                           f"--source {source} --from {at[:10]}`")
     return f"its evidence does not serve {purpose}: {verdict.reason}", "`gitstore verify` checks the store"

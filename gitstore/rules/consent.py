@@ -6,6 +6,12 @@ withdrawn for that purpose. A label's time is the time of the comment it judges,
 only while that comment does. Retracted (deleted) comments, every version of them and every
 label on them serve no purpose; neither does a redacted event, nor any other version of a
 redacted comment (an edit a clone imported before the redaction reached it) and any label on one.
+
+Evidence kept in the local namespace (a personal session of this machine) is one person's:
+only a grant this clone made serves it, kept local or appended by this clone itself
+(``View.own_grants``). A teammate's grant, however well signed, decides for their own sessions
+and for shared evidence, never for another person's machine. Shared evidence is judged from
+shared records alone, so every clone reaches the same verdict on it.
 """
 
 from __future__ import annotations
@@ -53,10 +59,12 @@ def withdrawn(view: View) -> dict[str, set[str]]:
     return out
 
 
-def _candidates(view: View, purpose: str, source: str) -> tuple[tuple[str, str, str | None], ...]:
+def _candidates(view: View, purpose: str, source: str,
+                local: bool = False) -> tuple[tuple[str, str, str | None], ...]:
     """(digest, from, until) of the grants, in view order, that permit ``purpose`` for
-    ``source`` and were not withdrawn for it: what ``decide`` then checks times against.
-    Computed once per view, purpose and source."""
+    ``source`` and were not withdrawn for it (``local``: for evidence kept in the local
+    namespace, only the grants this clone made): what ``decide`` then checks times against.
+    Computed once per view, purpose, source and side."""
     def build() -> tuple[tuple[str, str, str | None], ...]:
         gone = withdrawn(view)
         return tuple(
@@ -64,8 +72,17 @@ def _candidates(view: View, purpose: str, source: str) -> tuple[tuple[str, str, 
             if purpose in grant["purposes"]
             and purpose not in gone.get(digest, set())
             and source in grant["sources"]
+            and (not local or digest in view.own_grants)
         )
-    return view.memo(("consent.candidates", purpose, source), build)
+    return view.memo(("consent.candidates", purpose, source, local), build)
+
+
+def others_grants(view: View, purpose: str, source: str, at: str) -> list[str]:
+    """Grants in force for ``purpose`` and ``source`` at ``at`` that another clone made: they
+    never let this machine's personal sessions serve anything (a hint for why one does not)."""
+    mine = {digest for digest, _, _ in _candidates(view, purpose, source, local=True)}
+    return [digest for digest, start, until in _candidates(view, purpose, source)
+            if digest not in mine and start <= at and (until is None or at <= until)]
 
 
 def active_grants(view: View, purpose: str) -> list[str]:
@@ -216,11 +233,13 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
         return Verdict(False, reason=f"event {event_id} belongs to a deleted comment", cause="retracted",
                        event=event_id)
     source = episode["source"]["kind"]
+    local = episode["id"] in view.local_episodes
     permitting = tuple(
-        digest for digest, start, until in _candidates(view, purpose, source)
+        digest for digest, start, until in _candidates(view, purpose, source, local)
         if start <= at and (until is None or at <= until)
     )
     if not permitting:
-        return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}",
+        mine = " (kept on this machine: only a grant this clone made serves it)" if local else ""
+        return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}{mine}",
                        cause="no-grant", event=event_id)
     return Verdict(True, permitting)

@@ -42,6 +42,9 @@ class View:
     exports: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
     local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
+    # digests of the grants this clone made (kept local, or appended by it): the only ones that
+    # let evidence kept in the local namespace serve a purpose (``rules.consent``)
+    own_grants: set[str] = field(default_factory=set)
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
     # the only episodes whose records were read (a view of some evidence: ``queries._views``);
@@ -50,6 +53,7 @@ class View:
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     copies: Callable[[Item], list[Item]] | None = field(default=None, repr=False, compare=False)
+    own: Callable[[Item], bool] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     # records added before the view held SHARE_FROM of them, their values not interned yet; None after
@@ -68,11 +72,12 @@ class View:
     @classmethod
     def of(cls, scope: str, items: Iterable[Item], store: Store | None = None) -> View:
         """A view of items in store order (each already re-checked). With ``store``, it asks the
-        store whether one append was made having seen another (``Store.saw``) and whether each
-        decision, grant and withdrawal carries authority (``Store.authority_problem``); without
-        one, store order stands for both and every record is the clone's own."""
+        store whether one append was made having seen another (``Store.saw``), whether each
+        decision, grant and withdrawal carries authority (``Store.authority_problem``) and
+        whether a grant is this clone's own (``Store.own``); without one, store order stands
+        for the first and every record is the clone's own."""
         view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem,
-                                                          copies=store.copies)
+                                                          copies=store.copies, own=store.own)
         view.add(items)
         return view
 
@@ -182,6 +187,8 @@ class View:
         kind = item.kind
         if kind == "grant":
             self.grants[item.digest] = record
+            if self.own is None or self.own(item):
+                self.own_grants.add(item.digest)
         elif kind == "withdrawal":
             self.withdrawals.append(record)
         elif kind == "episode":
