@@ -516,6 +516,33 @@ def test_removing_a_key_from_the_policy_withdraws_what_it_signed(team: dict[str,
     assert report.ok and any("no longer lists" in str(p) for p in report.notices), report.problems
 
 
+def test_removing_a_person_keeps_the_withdrawals_they_signed(team: dict[str, object], tmp_path: Path) -> None:
+    """A withdrawal only narrows consent: once it verified under a revision that let its signer
+    withdraw, removing them from the policy never brings back, on any clone, what it took out of
+    force (what they accepted stops counting, as any decision of theirs)."""
+    from gitstore.ops.consent import withdraw
+    from gitstore.queries.grants import grants
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    maintainer = team_clone(tmp_path, bare, "alice", keys[ALICE][0])
+    ops.accept(maintainer, proposal["id"], proposal["reviewDigest"], ALICE)
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    maintainer, bob, carol = sync(maintainer, bob, carol)
+    assert _standing(carol, proposal["id"]) == ("accepted", True)
+    [digest] = list(carol.view().grants)
+    withdraw(bob, BOB, digest, ["instruction"], "an author opted out")
+    maintainer, bob, carol = sync(maintainer, bob, carol)
+    assert _standing(carol, proposal["id"]) == ("accepted", False)
+    _change_policy(tmp_path, bare, lambda text: "".join(l + "\n" for l in text.splitlines() if not l.startswith(BOB)))
+    carol, maintainer = sync(carol, maintainer)
+    for clone in (carol, maintainer):
+        assert _standing(clone, proposal["id"]) == ("accepted", False), "bob's withdrawal still stands"
+        [shown] = grants(clone)
+        assert shown.in_force == ["review"] and not shown.unused_withdrawals
+
+
 def test_a_key_listed_for_two_people_signs_for_neither(team: dict[str, object], tmp_path: Path) -> None:
     """A policy edited by hand (or pushed by whoever may merge) that lists bob's key for carol
     too: a signature by it cannot say which of them decided, so it counts for neither, what it

@@ -12,7 +12,10 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
    each person the policy lists with the key, and the signature counts for those it verifies for;
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
    (or a person) from the policy withdraws every decision it signed, past ones included; to
-   retire a key without that, keep its line with ``valid-before``;
+   retire a key without that, keep its line with ``valid-before``. A withdrawal is the
+   exception (``rules.trust``): it only narrows consent, so it keeps counting by the revision
+   it was made under (``Attestation.then``: the people the signature verified for there, with
+   the actions that revision let them take);
 5. the actions the person may take are those both revisions allow;
 6. neither revision lists the key for more than one person: which of them signed, the signature
    cannot say, so it counts for none of them (a problem ``gitstore verify`` names).
@@ -47,6 +50,7 @@ CHECKED_AS = "allowed_signers-utc-each:"
 SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
 SAVE_SECONDS = 0.5
 NOBODY_FOR_KEY = "the policy lists nobody for the key user.signingkey names"
+Signers = tuple[tuple[str, frozenset[str]], ...]  # people, each with the actions they may take
 
 
 class Trust:
@@ -72,30 +76,33 @@ class Trust:
         state = self.state
         return TrustMode(state.mode, state.commit, state.branch, state.problem)
 
-    def signers(self, commit: pygit2.Commit, policy_commit: str | None
-                ) -> tuple[tuple[tuple[str, frozenset[str]], ...], str | None]:
-        """The people whose signature on ``commit`` counts, with what they may do, or why none."""
+    def signed(self, commit: pygit2.Commit, policy_commit: str | None) -> tuple[Signers, str | None, Signers]:
+        """The people whose signature on ``commit`` counts, with what they may do, or why none;
+        and the people it verified for under the policy revision the commit was made under (one
+        in the default branch's history), with the actions that revision let them take, whether
+        or not the current policy still lists them."""
         state = self.state
         if state.policy is None or state.commit is None:
-            return (), "is judged without a usable policy"
+            return (), "is judged without a usable policy", ()
         if signature_of(commit) is None:  # claims nobody: which revision it names does not matter
-            return (), UNSIGNED
+            return (), UNSIGNED, ()
         revision_id = policy_commit or state.commit
         if revision_id not in self.repo:  # a shallow clone, or a revision not fetched yet: the current one decides
             revision_id = state.commit
         elif not self._in_default(state.commit, revision_id):
-            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history"
+            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history", ()
         revision = self._revision(revision_id)
         if revision.policy is None:
-            return (), f"names policy revision {revision_id[:12]}, which holds no usable policy"
+            return (), f"names policy revision {revision_id[:12]}, which holds no usable policy", ()
         try:
             key, principals = self._verified(commit, revision)
         except SignatureProblem as exc:
-            return (), f"carries no valid signature: {exc}"
+            return (), f"carries no valid signature: {exc}", ()
         shared = revision.policy.shared_keys().get(key) or state.policy.shared_keys().get(key)
         if shared:  # which of them decided, the signature cannot say
-            return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them"
-        return _still_allowed(state.policy, revision.policy, key, principals, commit)
+            return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them", ()
+        then = tuple((person, revision.policy.actions(person)) for person in principals)
+        return (*_still_allowed(state.policy, revision.policy, key, principals, commit), then)
 
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
         """The key a commit is signed with and the people it verified for, under ``revision``'s
@@ -187,8 +194,8 @@ def _program(repo: pygit2.Repository) -> str:
 
 def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:
     """``base`` (who holds the append) completed with its signers under the policy."""
-    signers, problem = trust.signers(commit, policy_commit)
-    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace)
+    signers, problem, then = trust.signed(commit, policy_commit)
+    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace, then)
 
 
 __all__ = ["NOBODY_FOR_KEY", "Trust", "attestation"]

@@ -12,6 +12,11 @@ counts depends on the store's trust mode (``TrustMode``, from the provider):
   revision in the default branch's history that let that person take the action, and the
   current policy still lists that key for them and lets them take it. This clone's own
   unsigned decisions count for nothing either: every clone computes the same verdicts.
+  A withdrawal is the exception to "the current policy still lists": it keeps counting once
+  it verified, signed by a person the policy revision it was made under (one in the default
+  branch's history) let withdraw, even after that person (or key) is removed. It only ever
+  narrows consent, and a new grant restores what it took; letting it lapse would hand back,
+  on every clone at once, consent someone took away.
 - **broken** (a policy that cannot be used): no authority record counts until it is fixed.
 
 Records of the local namespace (personal sessions, and learnings drawn from them) never leave
@@ -36,6 +41,7 @@ SINGLE_USER = ("fetched from another clone ({where}); in a repository without a 
                "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
 
 
+NARROWING = frozenset({"withdraw"})  # actions that only take consent away: they outlive their signer's removal
 NOT_COUNTED = "not counted under the policy: "
 NO_AUTHORITY = "carries no authority: "  # how every reason a record is not used is worded before its cause
 
@@ -65,6 +71,8 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
         return f"the policy cannot be used ({mode.problem}); no decision counts until it is fixed"
     if mode.mode != "policy":
         return None if attestation.own else SINGLE_USER.format(where=attestation.where or "a fetched ref")
+    if required <= NARROWING and required <= (dict(attestation.then).get(actor or "") or frozenset()):
+        return None  # it verified once, under a revision that let them: it only ever narrows
     if attestation.problem is not None:
         because = f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
         return NOT_COUNTED + because if attestation.unauthorized_only else because
