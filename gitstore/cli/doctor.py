@@ -27,7 +27,9 @@ def doctor(as_json: bool = JSON_OPTION) -> None:
     redaction fetched from another clone that no sync has applied here yet). It warns for each
     history or payload snapshot another clone's writer ref brought that failed verification and
     is left out of every read (held in quarantine by sync, or left out after a plain fetch),
-    with why: nothing to mend in this clone.
+    with why: nothing to mend in this clone. It warns for each writer whose history as fetched
+    lacks appends another writer's history names as seen (moved back on the remote): what those
+    appends held is not read here until that writer syncs again.
     """
     report = query(".")
     if as_json:

@@ -31,6 +31,9 @@ def sync(
     note names: a removal this clone never received looks the same as text forced out).
     One that holds text a removal took is read without it and named: the remote serves that
     text until its writer's next sync takes it off.
+    A writer whose history as fetched lacks appends another writer's history names as seen (its
+    history on the remote was moved back, or deleted and made again) is named in one line: the
+    records those appends held are not read here until that writer syncs again.
     Exit 3 when something that arrived was quarantined, lacked text read here, nested under a
     writer's name, named by no writer id or is never used, 1 when the push was refused.
     """

@@ -71,6 +71,7 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
+from gitstore.providers._unheld import Unheld, unheld
 from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, STALE_LOCK_SECONDS, alternates,
                                         clear_stale_lock, common_dir, is_broken, open_local, ref_names, run_git,
                                         state_dir)
@@ -1515,6 +1516,19 @@ class GitProvider:
                     self._causality = (tips, Causality(histories))
             assert self._causality is not None
             return self._causality[1].saw(later, earlier)
+
+    def unheld_seen(self, skip: Collection[str] = ()) -> list[Unheld]:
+        """The writers whose history read here lacks appends another writer's fetched history
+        names as seen (``gitstore.providers._unheld``): never this writer or one of ``skip`` (the
+        ids this clone wrote as before), nor a writer with a ref held in sync's quarantine or
+        left out of reads (what is read of it stays behind for a reason already named)."""
+        with readable("the stored records"):
+            tips = self._tips()
+            read = {info.name for info, _ in tips}
+            held_back = {info.writer for info in self._refs() if info.name not in read or info.name in self._quarantine}
+            held_back |= {name.rsplit("/", 1)[-1] for name in ref_names(self.repo, QUARANTINE) if "/records/" in name}
+            return unheld(((info.writer, info.fetched, self._history(info, tip)) for info, tip in tips),
+                          {self.writer, *skip, *held_back})
 
     def _commits(self) -> list[tuple[Append, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""

@@ -9,7 +9,9 @@ latest capture as the captures noted it (``gitstore.capture.outcomes``) and the 
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
 all. It names other clones' memory reads leave out (quarantined: what sync refused, and what a
-plain fetch brought that fails verification, checked as every read checks it first). It reads
+plain fetch brought that fails verification, checked as every read checks it first), and each
+writer whose history as fetched lacks appends another writer's history names as seen (moved
+back on the remote: ``gitstore.providers._unheld``). It reads
 records for four checks only. The grants, withdrawals, episodes, events and
 learnings every write checks first, as a write checks them (only what arrived since the last
 clean check, where the provider remembers checks): while one is damaged every write, a capture
@@ -263,6 +265,7 @@ def _provider(report: Report, workspace: Any) -> None:
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
     if isinstance(provider, GitProvider):
         _left_out(report, provider, Store(provider, workspace.scope))
+        _unheld(report, provider, workspace)
 
 
 def _left_out(report: Report, provider: Any, store: Any) -> None:
@@ -302,6 +305,28 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     for problem in left:
         report.add("fetched memory", WARN, str(problem), advice(problem.message))
     _kept_text(report, provider)
+
+
+def _unheld(report: Report, provider: Any, workspace: Any) -> None:
+    """Writers whose history read here lacks appends another writer's fetched history names as
+    seen (``gitstore.providers._unheld``): someone with push access moved that history back on
+    the remote (or deleted and made it again), and a clone that never read the appends lost, this
+    one, reads it without them: a withdrawal, redaction or retirement among them counts for
+    nothing here. A warning, not a failure: nothing in this clone can mend it or tell which records
+    are missing, the writer's next sync puts them back, and anyone with push access could raise
+    it with a made-up ``Seen`` (a nuisance, as deleting a ref is)."""
+    from gitstore.config import former_writers
+    from gitstore.sync.remote import unheld_lines
+
+    try:
+        lines = unheld_lines(provider, former_writers(workspace.state))
+    except GitstoreError:  # the reads fail: the checks above name why
+        return
+    for line in lines:
+        report.add("fetched memory", WARN, line,
+                   "nothing to mend in this clone: tell that writer, whose next `gitstore sync` pushes its history "
+                   "back; until then, judge what is in force here from a clone that held that history, and "
+                   "`gitstore verify` on such a clone names the ref moved back")
 
 
 def _kept_text(report: Report, provider: Any) -> None:

@@ -74,6 +74,12 @@ start. Only what left force goes; nothing is added. Where they must not be writt
 rebase in progress, a section edited by hand), the files that still give agents a learning
 not in force are named in one line.
 
+It names each writer whose history as admitted here lacks appends another writer's fetched
+history names as seen (``gitstore.providers._unheld``): someone moved that history back on the
+remote, and what those appends held is not read here until that writer syncs again (a clone
+that admitted them keeps them, and quarantines the rewound ref instead). Nothing is refused on
+it: anyone with push access could name a made-up commit.
+
 It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
 ``gitstore learnings`` runs) and every saved snapshot it scrubbed and export it rewrote. Every step is idempotent
@@ -111,6 +117,7 @@ from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmen
 from gitstore.providers._incoming import (
     INCOMING, SYNC_MOVES, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
 )
+from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
@@ -209,6 +216,7 @@ class SyncReport:
     cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived intact, carrying no authority here: no damage
+    unheld: list[str] = field(default_factory=list)  # writers whose history here lacks appends others saw
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
@@ -219,7 +227,7 @@ class SyncReport:
     @property
     def status(self) -> str:
         if (self.quarantined or self.kept_text or self.nested or self.misnamed or self.not_pushed or self.left_out
-                or self.snapshots.failed):
+                or self.unheld or self.snapshots.failed):
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.restored or self.continued or self.carried or self.dropped
                 or self.followed or self.cleared or self.snapshots.rewritten or self.policy or self.published
@@ -234,6 +242,8 @@ class SyncReport:
                  f"{len(self.changed)} verdict(s) changed"]
         if self.quarantined:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
+        if self.unheld:
+            parts.append(f"{len(self.unheld)} writer(s)' history lacks appends others saw")
         if self.kept_text:
             parts.append(f"text kept for {len(self.kept_text)} writer(s) whose snapshot lacks it")
         if self.restored:
@@ -273,7 +283,7 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy_source] if self.policy_source else []),
                 *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
-                *(q.line for q in self.quarantined), *self.kept_text, *self.brought_back, *self.restored,
+                *(q.line for q in self.quarantined), *self.unheld, *self.kept_text, *self.brought_back, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
@@ -294,7 +304,7 @@ class SyncReport:
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
-                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
+                "leftOut": self.left_out, "unheld": self.unheld, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 "policySource": self.policy_source, "published": self.published, "publishedStale": self.published_stale,
                 **self.snapshots.to_json()}
 
@@ -410,7 +420,9 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     report.kept = [w for w in report.kept if w not in back]  # this clone's own, which it just pushed again
     report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
     report.misnamed = [shown_ref(name) for name in sorted(misnamed)]  # names whoever could push chose
-    _held_by_reads(_reopened(provider, ctx.scope), remote, report)
+    reading = _reopened(provider, ctx.scope)
+    _held_by_reads(reading, remote, report)
+    report.unheld = unheld_lines(reading, former)  # the histories it just read, read once
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
@@ -843,6 +855,14 @@ def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> No
 
 
 # -- refs nested under a writer's name --------------------------------------------------------------
+
+def unheld_lines(provider: GitProvider, former: Collection[str]) -> list[str]:
+    """One line for each writer whose history read here lacks appends another writer's fetched
+    history names as seen (``gitstore.providers._unheld``): what a fresh clone can tell of a
+    history someone with push access moved back on the remote."""
+    return [unheld_line(found, shown_writer(found.writer, cut=True), [shown_writer(w, cut=True) for w in found.seen_by])
+            for found in provider.unheld_seen(former)]
+
 
 def _nested(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
     """The refs more than one level below ``prefix`` + ``{records,payloads}/shared/``: no
