@@ -33,7 +33,7 @@ def sync(
     text until its writer's next sync takes it off.
     A writer whose history as fetched lacks appends another writer's history names as seen (its
     history on the remote was moved back, or deleted and made again) is named in one line: the
-    records those appends held are not read here until that writer syncs again.
+    records those appends held are not read here until a sync brings them back.
     Exit 3 when something that arrived was quarantined, lacked text read here, nested under a
     writer's name, named by no writer id or is never used, 1 when the push was refused.
     """

@@ -18,7 +18,11 @@ of reads (its admitted history stays behind what others saw there, or is not rea
 named for what it is), and be neither this clone's writer nor an id it wrote as before (their
 appends may never have left this clone). Anyone with push access can write a ``Seen`` naming a
 made-up commit and raise this: a nuisance only, for they can delete refs anyway; it decides
-nothing, and nothing is quarantined on it.
+nothing, and nothing is quarantined on it. It is raised for good, too, where the appends named
+were never the writer's own history on the remote: a fork pushed on the writer's ref that another
+clone appended on while it was up, and appends a copied clone made under an id it left
+(``init --new-writer``), which its new id's appends name as seen though only their carried
+copies reach the team.
 """
 
 from __future__ import annotations
@@ -68,9 +72,9 @@ def unheld(histories: Iterable[tuple[str, bool, Sequence[tuple[_Header, object]]
 def unheld_line(found: Unheld, shown: str, seers: Sequence[str]) -> str:
     """One line saying what ``found`` means (``shown``, ``seers``: the writer ids as shown)."""
     return (f"writer {shown}: its history as fetched here lacks {len(found.commits)} append(s) that writer(s) "
-            f"{', '.join(seers)} saw on the remote: its history there lost appends (moved back, or deleted and "
-            f"made again); the records they held (a withdrawal, a redaction, a retirement among them) are not "
-            f"read here until writer {shown} syncs again")
+            f"{', '.join(seers)} saw: its history on the remote lost appends (moved back, or deleted and made "
+            f"again); the records they held (a withdrawal, a redaction, a retirement among them) are not read "
+            f"here until a sync brings them (writer {shown}'s next sync does, when they are its own)")
 
 
 __all__ = ["Unheld", "unheld", "unheld_line"]

@@ -76,9 +76,9 @@ not in force are named in one line.
 
 It names each writer whose history as admitted here lacks appends another writer's fetched
 history names as seen (``gitstore.providers._unheld``): someone moved that history back on the
-remote, and what those appends held is not read here until that writer syncs again (a clone
+remote, and what those appends held is not read here until a sync brings them back (a clone
 that admitted them keeps them, and quarantines the rewound ref instead). Nothing is refused on
-it: anyone with push access could name a made-up commit.
+it, and the status stays as it is: anyone with push access could name a made-up commit.
 
 It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
@@ -216,7 +216,9 @@ class SyncReport:
     cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived intact, carrying no authority here: no damage
-    unheld: list[str] = field(default_factory=list)  # writers whose history here lacks appends others saw
+    # writers whose history here lacks appends others saw: named, never refused, and no damage to
+    # what arrived (anyone with push access can name a made-up commit), so the status stays
+    unheld: list[str] = field(default_factory=list)
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
@@ -227,7 +229,7 @@ class SyncReport:
     @property
     def status(self) -> str:
         if (self.quarantined or self.kept_text or self.nested or self.misnamed or self.not_pushed or self.left_out
-                or self.unheld or self.snapshots.failed):
+                or self.snapshots.failed):
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.restored or self.continued or self.carried or self.dropped
                 or self.followed or self.cleared or self.snapshots.rewritten or self.policy or self.published
