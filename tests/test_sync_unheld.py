@@ -19,8 +19,8 @@ from gitstore.rules.consent import withdrawn
 from gitstore.sync.remote import SyncReport, sync
 
 from .conftest import git
-from .hostile import victim_memory
-from .team import first_clone, shared_remote, two_reviewers
+from .hostile import grant_like, victim_memory
+from .team import first_clone, forge, shared_remote, two_reviewers
 from .world import Thread
 
 LACKS = "lacks"
@@ -107,3 +107,20 @@ def test_three_clones_syncing_as_usual_never_name_a_history_lacking_appends(tmp_
     _synced(dave)
     for root in (*roots, dave):
         assert not _unheld_warnings(root)
+
+
+def test_a_seen_header_naming_a_made_up_commit_is_named_and_refuses_nothing(tmp_path: Path) -> None:
+    """Anyone with push access can name a commit no one made: a nuisance, as deleting a ref is."""
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    _, comments, _, _ = victim_memory(alice)
+    _synced(alice.workspace.root)
+    alice_id = alice.workspace.config.writer
+    forge(bare, "wforger", [grant_like(alice.scope)], seen=((alice_id, "f" * 40),))
+    bob = _clone(tmp_path, bare, "bob")
+    report = sync(str(bob.workspace.root))
+    assert [line.split(":")[0] for line in report.unheld] == [f"writer {alice_id}"]
+    assert "that writer(s) wforger saw" in report.unheld[0]
+    assert not report.quarantined and report.status == "ok"
+    events = Context.open(bob.workspace.root).view(payloads=False).events
+    assert all(c["id"] in events for c in comments)  # alice's history is read as it is
