@@ -103,6 +103,21 @@ VARIANTS = [
     ("gpg --batch --quiet -qd db-password.txt.gpg", f"{SECRET}\n"),
     ("gpg -d db-password.txt.gpg",
      f'gpg: encrypted with 3072-bit RSA key, ID 0123456789ABCDEF, created 2024-01-01\n      "Ops <ops@example.com>"\n{SECRET}\n'),
+    # Spellings as common: gpg's ``-o -`` is its standard output, keyring's words quoted or run
+    # by a tool runner, a PowerShell parameter's prefix or its module's name, SSM's history, a
+    # vault option's value as the next word.
+    ("gpg -o - -d db-password.txt.gpg", f"{SECRET}\n"),
+    ("gpg --quiet --decrypt --output - db-password.txt.gpg", f"{SECRET}\n"),
+    ("keyring get 'github api' 'alice smith'", f"{SECRET}\n"),
+    ("uvx keyring get prod-db admin", f"{SECRET}\n"),
+    ("pipx run keyring get prod-db admin", f"{SECRET}\n"),
+    ("pwsh -NoProfile -c 'Get-Secret -Name ProdDb -AsPlain'", f"{SECRET}\n"),
+    ("Microsoft.PowerShell.SecretManagement\\Get-Secret -Name DbPass -AsPlainText", f"{SECRET}\n"),
+    ("ConvertFrom-SecureString $s -AsPlainText", f"{SECRET}\n"),
+    ("aws ssm get-parameter-history --name /prod/db --with-decryption --query 'Parameters[-1].Value' --output text",
+     f"{SECRET}\n"),
+    ("vault read -field password -format raw database/creds/app", f"{SECRET}\n"),
+    ("vault kv get -version 3 -field password secret/db", f"{SECRET}\n"),
 ]
 
 
@@ -243,6 +258,8 @@ def test_a_decrypted_file_goes_whole_and_what_gpg_says_of_its_key_stays() -> Non
 def test_a_powershell_prompt_opens_a_command_and_ends_its_output() -> None:
     text = f"PS C:\\repo> Get-Secret -Name DbPass -AsPlainText\n{SECRET}\nPS C:\\repo> git status\nclean\n"
     assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+    kept = f"PS C:\\repo> $s = Get-Secret -Name DbPass\nPS C:\\repo> ConvertFrom-SecureString $s -AsPlainText\n{SECRET}\n"
+    assert _scan(kept) == kept.replace(SECRET, "[REDACTED:command-secret]")
 
 
 @pytest.mark.parametrize("indent", ["    ", "        ", "\t"])
@@ -297,6 +314,10 @@ def test_what_a_failed_read_says_is_kept() -> None:
     "$ gpg -d -o notes.txt notes.txt.gpg\ngpg: encrypted with 3072-bit RSA key\n",
     "$ gpg --output notes.txt --decrypt notes.txt.gpg\ngpg: encrypted with 3072-bit RSA key\n",
     "keyring get returns None when no password is stored\nfor that service and user name.\n",
+    "$ gpg -d --output=notes.txt notes.txt.gpg\ngpg: encrypted with 3072-bit RSA key\n",
+    "PS C:\\> ConvertFrom-SecureString $s\n01000000d08c9ddf0115d1118c7a00c04fc297eb\n",
+    "PS C:\\> Get-Secret -Name DbPass -AsPlainText:$false\nSystem.Security.SecureString\n",
+    "PS C:\\> Get-Secret -Name DbPass -Vault Store\nSystem.Security.SecureString\n",
 ])
 def test_text_that_only_names_a_command_is_left_alone(text: str) -> None:
     assert _scan(text) == text

@@ -9,9 +9,9 @@ quote), its name in lower case (``Pass
 show=True`` and ``Vault read access`` are prose; PowerShell's ``Get-Secret`` in any case), with
 the arguments that make it read a secret (``vault read`` an option or a path, not "vault read
 access is granted per team"; ``aws ssm`` ``--with-decryption``; ``gpg`` ``--decrypt`` or ``-d``
-to the terminal; ``keyring get`` a service and a user name), however it is spelled: by its path
+to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words a shell splits), however it is spelled: by its path
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
-runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``...), with
+runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
 or the end of the text, is redacted (``command-secret``):
 
@@ -22,7 +22,9 @@ or the end of the text, is redacted (``command-secret``):
   find-generic-password``/``find-internet-password -w``, ``doppler secrets get`` (its table
   too), ``pass``/``gopass show`` and ``pass NAME``, ``op read``, ``bw get password``, ``lpass
   show --password``, ``sops --extract``, ``Get-Secret -AsPlainText`` (PowerShell's
-  SecretManagement), ``aws ssm get-parameter``/``get-parameters``/``get-parameters-by-path``
+  SecretManagement, by its module's name too, the parameter by any prefix: ``-AsPlain``) and
+  ``ConvertFrom-SecureString -AsPlainText``, ``aws ssm get-parameter``/``get-parameters``/
+  ``get-parameters-by-path``/``get-parameter-history``
   with ``--query`` or ``--output text``, ``keyring get SERVICE USER`` (``python -m keyring``
   too), ``secret-tool lookup``, ``gpg --decrypt``/``gpg -d`` (the file's plaintext whole, its
   blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept), the
@@ -53,13 +55,14 @@ command.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 
 from gitstore.safety import lazy
 from gitstore.safety.spans import Hit, Text
 
 # Every command's literal, looked for before any pattern runs: most texts hold none.
-_LITERALS = ("secret", "pass", "vault", "op read", "sops", "ssm", "keyring", "gpg")
+_LITERALS = ("secret", "pass", "vault", "op read", "sops", "ssm", "keyring", "gpg", "securestring")
 # A word of a command line: unquoted, quoted or both, bounded, holding none of the characters a
 # command may stand after (a separator, a parenthesis, a quote) but inside its quotes: each such
 # character starts a new try of the pattern, which must not read far each time.
@@ -69,13 +72,14 @@ _WORD = r"""(?:[^\s;&|()'"]{1,256}+|'[^'\n]{0,256}+'|"[^"\n]{0,256}+"){1,4}+"""
 _OPTION = rf"-{{1,2}}\w[\w.-]{{0,64}}+(?:=?{_WORD})?"
 # The covered commands' names, which an option before them never takes as its argument.
 _NAMES = (r"(?:aws|gcloud|az|vault|kubectl|oc|k|security|doppler|(?:go)?pass|op|bw|lpass|sops|keyring|gpg2?"
-          r"|secret-tool|get-secret"
+          r"|secret-tool|get-secret|convertfrom-securestring"
           r"|cat|head|tail|less|more|bat|type|sed|grep|egrep|fgrep|rg|awk|gawk|mawk|cut|sort|column)(?![\w-])")
 # What may stand before a command and run it: variables set for it (``AWS_PROFILE=prod``), and
 # ``env``, ``sudo``, ``command``, ``time``, ``nice``, ``xargs`` and their kin with their options
 # (``sudo -u deploy``, ``xargs -I{}``); twelve words at most, each read once (possessive).
 _WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
-            r"|(?:sudo|doas|env|exec|command|builtin|time|nice|nohup|xargs|stdbuf|then|do|else)(?![\w-])"
+            r"|(?:sudo|doas|env|exec|command|builtin|time|nice|nohup|xargs|stdbuf|then|do|else|uvx|pipx[ \t]+run"
+            r"|uv[ \t]+(?:tool[ \t]+)?run)(?![\w-])"
             r"|timeout[ \t]+[\d.]{1,16}+[smhd]?"
             rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
 # PowerShell's prompt: ``PS C:\Users\me>``, ``PS /home/me>`` (read in lower case).
@@ -107,7 +111,7 @@ _PGPASS_FILE = r"[^\s|;&()'\"]{0,256}\.pgpass(?![\w.-])"
 _COMMANDS = lazy.Pattern(
     _AT_COMMAND + r"(?P<c>"
     rf"(?P<aws>aws{_options('secretsmanager')}[ \t]+secretsmanager[ \t]+get-secret-value)"
-    rf"|(?P<ssm>aws{_options('ssm')}[ \t]+ssm[ \t]+get-parameters?(?:-by-path)?)"
+    rf"|(?P<ssm>aws{_options('ssm')}[ \t]+ssm[ \t]+get-parameter(?:s(?:-by-path)?|-history)?)"
     rf"|(?P<gcloud>gcloud{_options('(?:alpha|beta|secrets)')}(?:[ \t]+(?:alpha|beta))?[ \t]+secrets[ \t]+versions[ \t]+access)"
     rf"|(?P<az>az{_options('keyvault')}[ \t]+keyvault[ \t]+secret[ \t]+show)"
     rf"|(?P<vault>vault[ \t]+(?:kv[ \t]+get|read))"
@@ -116,7 +120,7 @@ _COMMANDS = lazy.Pattern(
     r"|(?P<doppler>doppler[ \t]+secrets[ \t]+get)"
     rf"|(?P<bare>(?:go)?pass[ \t]+(?:show|otp)|(?P<passname>(?:go)?pass){_PASS_NAME}|op[ \t]+read|bw[ \t]+get[ \t]+password|lpass[ \t]+show)"
     r"|(?P<sops>sops)"
-    r"|(?P<getsecret>get-secret)"
+    r"|(?P<getsecret>(?:microsoft\.powershell\.secretmanagement\\)?get-secret|convertfrom-securestring)"
     rf"|(?P<keyring>(?:python[\d.]{{0,8}}+[ \t]+-m[ \t]+)?keyring{_options('get')}[ \t]+get)"
     r"|(?P<gpg>gpg2?)"
     r"|(?P<secrettool>secret-tool[ \t]+lookup)"
@@ -134,13 +138,48 @@ _ARGUMENTS_END = lazy.Pattern(r"[|;&>)`]|(?<!\S)#")
 _VAULT_PAIR = lazy.Pattern(r"[\w.-]{1,64}=")
 
 
-def _vault_arguments(args: str) -> bool:
-    """Whether ARGS, what follows ``vault read`` or ``vault kv get`` on its line, are a command
-    line's: its options and one or two plain words as above."""
+# The options of ``vault read``/``vault kv get`` that take a value, given as the next word when
+# not after ``=`` (``-field password``, ``-version 3``); the others are flags.
+_VAULT_VALUED = frozenset((
+    "field", "format", "version", "mount", "address", "namespace", "ns", "ca-cert", "ca-path", "client-cert",
+    "client-key", "tls-server-name", "wrap-ttl", "policy-override", "mfa", "header", "agent-address", "log-level",
+    "log-file", "log-format",
+))
+_VAULT_FLAGS = frozenset((
+    "tls-skip-verify", "non-interactive", "output-curl-string", "output-policy", "disable-redirects", "h", "help",
+))
+
+
+def _words(args: str) -> list[str]:
+    """The words of ARGS up to a shell's separator, split as a shell does (``'my service'`` is
+    one word); on blanks where its quotes do not pair."""
     end = _ARGUMENTS_END.search(args)
-    words = args[: end.start() if end else len(args)].split()
-    plain = sum(1 for word in words if not word.startswith("-") and not _VAULT_PAIR.match(word))
-    return plain == 1 or (plain == 2 and any(word.startswith("-") for word in words))
+    line = args[: end.start() if end else len(args)]
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return line.split()
+
+
+def _vault_arguments(words: list[str]) -> bool:
+    """Whether WORDS, what follows ``vault read`` or ``vault kv get`` on its line, are a command
+    line's: its options (the value a known option takes is no plain word) and one plain word,
+    or two where an unknown option before may take the first."""
+    plain, unknown, position = 0, False, 0
+    while position < len(words):
+        word = words[position]
+        position += 1
+        if word.startswith("-") and len(word) > 1:
+            name = word.lstrip("-")
+            if "=" in name:
+                continue
+            if name in _VAULT_VALUED:
+                position += 1
+            elif name not in _VAULT_FLAGS:
+                unknown = True
+        elif not _VAULT_PAIR.match(word):
+            plain += 1
+    return plain == 1 or (plain == 2 and unknown)
 
 
 def _reads_a_secret(command: str, args: str) -> bool:
@@ -148,15 +187,13 @@ def _reads_a_secret(command: str, args: str) -> bool:
     need more than their name (``_vault_arguments``, ``_SSM_DECRYPTS``, ``_GPG_DECRYPTS``, and
     ``keyring get``'s two words)."""
     if command == "vault":
-        return _vault_arguments(args)
+        return _vault_arguments(_words(args))
     if command == "ssm":
         return _SSM_DECRYPTS.search(args) is not None
     if command == "gpg":
         return _GPG_DECRYPTS.search(args) is not None and _GPG_TO_FILE.search(args) is None
     if command == "keyring":
-        end = _ARGUMENTS_END.search(args)
-        words = args[: end.start() if end else len(args)].split()
-        return len([word for word in words if not word.startswith("-")]) == 2
+        return len([word for word in _words(args) if not word.startswith("-")]) == 2
     return True
 
 
@@ -172,7 +209,9 @@ _BARE = {
     "bare": None,
     "sops": lazy.Pattern(r"--extract\b"),
     "ssm": lazy.Pattern(r"--query\b|--output[ \t=]+(?:text|table)\b"),
-    "getsecret": lazy.Pattern(r"-asplaintext\b"),  # else it prints ``System.Security.SecureString``
+    # else it prints ``System.Security.SecureString`` (or, converted, its encryption); PowerShell
+    # takes any prefix of a parameter's name that no other parameter shares: ``-AsPlain``, ``-a``.
+    "getsecret": lazy.Pattern(r"(?<!\S)-a(?:s(?:p(?:l(?:a(?:i(?:n(?:t(?:e(?:xt?)?)?)?)?)?)?)?)?)?(?![\w-])(?!:\$false)"),
     "keyring": None,
     "gpg": None,
     "secrettool": None,
@@ -184,7 +223,7 @@ _BARE = {
 # sentence, "keyring get returns None when ...", goes on).
 _SSM_DECRYPTS = lazy.Pattern(r"--with-decryption\b")
 _GPG_DECRYPTS = lazy.Pattern(r"(?<!\S)(?:--decrypt|-[aqvn]{0,8}+d[aqvn]{0,8}+)(?![\w-])")
-_GPG_TO_FILE = lazy.Pattern(r"(?<!\S)(?:-[adqvn]{0,8}+o|--output)(?:[ \t=]|$)")
+_GPG_TO_FILE = lazy.Pattern(r"(?<!\S)(?:-[adqvn]{0,8}+o|--output)(?:(?:[ \t]++|=)(?!-(?!\S))|$)")
 _OUTPUT_LINES = 64
 _OUTPUT_CHARS = 16384
 # A line that ends an output (as a blank one does): the next prompt, PowerShell's too.
@@ -236,7 +275,7 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             continue
         command = next(name for name in (*_BARE, "pgpass") if m.group(name) is not None)
         word = m.group("c").split(None, 1)[0]
-        if command != "getsecret" and not text.raw.startswith(word, m.start("c")):
+        if command != "getsecret" and not text.raw.startswith(word, m.start("c")):  # PowerShell's: any case
             continue  # ``Pass show=True to print``, ``PASS  src/app.test.js``: prose, a test runner's status
         args = m.group("args")
         if _ELSEWHERE.search(args) or not _reads_a_secret(command, args):
