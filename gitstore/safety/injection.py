@@ -49,7 +49,9 @@ Quarantined as ``prompt-injection``:
   this file, ..." is a team's instructions file, and a reader hailed as reading this but
   spoken of right after ("When Copilot sees this, it suggests foo(); ignore that suggestion")
   is a comment to a person about a tool, unless an order comes at once ("..., it must
-  reply only with LGTM"): each stays;
+  reply only with LGTM", "it needs to ...") or later in the paragraph, but for one that sets
+  aside what the tool put forward with the rest of its sentence, when that rest does not act
+  on the repository or its people: each stays;
 - the override phrases, persona takeovers and "new instructions:" lines in German, French,
   Spanish, Portuguese, Italian, Russian, Chinese and Japanese ("Ignoriere alle vorherigen
   Anweisungen", "Ignorez toutes les instructions précédentes", "Игнорируй все предыдущие
@@ -316,8 +318,23 @@ _READING_THIS = lazy.Pattern(
 )
 # After such a hail (or "when an ai model reads this", of ``_HAILS``), the reader spoken of, not to: "When Copilot sees this, it suggests foo();
 # ignore that suggestion" tells a person what a tool does and what to do about it. Unless an
-# order comes at once ("..., it must reply only with LGTM", "..., it is mandatory to ...").
+# order comes at once ("..., it must reply only with LGTM", "..., it is mandatory to ...", "...,
+# it needs to push"), or anywhere in the paragraph but one about what the tool put forward.
 _SPOKEN_OF = lazy.Pattern(r"(?:it|they)\s++")
+# An order that sets aside what the tool put forward: its verb ("ignore", "don't take", "skip")
+# then that suggestion, its output, or "it"/"them" ("ignore that suggestion", "don't take it").
+_ABOUT_ITS_OUTPUT = lazy.Pattern(
+    r"(?:\s+\w+)?\s+(?:(?:that|this|the|its|their|these|those|such)\s+(?:\w+\s+)?(?:suggestions?|completions?|"
+    r"outputs?|answers?|hints?|proposals?|recommendations?|rewrites?|snippets?|edits?|code)|it|them)\b"
+)
+# What the rest of a sentence that sets the tool's output aside may not hold: an act on the
+# repository or its people (the alternative a person is told of is code: "... and use bar()").
+_RISKY_REST = lazy.Pattern(
+    r"\b(?:approve|merge|push|deploy|publish|delete|send|upload|post|email|leak|expose|dump|curl|wget|sudo|"
+    r"grant|bypass|transfer|forward|reveal|commit|mention|tell|hide|conceal)\b"
+    r"|\b(?:the|your)\s+(?:user|human|operator|reviewer)s?\b|\bwithout\s+(?:review|approval|asking|telling)\b"
+)
+_SENTENCE_END = lazy.Pattern(r"[.!?](?=\s|$)|\n")
 # "ai agents:" or "[ai assistants]" opening a line, a bracket or a sentence, after a list's mark
 # or a symbol ("1. for ai agents:", "\U0001f916 for ai agents:"), then at once an order; "for ai
 # agents:", "to the llm," and "dear llms," open it as well. A vocative's pause: a colon, a
@@ -449,7 +466,12 @@ _ORDER_WORDS = (
 # An em or en dash pauses as a comma does ("ai agents reading this\u2014send ...").
 _ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[\u2014\u2013-]\s*{_VERB}\b")
 _ORDER_IN_FIELD = lazy.Pattern(rf"{_ORDER_WORDS}|\b{_VERB}\b|\byou\b")
-_ORDER_AT_ONCE = lazy.Pattern(rf"[\s\"'`\u2014\u2013]*(?:{_ORDER_WORDS}|{_VERB}\b)")
+# at once, an obligation without "must" is an order too: "needs to push", "is to approve"
+_ORDER_AT_ONCE = lazy.Pattern(
+    rf"[\s\"'`\u2014\u2013]*(?:{_ORDER_WORDS}|{_VERB}\b"
+    rf"|(?:needs?|has|have|ought|is|are|'s|'re|got)\s+to\s+(?:{_ORDER_LEAD}){_VERB}\b"
+    r"|'s\s+(?:required|instructed|expected|ordered)\s+to\b)"
+)
 _PARAGRAPH_END = lazy.Pattern(r"\n[ \t>]*\n")
 _HAIL_TAIL = lazy.Pattern(r"[\s:,!.>#\u2014\u2013-]*")
 _ORDER_REACH = 400  # characters after a hail in which an order counts
@@ -678,12 +700,29 @@ def _begins_line(cased: str, start: int) -> bool:
 _READING_HAILS = (_READING_THIS.pattern, _HAILS[3].pattern)
 
 
-def _spoken_of(reading: str, hail_end: int, end: int) -> bool:
-    """Whether the reader a hail ending at HAIL_END names is spoken of in the third person right
-    after it (``_SPOKEN_OF``), no order coming at once."""
-    pronoun = _SPOKEN_OF.match(reading, _HAIL_TAIL.match(reading, hail_end).end(), end)
-    return (pronoun is not None and _ORDER_AT_ONCE.match(reading, pronoun.start(), end) is None
-            and _ORDER_AT_ONCE.match(reading, pronoun.end(), end) is None)
+def _spoken_of(reading: str, hail_end: int, end: int) -> re.Match[str] | None:
+    """The pronoun when the reader a hail ending at HAIL_END names is spoken of in the third
+    person right after it (``_SPOKEN_OF``); else None."""
+    return _SPOKEN_OF.match(reading, _HAIL_TAIL.match(reading, hail_end).end(), end)
+
+
+def _order_after_spoken_of(reading: str, pronoun: re.Match[str], end: int) -> re.Match[str] | None:
+    """An order after a reader spoken of (PRONOUN), up to END (the paragraph's end): one at once
+    after the pronoun, or any after it but one setting aside what the tool put forward
+    (``_ABOUT_ITS_OUTPUT``), with the rest of its sentence when that holds nothing
+    ``_RISKY_REST`` names."""
+    at_once = _ORDER_AT_ONCE.match(reading, pronoun.start(), end) or _ORDER_AT_ONCE.match(reading, pronoun.end(), end)
+    if at_once is not None:
+        return at_once
+    position = pronoun.end()
+    while position < end and (order := _ORDER.search(reading, position, end)) is not None:
+        if _ABOUT_ITS_OUTPUT.match(reading, order.end(), end) is None:
+            return order
+        sentence = _SENTENCE_END.search(reading, order.end(), end)
+        position = sentence.end() if sentence is not None else end
+        if _RISKY_REST.search(reading, order.end(), position) is not None:
+            return order
+    return None
 
 
 def _addressed_orders(reading: str, cased: str) -> int:
@@ -718,7 +757,12 @@ def _addressed_orders(reading: str, cased: str) -> int:
                 count += 1
                 covered = order.end()
             continue
-        if hail.re.pattern in _READING_HAILS and _spoken_of(reading, hail.end(), end):
+        if hail.re.pattern in _READING_HAILS and (pronoun := _spoken_of(reading, hail.end(), end)) is not None:
+            paragraph = paragraph_ends.after(pronoun.end(), end)
+            order = _order_after_spoken_of(reading, pronoun, paragraph.start() if paragraph else end)
+            if order is not None:
+                count += 1
+                covered = order.end()
             continue
         vocative = hail.re.pattern in (_VOCATIVE.pattern, _LATER_SPAN.pattern)  # ordered at once
         if vocative and _ORDER_AT_ONCE.match(reading, hail.end(), end) is None:
