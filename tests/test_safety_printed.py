@@ -255,6 +255,25 @@ def test_a_decrypted_file_goes_whole_and_what_gpg_says_of_its_key_stays() -> Non
     assert _scan(f"$ gpg --decrypt prod.env.gpg\n{header}{ENV_FILE}$ ls\nREADME.md\n").endswith("$ ls\nREADME.md\n")
 
 
+@pytest.mark.parametrize("after", [
+    "```\n\n## Rotating the deploy key\n\nOpen config/deploy.yaml and bump `key_version`.\n",
+    "~~~\nThen run the release checklist.\n",
+    "\n## Rotating the deploy key\n\nOpen config/deploy.yaml and bump `key_version`.\n",
+    "\nThat shows your key works and the file is intact.\n",
+])
+def test_a_decrypted_file_shown_in_a_document_ends_where_the_document_goes_on(after: str) -> None:
+    """The file ``gpg -d`` prints runs on over blank lines and ``#`` comments, but not past the
+    fence that closes the example, the document's next heading or its prose."""
+    text = f"Decrypt the sample file to check your key works:\n\n```\n$ gpg -d docs/sample.txt.gpg\n{SECRET}\n{after}"
+    assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+
+
+def test_a_decrypted_file_that_opens_with_a_comment_goes_whole() -> None:
+    text = f"$ gpg --decrypt prod.env.gpg\n# Production settings\n\nDB_HOST=db.internal\nDB_PASSWORD={SECRET}\n\n# API\nAPI_URL=x\n"
+    scanned = _scan(text)
+    assert SECRET not in scanned and "db.internal" not in scanned and "production" not in scanned.lower(), scanned
+
+
 def test_a_powershell_prompt_opens_a_command_and_ends_its_output() -> None:
     text = f"PS C:\\repo> Get-Secret -Name DbPass -AsPlainText\n{SECRET}\nPS C:\\repo> git status\nclean\n"
     assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")

@@ -12,8 +12,8 @@ access is granted per team"; ``aws ssm`` ``--with-decryption``; ``gpg`` ``--decr
 to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words a shell splits), however it is spelled: by its path
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
-options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
-or the end of the text, is redacted (``command-secret``):
+options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt,
+a code fence (the example in a document closes) or the end of the text, is redacted (``command-secret``):
 
 - whole, for the forms that print the secret alone: ``aws secretsmanager get-secret-value``
   with ``--query`` or ``--output text``, ``gcloud secrets versions access``, ``az keyvault
@@ -27,7 +27,8 @@ or the end of the text, is redacted (``command-secret``):
   ``get-parameters-by-path``/``get-parameter-history``
   with ``--query`` or ``--output text``, ``keyring get SERVICE USER`` (``python -m keyring``
   too), ``secret-tool lookup``, ``gpg --decrypt``/``gpg -d`` (the file's plaintext whole, its
-  blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept), the
+  blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept, up to
+  a document's own Markdown heading between blank lines or its prose after a blank line), the
   tables of ``aws`` and ``az`` (``--output table``),
   and any of the commands whose output is piped to ``jq`` (``| jq -r .SecretString``), ``yq``
   or ``base64``; a leading line that reads as a diagnostic (``Error``, ``warning:``) is
@@ -245,6 +246,14 @@ _PIPED_FIELDS = lazy.Pattern(r"\|[ \t]*(?:awk|gawk|mawk|cut)(?![\w-])")
 # the key's user id, indented and quoted.
 _GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 # What ``gopass show`` prints before the secret: the secret's name and a blank line.
+# What ends an output shown in a document: a code fence (the block holding the example closes),
+# and, for a file printed whole, a Markdown heading with blank lines around it (a file's ``#``
+# comment sits on what it describes) or prose after a blank line: a sentence of five words or
+# more opening with a letter and ending with a stop (no ``KEY=value`` line, no ``key: value``).
+_FENCE = lazy.Pattern(r"[ \t]{0,3}(?:`{3,}|~{3,})")
+_HEADING = lazy.Pattern(r"[ \t]{0,3}#{1,6}[ \t]+\S")
+_BLANK_NEXT = lazy.Pattern(r"(?:\n[ \t\r]*(?:\n|$)|$)")
+_PROSE = lazy.Pattern(r"[ \t]*[a-z][a-z'’-]*+(?:[ \t,;()`\"'/]{1,4}+[^\s=:]{1,64}+){4,}+:?+(?<=[.:!?`\"')])[ \t\r]*")
 _GOPASS_HEADER = lazy.Pattern(r"[ \t]*secret:[^\n]*\n[ \t\r]*\n")
 # Values among other fields: a JSON or YAML field's value.
 _JSON_VALUE = r"\"(?P<v>(?:[^\"\\\n]|\\.){1,16384})\""
@@ -285,7 +294,7 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             alone = m.group("fields") is not None or _PIPED_FIELDS.search(args) is not None
         else:
             alone = bare is None or bare.search(args) is not None or _PIPED_ALONE.search(args) is not None
-        start, end = _output(low, m.end(), blanks=not alone)
+        start, end = _output(low, m.end(), blanks=not alone, comments=command == "gpg")
         if start >= end:
             continue
         if command == "gpg":  # the plaintext of a file, blank lines and all
@@ -319,14 +328,16 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
 
 def _output(low: str, command_end: int, blanks: bool, comments: bool = False) -> tuple[int, int]:
     """Where the output after the command ending at COMMAND_END (its line's end) starts and
-    ends: the lines up to a prompt or the text's end, within the bounds, and up to a blank line
-    unless BLANKS (a table or a document printed in sections); with COMMENTS (a file printed
-    whole), a line opening with ``#`` is the file's comment, not a root shell's prompt."""
+    ends: the lines up to a prompt, a code fence (the output shown in a document) or the text's
+    end, within the bounds, and up to a blank line unless BLANKS (a table or a document printed
+    in sections); with COMMENTS (a file printed whole), a line opening with ``#`` is the file's
+    comment, not a root shell's prompt, but the output still ends at a document's own Markdown
+    heading (``_HEADING``, between blank lines) or at its prose after a blank line (``_PROSE``)."""
     start = low.find("\n", command_end)
     if start == -1:
         return 0, 0
     start += 1
-    position, lines, limit = start, 0, min(len(low), start + _OUTPUT_CHARS)
+    position, lines, limit, after_blank = start, 0, min(len(low), start + _OUTPUT_CHARS), False
     while position < limit and lines < _OUTPUT_LINES:
         line_end = low.find("\n", position)
         line_end = len(low) if line_end == -1 else line_end
@@ -334,6 +345,12 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False) ->
         if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)
                                                 and not (comments and low[position:line_end].lstrip().startswith("#"))):
             break
+        if not blank and _FENCE.match(low, position, line_end):
+            break
+        if comments and not blank and after_blank and (_PROSE.fullmatch(low, position, line_end) or (
+                _HEADING.match(low, position, line_end) and _BLANK_NEXT.match(low, line_end))):
+            break
+        after_blank = blank
         lines += not blank or bool(lines)
         position = line_end + 1
     return start, min(position, limit)
