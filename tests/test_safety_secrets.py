@@ -192,10 +192,27 @@ def test_a_twilio_key_and_the_secret_beside_it_are_redacted(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    f"TWILIO_ACCOUNT_SID={_TWILIO_ACCOUNT}\nTWILIO_AUTH_TOKEN={_TWILIO_TOKEN}\n",
+    f'{{"account_sid": "{_TWILIO_ACCOUNT}",\n "auth_token": "{_TWILIO_TOKEN}"}}\n',
+    f"const client = twilio('{_TWILIO_ACCOUNT}', '{_TWILIO_TOKEN}');\n",
+    f"twilio:\n  sid: {_TWILIO_ACCOUNT}\n  authToken: {_TWILIO_TOKEN}\n",
+    f"curl -X GET https://api.twilio.com/2010-04-01/Accounts.json -u {_TWILIO_ACCOUNT}:{_TWILIO_TOKEN}\n",
+])
+def test_an_auth_token_told_so_beside_an_account_sid_is_redacted(text: str) -> None:
+    """Named an auth token, paired with the SID, or the argument after it in a client's constructor."""
+    assert _TWILIO_TOKEN not in SCANNER.scan(text).text
+
+
+@pytest.mark.parametrize("text", [
     f"GET /2010-04-01/Accounts/{_TWILIO_ACCOUNT}/Messages.json\nETag: d41d8cd98f00b204e9800998ecf8427e\n",
     f"The account {_TWILIO_ACCOUNT} sends from +15005550006.\n",
     "Twilio API keys look like SK followed by 32 hex digits; the secret is shown once.\n",
     f"the migration {_TWILIO_ACCOUNT[2:]} ran on {_TWILIO_SECRET.lower()}\n",
+    # an account's SID beside a digest or an id of its shape: no auth token is named
+    f"Recordings for account {_TWILIO_ACCOUNT} are archived nightly.\nLast archive md5: 9e107d9d372bb6826bd81d3542a419d6\n",
+    f'{{"account_sid": "{_TWILIO_ACCOUNT}",\n "etag": "c4ca4238a0b923820dcc509a6f75849b"}}\n',
+    f"account {_TWILIO_ACCOUNT}\nrequest_id = 0cc175b9c0f1b6a831c399e269772661\n",
+    f"account {_TWILIO_ACCOUNT}, build 0cc175b9c0f1b6a831c399e269772661\n",
 ])
 def test_twilio_ids_and_hex_runs_with_no_secret_beside_them_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

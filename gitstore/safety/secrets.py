@@ -15,7 +15,7 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``grafana-token``, ``age-secret-key``, ``postman-key``, ``telegram-bot-token``,
   ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``,
   ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
-  API key's or account's SID) and ``jwt``
+  API key's or account's SID, the auth token told so by its name or its place beside the SID) and ``jwt``
   (except the signed, expiring links GitHub renders for images in private repositories, which
   stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
@@ -474,10 +474,23 @@ def shape_hits(text: Text) -> Iterator[Hit]:
 # on lines of their own without a credential word (``TWILIO_API_KEY_SID``), the secret has no
 # key and no shape to tell it by but the SID beside it: a run of that shape on the SID's line or
 # within two lines of it is the ``twilio-secret``. A SID in a URL's path is a request's, not a
-# credential's: what stands near it (an ETag, a message's hash) is not looked at.
+# credential's: what stands near it (an ETag, a message's hash) is not looked at. An auth
+# token's shape is any hex digest's (an MD5, an ETag, a dash-less id), and the account's SID is
+# public, so a run of it counts only where it is told to be the token: named so (``auth_token``,
+# ``authToken``, ``TWILIO_AUTH_TOKEN``, a password, a secret; not an ``md5``, ``sha``, ``etag``,
+# ``hash``, ``checksum`` or ``id``), the SID's pair (``AC...:<token>``), or the argument after
+# the SID in a client's constructor (``Client("AC...", "<token>")``).
 _TWILIO_SID = lazy.Pattern(r"(?<![A-Za-z0-9_])(?P<kind>SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9_])")
 _TWILIO_SECRET = lazy.Pattern(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{32}(?![A-Za-z0-9_])")
 _TWILIO_TOKEN = lazy.Pattern(r"[0-9a-f]{32}")
+_TWILIO_NAME = lazy.Pattern(r"(?P<name>[A-Za-z_][\w.-]{0,63})[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?\Z")
+_TWILIO_NAME_PARTS = lazy.Pattern(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_TWILIO_TOKEN_NAMES = frozenset(("auth", "token", "tok", "authtoken", "password", "passwd", "pwd", "pass", "secret"))
+_TWILIO_LABELS = frozenset((
+    "md5", "sha", "sha1", "sha256", "etag", "hash", "checksum", "digest", "id", "sid", "uuid", "guid",
+))
+_TWILIO_CLIENT = lazy.Pattern(r"(?i)(?:client|twilio)(?:\.new)?[ \t]*\([ \t\r\n]*[\"']?\Z")
+_TWILIO_NEXT_ARGUMENT = lazy.Pattern(r"[\"']?\s*,\s*[\"']?")
 _TWILIO_LINES = 2  # lines either side of a SID its secret may stand on
 _TWILIO_REACH = 400  # characters either side, at most
 
@@ -502,10 +515,31 @@ def _twilio_hits(raw: str) -> Iterator[Hit]:
         else:
             continue
         at = bisect.bisect(near, (m.start(), m.start()))
-        if not any(_near(raw, *near[i], m.start(), m.end()) for i in (at - 1, at) if 0 <= i < len(near)):
+        beside = [near[i] for i in (at - 1, at) if 0 <= i < len(near) and _near(raw, *near[i], m.start(), m.end())]
+        if not beside or (near is sids["AC"] and not _told_auth_token(raw, m.start(), beside)):
             continue
         if token_is_real(value, value) and not names_something(value):
             yield Hit(m.start(), m.end(), "twilio-secret", 1)
+
+
+def _told_auth_token(raw: str, start: int, sids: list[tuple[int, int]]) -> bool:
+    """Whether the hex run at START is told to be the auth token of an account SID in SIDS (each
+    near it): by its name, as the SID's pair, or as the argument after it in a client's
+    constructor (the comment on :data:`_TWILIO_SID` says which)."""
+    name = _TWILIO_NAME.search(raw, max(0, start - 80), start)
+    if name is not None:
+        parts = {part.lower() for part in _TWILIO_NAME_PARTS.findall(name.group("name"))}
+        if not parts & _TWILIO_LABELS and parts & _TWILIO_TOKEN_NAMES:
+            return True
+    for sid_start, sid_end in sids:
+        if sid_end > start:
+            continue
+        if raw[sid_end:start] == ":":
+            return True
+        if (_TWILIO_NEXT_ARGUMENT.fullmatch(raw, sid_end, start) is not None
+                and _TWILIO_CLIENT.search(raw, max(0, sid_start - 80), sid_start) is not None):
+            return True
+    return False
 
 
 def _near(raw: str, sid_start: int, sid_end: int, start: int, end: int) -> bool:
