@@ -703,7 +703,8 @@ _READING_HAILS = (_READING_THIS.pattern, _HAILS[3].pattern)
 def _spoken_of(reading: str, hail_end: int, end: int) -> re.Match[str] | None:
     """The pronoun when the reader a hail ending at HAIL_END names is spoken of in the third
     person right after it (``_SPOKEN_OF``); else None."""
-    return _SPOKEN_OF.match(reading, _HAIL_TAIL.match(reading, hail_end).end(), end)
+    pronoun: re.Match[str] | None = _SPOKEN_OF.match(reading, _HAIL_TAIL.match(reading, hail_end).end(), end)
+    return pronoun
 
 
 def _order_after_spoken_of(reading: str, pronoun: re.Match[str], end: int) -> re.Match[str] | None:
@@ -711,12 +712,14 @@ def _order_after_spoken_of(reading: str, pronoun: re.Match[str], end: int) -> re
     after the pronoun, or any after it but one setting aside what the tool put forward
     (``_ABOUT_ITS_OUTPUT``), with the rest of its sentence when that holds nothing
     ``_RISKY_REST`` names."""
-    at_once = _ORDER_AT_ONCE.match(reading, pronoun.start(), end) or _ORDER_AT_ONCE.match(reading, pronoun.end(), end)
+    at_once: re.Match[str] | None = (_ORDER_AT_ONCE.match(reading, pronoun.start(), end)
+                                      or _ORDER_AT_ONCE.match(reading, pronoun.end(), end))
     if at_once is not None:
         return at_once
     position = pronoun.end()
-    while position < end and (order := _ORDER.search(reading, position, end)) is not None:
-        if _ABOUT_ITS_OUTPUT.match(reading, order.end(), end) is None:
+    while position < end:
+        order: re.Match[str] | None = _ORDER.search(reading, position, end)
+        if order is None or _ABOUT_ITS_OUTPUT.match(reading, order.end(), end) is None:
             return order
         sentence = _SENTENCE_END.search(reading, order.end(), end)
         position = sentence.end() if sentence is not None else end
