@@ -23,6 +23,25 @@ if TYPE_CHECKING:  # argparse, subprocess and the store load only when a gate ne
     from gitstore.store import Store
 
 ZERO = "0" * 40
+LINK, SUBMODULE, FOLDER = "120000", "160000", "040000"  # git's modes for them
+
+
+class Listing:
+    """Every path a commit (or the index) holds, with its git mode (``100644``, ``120000``:
+    a symbolic link, ``160000``: a submodule); a folder is one some path lies in."""
+
+    def __init__(self, modes: dict[str, str]) -> None:
+        self.modes = modes
+        self._folders: set[str] | None = None
+
+    def mode(self, path: str) -> str | None:
+        """``path``'s mode, ``FOLDER`` for a folder, None when the tree holds no such path."""
+        held = self.modes.get(path)
+        if held is None:
+            if self._folders is None:
+                self._folders = {held[:i] for held in self.modes for i, c in enumerate(held) if c == "/"}
+            return FOLDER if path in self._folders else None
+        return held
 PARALLEL_FROM = 300  # files; below this, starting workers costs more than it saves
 
 

@@ -53,7 +53,7 @@ from typing import Any, Protocol
 from gitstore import _jsontext
 from gitstore.deliver import clindex, publish, sections
 from gitstore.errors import InvalidInput
-from gitstore.promote.gates._common import Finding
+from gitstore.promote.gates._common import FOLDER, LINK, SUBMODULE, Finding, Listing
 
 
 class _Version(Protocol):
@@ -80,6 +80,8 @@ class Change(Protocol):
     def called(self) -> str: ...
     @property
     def links(self) -> Callable[[list[str]], set[str]] | None: ...
+    @property
+    def listing(self) -> Callable[[], Listing] | None: ...
 
 
 class Memory(Protocol):
@@ -289,15 +291,74 @@ def _rule_place(path: str) -> bool:
     return any(path == place or path.endswith(f"/{place}") for place in _FOLDED_PLACES)
 
 
+HOPS = 40  # symbolic links followed at most on one path, as Linux does: a loop is refused, never followed
+
+
+def link_leads(change: Change, path: str, judged: Callable[[str], bool]) -> bool:
+    """Whether the symbolic link ``path`` of ``change`` leads, within the repository, to a path
+    ``judged`` accepts, both as its target is written (the path a gate reads it as) and where a
+    checkout of the commit really opens it (``landing``): a link met on the way may be pointed
+    elsewhere later by a commit no gate judges, so the written path must stand on its own too."""
+    target = (change.read(path) or b"").decode("utf-8", "replace")
+    written = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if not target or target.startswith("/") or written == ".." or written.startswith("../") or not judged(written):
+        return False
+    real = landing(change, path, target)
+    return real is not None and judged(real)
+
+
+def landing(change: Change, path: str, target: str) -> str | None:
+    """Where the symbolic link ``path`` of ``change``, holding ``target``, leads as a checkout of
+    the commit opens it: each link met on the way is followed through the tree the commit leaves,
+    and ``..`` is taken on the folder really reached (``bar/../x``, where ``bar`` links to
+    ``okf/wiki``, opens ``okf/x``, which ``posixpath.normpath`` reads as ``x``). None when it
+    cannot be judged so: it is absolute or leaves the repository, follows more than ``HOPS``
+    links (a loop), climbs with ``..`` out of a folder it reached through a link or that the
+    tree does not hold as one (a later commit may point that link elsewhere, or add one there,
+    and no gate judges the file it then opens), or passes through a submodule (another
+    repository's files)."""
+    listing = change.listing() if change.listing is not None else None
+    if listing is None:  # no tree to follow links through: the path as written
+        written = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        return None if target.startswith("/") or written == ".." or written.startswith("../") else written
+    reached = path.split("/")[:-1]  # the link's folder (a tree holds nothing below a link)
+    floor = 0  # ``..`` climbs no higher: what lies below was reached through a link, or is no folder
+    ahead: list[str | None] = [*target.split("/"), None]  # None: the end of a link's target
+    hops = 0
+    while ahead:
+        part = ahead.pop(0)
+        if part is None:
+            floor = max(floor, len(reached))
+        elif part == "..":
+            if len(reached) <= floor:
+                return None
+            reached.pop()
+        elif part and part != ".":
+            mode = listing.mode("/".join([*reached, part]))
+            if mode == LINK:
+                hops += 1
+                followed = (change.read("/".join([*reached, part])) or b"").decode("utf-8", "replace")
+                if hops > HOPS or not followed or followed.startswith("/"):
+                    return None
+                ahead[:0] = [*followed.split("/"), None]
+                continue
+            last = not any(ahead)
+            if mode == SUBMODULE and not last:
+                return None
+            reached.append(part)
+            if mode != FOLDER:
+                floor = len(reached)
+    return "/".join(reached) if reached else None
+
+
 def _link_problem(change: Change, path: str) -> Finding | None:
     """A symbolic link agents read through must lead to a file the gate reads as theirs (a link
-    ``CLAUDE.md`` -> ``AGENTS.md`` passes); else what it leads to is never judged."""
+    ``CLAUDE.md`` -> ``AGENTS.md`` passes), as written and where it really lands
+    (``link_leads``); else what it leads to is never judged."""
     data = change.read(path) or b""
     target = data.decode("utf-8", "replace")
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
     folder = not read_by_agents(path)  # a folder agents read rule files from (``.clinerules`` may be a file)
-    if not folder and not target.startswith("/") and not resolved.startswith("../") and resolved != ".." \
-            and read_by_agents(resolved):
+    if not folder and link_leads(change, path, read_by_agents):
         return None
     what = "a folder agents read rule files from" if folder else "a file agents read by themselves"
     return Finding(path, 1, f"{what} is a symbolic link to {target[:80]!r}: agents read what it leads to as "

@@ -78,7 +78,8 @@ they load skills from such as ``.claude/skills/``, a file or folder of rule file
 (``_published.load_place``), is a finding: agents would load what no gate reads. So is a
 symbolic link in place of the wiki's or the skills' folders (``okf/wiki``, ``okf``,
 ``.agents/skills``, ``.agents``, in any case), and one in or at another folder agents load skills
-from that leads out of the places agents load from (``_link_problems``).
+from that leads out of the places agents load from (``_link_problems``), judged where a checkout
+opens it, through every link on its way (``_published.link_leads``).
 
 Two files of the wiki or the skills whose paths differ only in case or Unicode form
 (``Reliability.md`` beside ``reliability.md``, ``skill.md`` beside a promoted ``SKILL.md``:
@@ -105,7 +106,6 @@ that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pa
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -116,10 +116,11 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
-from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
+from gitstore.promote.gates._common import (SUBMODULE, ZERO, Finding, Listing, blobs, git, parser, relative, report,
+                                            run, top_level)
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import (LOAD_PATHSPECS, PATHSPECS as PUBLISHED, carried_problems,
-                                               judged_as_published, load_place, loaded_by_agents,
+                                               judged_as_published, link_leads, load_place, loaded_by_agents,
                                                published_problems, who)
 from gitstore.promote.skills import FILE_NAME, learning_of
 from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, blocks_unnamed, case_twins,
@@ -156,6 +157,7 @@ class Change:
     modes: Callable[[list[str]], dict[str, str]] | None = None  # the git mode of some paths it holds
     tree: Callable[[], list[str]] | None = None  # every path it leaves (None: not checked)
     parent_trees: tuple[Callable[[], list[str]], ...] = ()  # every path each commit it is made on holds
+    listing: Callable[[], Listing] | None = None  # every path it leaves, with its mode (None: links not followed)
 
     @property
     def called(self) -> str:
@@ -665,15 +667,27 @@ def _twin(group: tuple[str, ...], path: str, where: str) -> Finding:
                             "Windows) writes one over the other, so agents may read either; rename or delete one")
 
 
-def _paths(root: Path, revision: str, keep_index: bool = False) -> Callable[[], list[str]]:
-    """Every path ``revision`` holds (empty: the index being committed), listed once however
-    often it is asked for."""
+def _listing(root: Path, revision: str, keep_index: bool = False) -> Callable[[], Listing]:
+    """Every path ``revision`` (a commit or a tree; empty: the index being committed) holds,
+    with its mode, listed once however often it is asked for."""
     @cache
-    def paths() -> list[str]:
-        listing = ("ls-tree", "-r", "-z", "--name-only", "--full-tree", revision) if revision else ("ls-files", "-z")
-        done = git(*listing, cwd=root, keep_index=keep_index)
-        return [p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p]
-    return paths
+    def listing() -> Listing:
+        command = ("ls-tree", "-r", "-z", "--full-tree", revision) if revision else ("ls-files", "-s", "-z")
+        done = git(*command, cwd=root, keep_index=keep_index)
+        found = [entry.partition(b"\t") for entry in done.stdout.split(b"\0") if b"\t" in entry]
+        return Listing({path.decode("utf-8", "surrogateescape"): head.split(b" ", 1)[0].decode()
+                        for head, _, path in found})
+    return listing
+
+
+def _paths(listing: Callable[[], Listing]) -> Callable[[], list[str]]:
+    """Every path a listing holds."""
+    return lambda: list(listing().modes)
+
+
+def _held(listing: Callable[[], Listing], mode: str) -> Callable[[list[str]], set[str]]:
+    """Which of some paths a listing holds with ``mode`` (``SUBMODULE``: as submodules)."""
+    return lambda paths: {path for path in paths if listing().modes.get(path) == mode}
 
 
 def _submodule_problems(change: Change) -> list[Finding]:
@@ -699,7 +713,8 @@ def _link_problems(change: Change) -> list[Finding]:
     agents load skills from (``.claude/skills/``, ``.github/skills/``, in any folder; that
     folder itself), a link passes only when it leads, within the repository, to a place agents
     load from, whose files the gates read there (``.claude/skills`` -> ``../.agents/skills``,
-    which harnesses share so)."""
+    which harnesses share so), as written and where a checkout really opens it, through any
+    other link on the way (``_published.link_leads``)."""
     paths = [path for path, status in change.changes.items() if status != "D" and (_a_block_folder(path) or (
         _agents_load(path) and not in_block_folders(path) and not judged_as_published(path) and not _a_skill(path)))]
     held = change.links(paths) if change.links is not None and paths else set()
@@ -710,11 +725,9 @@ def _link_problems(change: Change) -> list[Finding]:
                                           "skills: they read whatever it leads to, which no gate reads there; keep "
                                           "the pages and skills as files of this repository"))
             continue
-        target = (change.read(path) or b"").decode("utf-8", "replace")
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-        if target and not target.startswith("/") and resolved != ".." and not resolved.startswith("../") \
-                and (loaded_by_agents(resolved) or loaded_by_agents(f"{resolved}/")):
+        if link_leads(change, path, lambda to: loaded_by_agents(to) or loaded_by_agents(f"{to}/")):
             continue
+        target = (change.read(path) or b"").decode("utf-8", "replace")
         found.append(Finding(path, 1, f"a symbolic link to {target[:80]!r}, added by {_by(change)}, where agents "
                                       "load skills: they read whatever it leads to, which no gate reads as theirs; "
                                       "keep the skills as files of this repository, or link to a folder of skills "
@@ -843,11 +856,12 @@ def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
 
 
 def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Change:
+    listing = _listing(root, sha)
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
                   merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
-                  submodules=_links(root, sha, mode="160000"), modes=_modes(root, sha), tree=_paths(root, sha),
-                  parent_trees=tuple(_paths(root, p) for p in parents))
+                  submodules=_held(listing, SUBMODULE), modes=_modes(root, sha), tree=_paths(listing),
+                  parent_trees=tuple(_paths(_listing(root, p)) for p in parents), listing=listing)
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -920,11 +934,12 @@ def _pending(root: Path, message_file: Path) -> Change:
     if merging:
         return _pending_merge(root, message_file, message, merging)
     base = _pending_base(root, message)
+    listing = _listing(root, "", keep_index=True)
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
                   bases=tuple(base), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode="160000"), modes=_modes(root, "", keep_index=True),
-                  tree=_paths(root, "", keep_index=True), parent_trees=tuple(_paths(root, b) for b in base))
+                  submodules=_held(listing, SUBMODULE), modes=_modes(root, "", keep_index=True),
+                  tree=_paths(listing), parent_trees=tuple(_paths(_listing(root, b)) for b in base), listing=listing)
 
 
 def _pending_base(root: Path, message: str) -> list[str]:
@@ -952,11 +967,12 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
     for other in merging:
         theirs = _staged(root, other)
         changes = {path: status for path, status in changes.items() if path in theirs}
+    listing = _listing(root, "", keep_index=True)
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
                   pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode="160000"), tree=_paths(root, "", keep_index=True),
-                  parent_trees=tuple(_paths(root, b) for b in ("HEAD", *merging)))
+                  submodules=_held(listing, SUBMODULE), tree=_paths(listing),
+                  parent_trees=tuple(_paths(_listing(root, b)) for b in ("HEAD", *merging)), listing=listing)
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
@@ -1079,8 +1095,8 @@ def _merged_twins(root: Path, start: str, tip: str, merged: str) -> list[Finding
     """Files that differ only in case (``case_twins``) in what merging ``tip`` into ``start``
     gives, where neither holds both: a branch adds ``Reliability.md`` while the base gained
     ``reliability.md``, and no commit of the range leaves the two side by side."""
-    groups = case_twins(_paths(root, merged)())
-    held = [set(_paths(root, start)()), set(_paths(root, tip)())] if groups else []
+    groups = case_twins(_paths(_listing(root, merged))())
+    held = [set(_paths(_listing(root, start))()), set(_paths(_listing(root, tip))())] if groups else []
     return [_twin(group, [p for p in group if p not in held[0]][0], f"what merging {tip[:12]} into {start[:12]} gives")
             for group in groups if not any(set(group) <= paths for paths in held)]
 
@@ -1109,7 +1125,7 @@ def _brought(root: Path, since: str, result: str, blocks_seen: Counter[tuple[Any
     listing = git("diff-tree", "-r", "-z", "--name-status", "--no-renames", since, result, "--",
                   *(f":(icase){f}" for f in BLOCK_FOLDERS), *PUBLISHED, cwd=root)
     change = Change(result[:12], "", _statuses(listing.stdout), _reader(root, result), parent=_snapshot(root, since),
-                    links=_links(root, result))
+                    links=_links(root, result), listing=_listing(root, result))
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
             if status != "D" and in_block_folders(path)]
     left = Counter(blocks_seen)
