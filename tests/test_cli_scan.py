@@ -80,7 +80,7 @@ def test_a_malformed_allow_list_is_a_one_line_error(repo: Path) -> None:
     (repo / ".gitstore-allow").write_text("keys/ci.key pem-private-key 3\n")
     done = scan(repo, "a.txt")
     assert done.returncode == 1
-    assert done.stderr == "gitstore: error: .gitstore-allow:1: expected PATH:KIND:LINE, got 'keys/ci.key pem-private-key 3'\n"
+    assert done.stderr == "gitstore: error: .gitstore-allow:1: expected PATH:KIND:LINE or submodule: PATH, got 'keys/ci.key pem-private-key 3'\n"
 
 
 def test_an_allow_list_that_is_not_utf8_is_a_one_line_error(repo: Path) -> None:

@@ -560,6 +560,15 @@ def test_an_allow_list_entry_covers_exactly_its_path_kind_and_line() -> None:
         Allowlist.parse("a:jwt:1\nkeys/private.key:pem-private-key\n")
 
 
+def test_an_allow_list_accepts_submodules_by_path_and_clears_no_finding_with_them() -> None:
+    """``submodule: PATH`` is the promotion gate's: a submodule it accepts, no secret cleared."""
+    allowed = Allowlist.parse("# reviewed\nsubmodule: packages/web/\nsubmodule:docs:3\n")
+    assert allowed.submodules == {"packages/web"}
+    assert allowed.entries == {("submodule", "docs", 3)}  # no space: a file named so, as before
+    with pytest.raises(InvalidInput, match=r"^\.gitstore-allow:1: expected PATH:KIND:LINE or submodule: PATH"):
+        Allowlist.parse("submodule:\n")
+
+
 def test_github_image_links_keep_their_signed_jwt() -> None:
     text = shared("secrets", "fake-leaks", "aws", "invalid", "github-private-user-images-link").read_text()
     assert SCANNER.scan(text).findings == () and SCANNER.scan(text).text == text

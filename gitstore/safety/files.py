@@ -55,15 +55,19 @@ NOT_ALLOWED = ("cannot be allowed in .gitstore-allow (quarantined text never rea
 
 
 FILE_NAME = ".gitstore-allow"  # the allow list, at the root of a repository
+_SUBMODULE = re.compile(r"submodule:[ \t]+(\S(?:.*\S)?)")  # an entry accepting a submodule: ``submodule: PATH``
 
 
 class Allowlist(NamedTuple):
     """Findings a repository's maintainers have declared are not secrets (redactions only, never
     a quarantine), one per entry
     ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
-    finding starts), as kept in the repository's ``.gitstore-allow``."""
+    finding starts), as kept in the repository's ``.gitstore-allow``; and the submodules they
+    accept though no gate can read what they hold, one per entry ``submodule: PATH`` (the
+    promotion gate's, which refuses any other submodule a commit adds or moves)."""
 
     entries: frozenset[tuple[str, str, int]] = frozenset()
+    submodules: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
@@ -71,16 +75,21 @@ class Allowlist(NamedTuple):
         from gitstore.errors import InvalidInput  # the scanner imports no other part of gitstore
 
         entries = set()
+        submodules = set()
         for number, line in enumerate(text.splitlines(), start=1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
+            submodule = _SUBMODULE.fullmatch(line)
+            if submodule:
+                submodules.add(submodule.group(1).strip("/"))
+                continue
             path, _, rest = line.rpartition(":")
             path, _, kind = path.rpartition(":")
             if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not rest.isdigit() or int(rest) < 1:
-                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE, got {line[:80]!r}")
+                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE or submodule: PATH, got {line[:80]!r}")
             entries.add((path, kind, int(rest)))
-        return cls(frozenset(entries))
+        return cls(frozenset(entries), frozenset(submodules))
 
     @classmethod
     def read(cls, root: Path | None) -> Allowlist:

@@ -79,7 +79,10 @@ they load skills from such as ``.claude/skills/``, a file or folder of rule file
 symbolic link in place of the wiki's or the skills' folders (``okf/wiki``, ``okf``,
 ``.agents/skills``, ``.agents``, in any case), and one in or at another folder agents load skills
 from that leads out of the places agents load from (``_link_problems``), judged where a checkout
-opens it, through every link on its way (``_published.link_leads``).
+opens it, through every link on its way (``_published.link_leads``). A submodule a commit adds or
+moves anywhere else is a finding too, unless the ``.gitstore-allow`` the commit leaves accepts its
+path (``submodule: PATH``): harnesses read a nested ``AGENTS.md`` or ``CLAUDE.md`` and load a
+nested ``.claude/skills/``, and no gate reads another repository's files (``_submodule_problems``).
 
 Two files of the wiki or the skills whose paths differ only in case or Unicode form
 (``Reliability.md`` beside ``reliability.md``, ``skill.md`` beside a promoted ``SKILL.md``:
@@ -133,6 +136,7 @@ if TYPE_CHECKING:
     from gitstore.rules.view import View
 
 PROG = "gitstore-promotion"
+ALLOW_FILE = ".gitstore-allow"  # ``gitstore.safety.files.FILE_NAME``, the repository's allow list
 _LEARNING = re.compile(r"^lrn_[0-9a-f]{32}\Z")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 ROUTE_STATUS = {"direct-edit": ("M",), "skill": ("A", "M"), "overlay": ("A", "M"), "staged-update": ()}
@@ -691,15 +695,50 @@ def _held(listing: Callable[[], Listing], mode: str) -> Callable[[list[str]], se
 
 
 def _submodule_problems(change: Change) -> list[Finding]:
-    """A submodule ``change`` adds or moves where agents load pages, skills or rules
-    (``_agents_load``): its files are another repository's, which no gate reads, yet a recursive
-    clone puts them there (a forged promoted skill, an injected instruction)."""
-    paths = [path for path, status in change.changes.items() if status != "D" and _agents_load(path)]
+    """A submodule ``change`` adds or moves (to another commit or path): its files are another
+    repository's, which no gate reads, yet a recursive clone puts them in the checkout, where
+    agents read its ``AGENTS.md`` and ``CLAUDE.md`` and load its ``.claude/skills/`` as this
+    repository's (a forged published section, a forged promoted skill, an injected instruction).
+    One passes only where the commit's own ``.gitstore-allow`` accepts it (``submodule: PATH``,
+    which review sees), and never where agents load pages, skills or rules from
+    (``_agents_load``), which they load whole. A submodule a commit keeps as it was is not
+    judged again."""
+    paths = [path for path, status in change.changes.items() if status != "D"]
     held = change.submodules(paths) if change.submodules is not None and paths else set()
+    if not held:
+        return []
     by = "the commit being made" if change.pending else f"commit {change.label}"
-    return [Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
-                             "gate reads, yet a recursive clone puts them where agents load pages, skills and rules; "
-                             "keep them as files of this repository") for path in sorted(held)]
+    allowed, unreadable = _allowed_submodules(change) if any(not _agents_load(path) for path in held) else (set(), "")
+    found = []
+    for path in sorted(held):
+        if _agents_load(path):
+            found.append(Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
+                                          "gate reads, yet a recursive clone puts them where agents load pages, skills "
+                                          "and rules; keep them as files of this repository"))
+        elif path not in allowed:
+            found.append(Finding(path, 1, f"a submodule, added or moved by {by}: no gate can read another "
+                                          "repository's files, yet a recursive clone puts them here, where agents read "
+                                          "its AGENTS.md, CLAUDE.md and skills; accept it with a line "
+                                          f"`submodule: {path}` in {ALLOW_FILE}{unreadable}, or keep its files in "
+                                          "this repository"))
+    return found
+
+
+def _allowed_submodules(change: Change) -> tuple[set[str], str]:
+    """The submodules ``change``'s own ``.gitstore-allow`` accepts, and why it accepts none when
+    it cannot be read (empty when it can)."""
+    from gitstore.errors import InvalidInput
+    from gitstore.safety.files import Allowlist
+
+    data = change.read(ALLOW_FILE)
+    if not data:
+        return set(), ""
+    try:
+        return set(Allowlist.parse(data.decode("utf-8"), ALLOW_FILE).submodules), ""
+    except UnicodeDecodeError as exc:
+        return set(), f" (it is no UTF-8 text: byte {exc.start})"
+    except InvalidInput as exc:
+        return set(), f" (which cannot be read: {exc})"
 
 
 def _link_problems(change: Change) -> list[Finding]:
@@ -1035,7 +1074,8 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
                                             *(f":(literal,icase){f}" for f in sorted(folders)),
                                             f":(glob,icase)**/{FILE_NAME}")}
     strays = _markers.in_range(root, _spec(start, end)) if listed else {}
-    commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]
+    moving = _submodule_commits(root, start, end) if listed else set()
+    commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys() | moving]
     if not commits:
         return []
     tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
@@ -1049,6 +1089,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
         findings += block_problems(change, memory, blocks_added) + published_problems(change, memory, lines_added) \
             if sha in touching else []
         findings += _markers.problems(strays[sha], who(change)) if sha in strays else []
+        findings += _submodule_problems(change) if sha in moving and sha not in touching else []
         if sha in promotions or findings:
             found.append(Judged(sha, message, findings))
     carried = _carried_problems(root, start, tip_sha, blocks_added, lines_added, memory)
@@ -1056,6 +1097,26 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
         found[-1].findings += carried
     elif carried:
         found.append(Judged(tip_sha, listed[-1][1] if listed[-1][0] == tip_sha else "", carried))
+    return found
+
+
+def _submodule_commits(root: Path, start: str | None, end: str) -> set[str]:
+    """The commits of ``start..end`` that add a submodule or move one (to another commit or
+    path), wherever it sits: those leaving a submodule at a path that differs from every parent
+    there (``-c``; a merge that keeps one parent's brings nothing of its own), read from one
+    listing of the range (no path names what a commit holds as a submodule)."""
+    done = git("log", "--format=%x01%H", "-c", "--raw", "--no-renames", "--no-abbrev", *_spec(start, end), "--",
+               cwd=root)
+    found: set[str] = set()
+    sha = ""
+    for line in done.stdout.split(b"\n"):
+        if line.startswith(b"\x01"):
+            sha = line[1:].decode().strip()
+        elif line.startswith(b":") and sha:
+            parents = len(line) - len(line.lstrip(b":"))  # ``::`` for a merge of two: a mode for each, then its own
+            modes = line[parents:].split(b" ")
+            if len(modes) > parents and modes[parents] == SUBMODULE.encode():
+                found.add(sha)
     return found
 
 
