@@ -252,3 +252,59 @@ def test_no_secret_planted_in_any_field_of_the_database_reaches_the_store(ctx: C
     objects = all_objects(ctx.workspace.root)
     for secret in SECRETS.values():
         assert secret.encode() not in objects
+
+
+def _grow_text(storage: Path | None, db: Path | None, session: str, more: str) -> None:
+    """OpenCode streaming a reply: each of the session's text parts, updated in place, holds MORE."""
+    if db is not None:
+        with sqlite3.connect(db) as edit:
+            for row_id, data in edit.execute("select id, data from part where session_id = ?", (session,)).fetchall():
+                part = json.loads(data)
+                if part["type"] == "text":
+                    part["text"] += more
+                    edit.execute("update part set data = ? where id = ?", (json.dumps(part), row_id))
+        edit.close()
+    if storage is not None:
+        for file in (storage / "part").glob("*/*.json"):
+            part = json.loads(file.read_text())
+            if part.get("type") == "text" and part.get("sessionID", session) == session:
+                part["text"] += more
+                file.write_text(json.dumps(part))
+
+
+@pytest.mark.parametrize("mode", ["summary", "hybrid", "transcript"])
+@pytest.mark.parametrize("kept", ["database", "json"])
+def test_a_part_updated_in_place_and_captured_again_is_never_a_second_event_under_one_id(
+        ctx: Context, tmp_path: Path, storages: list[Path], monkeypatch: pytest.MonkeyPatch, mode: str,
+        kept: str) -> None:
+    """OpenCode updates a part in place while it streams: a capture (an import) while the reply
+    is being written, then the plugin's ``session.idle`` capture of the grown session, stored
+    two other events under one id, which `gitstore verify` called damage. Each version is an
+    event of its own, and the same session read again gives the same events."""
+    import shutil
+
+    data = tmp_path / "xdg"
+    (data / "opencode").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    storage = db = None
+    if kept == "database":
+        db = database(data / "opencode" / "opencode.db", storages)
+    else:
+        storage = Path(shutil.copytree(storages[0], data / "opencode" / "storage"))
+        for copied in (storage, *storage.rglob("*")):
+            copied.chmod(0o755 if copied.is_dir() else 0o644)
+        kept_as = _json_file(storage, "s_stage0_small")
+        kept_as.rename(kept_as.with_name("s_stage0_small.json"))  # where OpenCode keeps it, by its id
+    root = str(ctx.workspace.root)
+    payload = {"hook_event_name": "session.idle", "session_id": "s_stage0_small", "cwd": root}
+    first = capture(ctx, HookInput.from_payload("opencode", payload, root), mode)
+    _grow_text(storage, db, "s_stage0_small", " (and more streamed text)")
+    second = capture(ctx, HookInput.from_payload("opencode", payload, root), mode)
+    assert first.episode is not None and second.episode is not None and first.episode["id"] == second.episode["id"]
+    assert first.events != second.events
+    checked = cli.gitstore("verify", cwd=ctx.workspace.root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    again = capture(Context.open(root), HookInput.from_payload("opencode", payload, root), mode)
+    assert again.events == second.events, "the same session read again is the same events"
+    shown = cli.gitstore("evidence", second.episode["id"], cwd=ctx.workspace.root)
+    assert shown.returncode == 0 and "and more streamed text" in shown.stdout, shown.stdout + shown.stderr

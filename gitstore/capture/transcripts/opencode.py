@@ -13,7 +13,8 @@ text; tool becomes a tool call (``state.status`` completed / error, ``state.meta
 for the exit code) with its output in a ``tool`` turn after the message; patch parts name
 touched files; reasoning, step-start, step-finish, snapshot, file, compaction, agent,
 subtask and retry parts are read and skipped; other part types are unknown. Turn keys are
-message ids. Malformed files in a shared flat ``part/`` folder cannot be attributed to a
+message ids. OpenCode updates a part in place as it streams (text grows, a tool call
+completes), so the transcript is marked ``rewritten``, as Gemini CLI's is. Malformed files in a shared flat ``part/`` folder cannot be attributed to a
 session and are not counted.
 """
 
@@ -60,7 +61,7 @@ def parse(path: Path, limits: Limits) -> Transcript:
     for message in messages:
         parts = _parts(builder, root, message["id"], flat)
         emit(builder, message, parts)
-    return builder.finish()
+    return finish(builder)
 
 
 def _segment(name: Any) -> bool:
@@ -163,6 +164,13 @@ def _parts(builder: Builder, root: Path | None, message_id: str, flat: dict[str,
     if files:
         return [_load(f) for f in files]
     return [record for _, record in sorted(flat.get(message_id, []), key=lambda item: item[0])]
+
+
+def finish(builder: Builder) -> Transcript:
+    """The transcript read, marked ``rewritten``: OpenCode updates a part in place while it
+    streams (its text grows, a tool's state goes from running to completed), so a later read
+    may find a message of the same id holding more."""
+    return builder.finish()._replace(rewritten=True)
 
 
 def emit(builder: Builder, message: dict[str, Any], parts: list[Any]) -> None:

@@ -158,7 +158,7 @@ def _session(db: sqlite3.Connection, columns: dict[str, set[str]], path: Path, s
     db.execute("commit")
     for message in messages:
         opencode.emit(builder, message, parts[message["id"]])
-    return builder.finish()._replace(source=("sha256:" + digest.hexdigest(), size))
+    return opencode.finish(builder)._replace(source=("sha256:" + digest.hexdigest(), size))
 
 
 def _record(row_id: Any, data: Any, ids: dict[str, Any]) -> Any:
