@@ -308,3 +308,39 @@ def test_a_part_updated_in_place_and_captured_again_is_never_a_second_event_unde
     assert again.events == second.events, "the same session read again is the same events"
     shown = cli.gitstore("evidence", second.episode["id"], cwd=ctx.workspace.root)
     assert shown.returncode == 0 and "and more streamed text" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_a_row_over_the_size_of_a_part_file_is_counted_as_such_a_file_and_never_read(
+        tmp_path: Path, storages: list[Path]) -> None:
+    """A part row holding more than the JSON reader reads of a part file (SQLite allows rows of
+    a GiB) is one malformed record, as such a file is; it is never fetched, so the session's
+    digest covers its ids and length, not its bytes."""
+    import shutil
+
+    from gitstore.capture.transcripts import opencode
+
+    huge = '{"type": "text", "text": "' + "A" * (opencode.PART_LIMIT + 10) + '"}'
+    storage = Path(shutil.copytree(storages[0], tmp_path / "storage"))
+    for copied in (storage, *storage.rglob("*")):
+        copied.chmod(0o755 if copied.is_dir() else 0o644)
+    (storage / "part" / "m_assistant_small" / "zz.json").write_text(huge)
+    db = database(tmp_path / "opencode.db", [storage])
+    from_json = parse_transcript(_json_file(storage, "s_stage0_small"), "opencode")
+    from_db = parse_transcript(db, "opencode", session="s_stage0_small")
+    assert from_db.counts.malformed == from_json.counts.malformed == 1
+    assert from_db._replace(source=None) == from_json
+    assert from_db.source is not None and from_db.source[1] < 10_000
+    with sqlite3.connect(db) as edit:
+        edit.execute("update part set data = ? where id = 'prt_m_assistant_small_zz'", (huge.replace("A", "B"),))
+    edit.close()
+    assert parse_transcript(db, "opencode", session="s_stage0_small").source == from_db.source
+    with sqlite3.connect(db) as edit:
+        edit.execute("update part set data = ? where id = 'prt_m_assistant_small_zz'", (huge + " ",))
+    edit.close()
+    assert parse_transcript(db, "opencode", session="s_stage0_small").source != from_db.source
+    with sqlite3.connect(db) as edit:
+        edit.execute("update session set directory = ? where id = 's_stage0_small'", ("/" * (opencode.PART_LIMIT + 1),))
+    edit.close()
+    with pytest.raises(InvalidInput, match="is larger than 4194304 bytes, too large to read") as refused:
+        parse_transcript(db, "opencode", session="s_stage0_small")  # as the JSON reader refuses such a file
+    assert "\n" not in str(refused.value)

@@ -16,6 +16,13 @@ where the log cannot be opened (the folder is read-only), the file is read as it
 (``immutable``). A database a writer keeps locked past ``BUSY_SECONDS``, a file that is no
 SQLite database, and one without the tables and columns read here are each refused in one
 line. A session id the database does not hold is ``SessionAbsent``.
+
+A row is read only up to the size of the file the JSON reader reads (``opencode.PART_LIMIT``):
+each unbounded column is fetched only when its length is within bounds, so a
+message or part row over it (SQLite allows rows of a GiB) is one malformed record, as a file
+over it is, and the source digest covers its ids and length rather than its bytes; a session
+row over it is refused, as the JSON reader refuses such a session file. An id over
+``ID_LIMIT`` characters is no OpenCode id: its row is malformed.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from gitstore.capture.transcripts._read import BAD, SQLITE_HEADER, SessionAbsent
 from gitstore.errors import InvalidInput
 
 BUSY_SECONDS = 2.0
+ID_LIMIT = 1024  # characters of an id read (OpenCode's have about 30)
 # the columns read, by table; those marked False may be missing (older or newer schemas)
 _COLUMNS = {
     "session": {"id": True, "directory": False, "version": False, "time_created": False, "time_updated": False},
@@ -116,14 +124,33 @@ def _columns(db: sqlite3.Connection, path: Path) -> dict[str, set[str]]:
     return found
 
 
+def _bounded(column: str, limit: int) -> str:
+    """COLUMN's type, and its value when its length is within LIMIT (NULL otherwise): a value
+    over it is never fetched, copied or hashed, and SQLite loads it once (``typeof`` reads no
+    content; a second ``length`` would load it again beside the first). For text, ``length``
+    counts characters, so what is fetched is at most four bytes a character; ``_record`` then
+    counts its bytes."""
+    return f"typeof({column}), case when length({column}) <= {limit} then {column} end"
+
+
+def _over(kind: str, value: Any) -> bool:
+    """Whether a value selected by ``_bounded`` was left out for its length."""
+    return value is None and kind != "null"
+
+
 def _session(db: sqlite3.Connection, columns: dict[str, set[str]], path: Path, session: str | None,
              limits: Limits) -> Transcript:
     wanted = [name for name in _COLUMNS["session"] if name in columns["session"]]
     if session is None:
         session = _only_session(db, path)
-    row = db.execute(f"select {', '.join(wanted)} from session where id = ?", (session,)).fetchone()
-    if row is None:
+    selected = ", ".join(_bounded(name, opencode.PART_LIMIT) for name in wanted)
+    found = db.execute(f"select {selected} from session where id = ?", (session,)).fetchone()
+    if found is None:
         raise SessionAbsent(f"{path}: no OpenCode session {session!r} in this database")
+    kinds, row = found[0::2], found[1::2]
+    if any(_over(kind, value) for kind, value in zip(kinds, row)):
+        raise InvalidInput(f"{path}: the row of OpenCode session {session!r} is larger than "
+                           f"{opencode.PART_LIMIT} bytes, too large to read")
     values = dict(zip(wanted, row))
     digest, size = hashlib.sha256(), 0
 
@@ -143,29 +170,53 @@ def _session(db: sqlite3.Connection, columns: dict[str, set[str]], path: Path, s
     })
     order = "time_created, id" if "time_created" in columns["message"] else "id"
     records = []
-    for message_id, data in db.execute(
-            f"select id, data from message where session_id = ? order by {order} limit ?", (session, limits.max_files)):
+    for id_kind, message_id, kind, data in db.execute(
+            f"select {_bounded('id', ID_LIMIT)}, {_bounded('data', opencode.PART_LIMIT)} from message "
+            f"where session_id = ? order by {order} limit ?", (session, limits.max_files)):
+        if _over(id_kind, message_id) or _over(kind, data):  # over its bounds: never read
+            length = _length(db, "message", "id = ?", (message_id,)) if message_id is not None else None
+            read("message over", message_id, length)
+            records.append(BAD)
+            continue
         read("message", message_id, data)
         records.append(_record(message_id, data, {}))
     messages = opencode.in_order(builder, records)
     parts: dict[str, list[Any]] = {m["id"]: [] for m in messages}
-    for message_id, part_id, data in db.execute(
-            "select message_id, id, data from part where session_id = ? order by message_id, id", (session,)):
-        kept = parts.get(message_id)
-        if kept is not None and len(kept) < limits.max_files:
-            read("part", message_id, part_id, data)
-            kept.append(_record(part_id, data, {"messageID": message_id, "sessionID": session}))
+    owner = f"case when length(message_id) <= {ID_LIMIT} then message_id end"
+    for message_id, id_kind, part_id, kind, data in db.execute(
+            f"select {owner}, {_bounded('id', ID_LIMIT)}, {_bounded('data', opencode.PART_LIMIT)} from part "
+            "where session_id = ? order by message_id, id", (session,)):
+        kept = parts.get(message_id)  # a kept message's id is a short one (``opencode.in_order``)
+        if kept is None or len(kept) >= limits.max_files:
+            continue
+        if _over(id_kind, part_id) or _over(kind, data):
+            where = ("session_id = ? and message_id = ? and id = ?", (session, message_id, part_id))
+            read("part over", message_id, part_id, _length(db, "part", *where) if part_id is not None else None)
+            kept.append(BAD)
+            continue
+        read("part", message_id, part_id, data)
+        kept.append(_record(part_id, data, {"messageID": message_id, "sessionID": session}))
     db.execute("commit")
     for message in messages:
         opencode.emit(builder, message, parts[message["id"]])
     return opencode.finish(builder)._replace(source=("sha256:" + digest.hexdigest(), size))
 
 
+def _length(db: sqlite3.Connection, table: str, where: str, values: tuple[Any, ...]) -> Any:
+    """The length of the ``data`` of the row of TABLE that WHERE finds, one left out for it."""
+    found = db.execute(f"select length(data) from {table} where {where}", values).fetchone()
+    return None if found is None else found[0]
+
+
 def _record(row_id: Any, data: Any, ids: dict[str, Any]) -> Any:
     """A row as the JSON file it was made from: its ``data`` with its ids put back; ``BAD``
     when the data is no JSON object or over the size of a file the JSON reader reads."""
-    if not isinstance(data, str | bytes) or len(data) > opencode.PART_LIMIT:
+    if not isinstance(data, str | bytes):
         return BAD
+    if len(data) * (4 if isinstance(data, str) else 1) > opencode.PART_LIMIT:
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+        if size > opencode.PART_LIMIT:
+            return BAD
     record = loads(data)
     if not isinstance(record, dict):
         return BAD
@@ -175,9 +226,12 @@ def _record(row_id: Any, data: Any, ids: dict[str, Any]) -> Any:
 def _only_session(db: sqlite3.Connection, path: Path) -> str:
     """The id of the database's only session; a refusal that asks for one when it holds more."""
     order = "time_updated desc, id desc" if _has(db, "session", "time_updated") else "id desc"
-    rows = db.execute(f"select id from session order by {order} limit 2").fetchall()
-    if len(rows) == 1:
+    rows = db.execute(f"select case when length(id) <= {ID_LIMIT} then id end from session "
+                      f"order by {order} limit 2").fetchall()
+    if len(rows) == 1 and rows[0][0] is not None:
         return str(rows[0][0])
+    if len(rows) == 1:
+        raise InvalidInput(f"{path}: an OpenCode database whose one session has an id over {ID_LIMIT} characters")
     if not rows:
         raise SessionAbsent(f"{path}: an OpenCode database holding no session")
     count = db.execute("select count(*) from session").fetchone()[0]
