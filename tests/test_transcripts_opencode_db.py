@@ -344,3 +344,25 @@ def test_a_row_over_the_size_of_a_part_file_is_counted_as_such_a_file_and_never_
     with pytest.raises(InvalidInput, match="is larger than 4194304 bytes, too large to read") as refused:
         parse_transcript(db, "opencode", session="s_stage0_small")  # as the JSON reader refuses such a file
     assert "\n" not in str(refused.value)
+
+
+def test_reading_a_database_opencode_left_closed_leaves_nothing_beside_it(tmp_path: Path, storages: list[Path]) -> None:
+    """OpenCode keeps its database in WAL mode; when it is not running, no log is beside the
+    file. Reading a session left an empty ``-wal`` and a ``-shm`` in the agent's folder."""
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    db = database(folder / "opencode.db", storages, wal=True)
+    assert sorted(p.name for p in folder.iterdir()) == ["opencode.db"]
+    before = db.read_bytes()
+    transcript = parse_transcript(db, "opencode", session="s_stage0_small")
+    assert transcript.counts.total == 6
+    assert sorted(p.name for p in folder.iterdir()) == ["opencode.db"]
+    assert db.read_bytes() == before
+    agent = sqlite3.connect(db)  # OpenCode running: its log is read, and nothing more is left
+    agent.execute("pragma wal_autocheckpoint = 0")
+    agent.execute("update session set version = '1.2.99' where id = 's_stage0_small'")
+    agent.commit()
+    there = sorted(p.name for p in folder.iterdir())
+    assert parse_transcript(db, "opencode", session="s_stage0_small").version == "1.2.99"
+    assert sorted(p.name for p in folder.iterdir()) == there
+    agent.close()

@@ -13,7 +13,10 @@ The database is the agent's, open while it runs: it is opened read-only (``mode=
 ``query_only``), read in one short transaction and closed, so nothing of it is written or left
 locked. A database in WAL mode is read with its log, so what the agent wrote last is seen;
 where the log cannot be opened (the folder is read-only), the file is read as it stands
-(``immutable``). A database a writer keeps locked past ``BUSY_SECONDS``, a file that is no
+(``immutable``). One in WAL mode without a log beside it (OpenCode is not running) is read as
+it stands too: opened with its log, SQLite would leave an empty log and its index (``-shm``)
+in the agent's folder. A log left without its index (OpenCode stopped short) is read, and
+SQLite leaves the index it makes for it, which a read-only reader cannot remove. A database a writer keeps locked past ``BUSY_SECONDS``, a file that is no
 SQLite database, and one without the tables and columns read here are each refused in one
 line. A session id the database does not hold is ``SessionAbsent``.
 
@@ -59,6 +62,11 @@ def is_database(path: Path) -> bool:
 
 def parse(path: Path, session: str | None, limits: Limits) -> Transcript:
     """Session SESSION of the database at PATH (the only one it holds when SESSION is None)."""
+    if _unlogged(path):  # nothing to read from a log, and nothing left beside the file
+        try:
+            return _read(_connect(path, immutable=True), path, session, limits)
+        except sqlite3.Error as exc:
+            raise _refusal(path, exc) from None
     try:
         return _read(_connect(path, immutable=False), path, session, limits)
     except sqlite3.OperationalError as exc:
@@ -68,6 +76,17 @@ def parse(path: Path, session: str | None, limits: Limits) -> Transcript:
         return _read(_connect(path, immutable=True), path, session, limits)
     except sqlite3.Error as exc:
         raise _refusal(path, exc) from None
+
+
+def _unlogged(path: Path) -> bool:
+    """Whether PATH is a database in WAL mode with no write-ahead log beside it: no one has it
+    open (OpenCode is not running), and reading it with its log would leave an empty log and
+    its index (``-shm``) behind in the agent's folder, which a read-only reader cannot remove."""
+    try:
+        head = read_head(path, 20)
+        return head[18:20] == b"\2\2" and not Path(f"{path}-wal").exists()
+    except (InvalidInput, OSError):
+        return False
 
 
 def _connect(path: Path, immutable: bool) -> sqlite3.Connection:
