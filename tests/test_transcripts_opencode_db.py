@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -366,3 +367,33 @@ def test_reading_a_database_opencode_left_closed_leaves_nothing_beside_it(tmp_pa
     assert parse_transcript(db, "opencode", session="s_stage0_small").version == "1.2.99"
     assert sorted(p.name for p in folder.iterdir()) == there
     agent.close()
+
+
+def test_the_hook_finds_the_session_in_the_database_of_another_channel(
+        ctx: Context, tmp_path: Path, storages: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where ``opencode.db`` was, the hook took it even when the session was in the database a
+    build of another channel writes (``opencode-beta.db``), and recorded it missing."""
+    data = tmp_path / "xdg"
+    folder = data / "opencode"
+    folder.mkdir(parents=True)
+    beta = database(folder / "opencode-beta.db", storages)
+    stable = database(folder / "opencode.db", [])  # other sessions, changed later
+    os.utime(beta, (1_700_000_000, 1_700_000_000))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    root = str(ctx.workspace.root)
+    payload = {"hook_event_name": "session.idle", "session_id": "s_stage0_small", "cwd": root}
+    hook = HookInput.from_payload("opencode", payload, root)
+    assert hook.transcript == beta
+    result = capture(ctx, hook)
+    assert result.episode is not None and "transcript" in result.receipt["observed"], result.receipt
+    gone = HookInput.from_payload("opencode", {**payload, "session_id": "ses_gone"}, root)
+    assert gone.transcript == stable  # held by none: the latest changed, whose reader finds it missing
+    assert capture(ctx, gone).receipt["reasons"] == ["transcript-missing"]
+    assert sorted(p.name for p in folder.iterdir()) == ["opencode-beta.db", "opencode.db"]
+    beta.unlink()
+    alone = subprocess.run(
+        [sys.executable, "-c", "import sys; from gitstore.capture.hookinput import HookInput; "
+         "hook = HookInput.from_payload('opencode', {'session_id': 's_stage0_small'}, '/'); "
+         "print(hook.transcript, 'sqlite3' in sys.modules)"],
+        capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": str(data)}, check=True)
+    assert alone.stdout.split() == [str(stable), "False"]  # one database: left to the reader to open

@@ -63,21 +63,30 @@ def _opencode_session(session: str) -> Path | None:
     """OpenCode's session, which its plugin event does not name: ``<id>.json`` under a
     project's folder of ``$XDG_DATA_HOME/opencode/storage/session/`` (``~/.local/share`` by
     default), where OpenCode before 1.2 kept it; else OpenCode's database beside that folder
-    (``opencode.db``; a build of another channel writes ``opencode-<channel>.db``, the latest
-    changed of them is taken), where 1.2 and later keep every session, and the transcript
-    reader finds the session by its id. The database is not opened here: a session it lacks is
-    found missing when it is read."""
+    (``opencode.db``; a build of another channel writes ``opencode-<channel>.db``), where 1.2
+    and later keep every session, and the transcript reader finds the session by its id. Of
+    several databases, the one holding the session, the latest changed first; when none holds
+    it, the latest changed, whose reader then finds it missing. A database is opened here only
+    when there are several (one alone is left to the reader)."""
     if not session.replace("_", "").replace("-", "").isalnum():  # an id, never a path
         return None
     data = Path(os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share"), "opencode")
     found = sorted((data / "storage" / "session").glob(f"*/{session}.json"))
     if found:
         return found[-1]
-    database = data / "opencode.db"
-    if regular_file(database):
-        return database
-    channels = [(p.stat().st_mtime, p) for p in data.glob("opencode-*.db") if regular_file(p)]
-    return max(channels)[1] if channels else None
+    candidates = []
+    for path in [data / "opencode.db", *sorted(data.glob("opencode-*.db"))]:
+        try:
+            if regular_file(path):
+                candidates.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    databases = [path for _, path in sorted(candidates, key=lambda item: item[0], reverse=True)]
+    if len(databases) < 2:
+        return databases[0] if databases else None
+    from gitstore.capture.transcripts.opencode_db import holds
+
+    return next((path for path in databases if holds(path, session)), databases[0])
 
 
 def _codex_rollout(thread: str) -> Path | None:

@@ -78,6 +78,22 @@ def parse(path: Path, session: str | None, limits: Limits) -> Transcript:
         raise _refusal(path, exc) from None
 
 
+def holds(path: Path, session: str) -> bool:
+    """Whether the database at PATH holds session SESSION, read as ``parse`` reads it; False
+    when it cannot be read (its reader says why, when it is the one read)."""
+    for immutable in (True,) if _unlogged(path) else (False, True):
+        try:
+            db = _connect(path, immutable)
+            try:
+                return db.execute("select 1 from session where id = ?", (session,)).fetchone() is not None
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            if immutable or not _cannot_open(exc):
+                return False
+    return False
+
+
 def _unlogged(path: Path) -> bool:
     """Whether PATH is a database in WAL mode with no write-ahead log beside it: no one has it
     open (OpenCode is not running), and reading it with its log would leave an empty log and
