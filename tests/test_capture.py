@@ -243,6 +243,26 @@ def test_a_gemini_session_rewritten_in_place_and_captured_again_keeps_what_it_gr
         assert "1 passed" in shown.stdout and "I added full jitter" in shown.stdout
 
 
+def test_the_summary_of_a_long_rewritten_session_stands_within_a_millisecond_of_its_end(
+        ctx: Context, tmp_path: Path) -> None:
+    """A summary of a session its harness rewrites in place was stamped a microsecond past the
+    session's end for each character of its text: 3.9 s for a session of 3.9 million, so it
+    stood after sessions begun later. What its calls and text add stays under a millisecond."""
+    from gitstore.records.times import parse_time
+
+    end = datetime(2026, 12, 6, 10, 0, 0, tzinfo=timezone.utc)
+    messages = [{"id": f"m{i}", "timestamp": (end - timedelta(seconds=200 - i)).isoformat(),
+                 "type": "user" if i % 2 == 0 else "gemini", "content": "word " * 3900} for i in range(199)]
+    messages.append({"id": "m199", "timestamp": end.isoformat(), "type": "gemini", "content": "done"})
+    path = tmp_path / "session-2026-12-06T09-56-long.json"
+    path.write_text(json.dumps({"sessionId": "long-0000", "projectHash": "x", "startTime": messages[0]["timestamp"],
+                                "lastUpdated": end.isoformat(), "messages": messages}))
+    done = import_transcript(ctx, path, harness="gemini-cli", mode="summary")
+    summary = next(e for e in done.events if e["payload"]["role"] == "summary")
+    after = parse_time(summary["at"]) - end
+    assert timedelta(0) < after < timedelta(milliseconds=1), after
+
+
 @pytest.mark.parametrize(("mode", "steps", "left_out"), [("summary", 203, 3), ("transcript", 501, 4)])
 def test_a_capture_past_its_bounds_says_it_is_truncated_and_how_much_it_left_out(
         ctx: Context, tmp_path: Path, mode: str, steps: int, left_out: int) -> None:

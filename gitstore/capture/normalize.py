@@ -13,6 +13,7 @@ once. Nothing here writes: ``gitstore.capture.sessions`` appends what ``build`` 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -245,25 +246,41 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
 
 def _summary_time(ended: str, told: int) -> str:
     """A summary's time: its session's end, one microsecond later for each turn it summarizes
-    (``_told``: for a session its harness rewrites in place, each tool call and character too).
-    The latest summary of a session stands for it (``gitstore.rules.summaries``), and a session's
-    end is the latest of its turns' times, which stands still where later turns carry no newer
-    time (a clock stepped back, turns without one): a longer session's summary is then still the
-    later, and the same capture writes the same time again."""
+    (``_told``: for a session its harness rewrites in place, its tool calls and text too, within
+    a millisecond). The latest summary of a session stands for it (``gitstore.rules.summaries``),
+    and a session's end is the latest of its turns' times, which stands still where later turns
+    carry no newer time (a clock stepped back, turns without one): a longer session's summary is
+    then still the later, and the same capture writes the same time again."""
     try:
         return format_time(parse_time(ended) + timedelta(microseconds=told))
     except (OverflowError, InvalidInput):  # the last instant there is: nothing is later
         return ended
 
 
+TOLD_CALLS = 200  # tool calls a rewritten session's summary time counts, at most
+TOLD_TEXT = 799  # microseconds its text adds, at most: with its calls, under a millisecond
+
+
 def _told(transcript: Transcript) -> int:
     """How much of the session a summary tells, which orders its summaries: its turns; where the
-    harness rewrites messages in place (a message grows, a session keeps its length), its turns,
-    tool calls and characters of text too, so the summary of the grown session is the later."""
+    harness rewrites messages in place (a message grows, a session keeps its length), its tool
+    calls (up to ``TOLD_CALLS``) and a measure of its text too (``_text_measure``), so the
+    summary of the grown session is the later, and no later than a millisecond past its end
+    for what the harness rewrote."""
     told = len(transcript.turns)
     if transcript.rewritten:
-        told += sum(len(turn.tools) + len(turn.text) for turn in transcript.turns)
+        calls = sum(len(turn.tools) for turn in transcript.turns)
+        told += min(calls, TOLD_CALLS) + _text_measure(sum(len(turn.text) for turn in transcript.turns))
     return told
+
+
+def _text_measure(chars: int) -> int:
+    """CHARS as a number of microseconds that never falls as it grows: each character up to
+    256, then 32 for each doubling, up to ``TOLD_TEXT`` (reached past 33 million characters).
+    Text that grows by more than about 2 % of it moves it on."""
+    if chars <= 256:
+        return chars
+    return min(256 + int(32 * math.log2(chars / 256)), TOLD_TEXT)
 
 
 def _command_places(transcript: Transcript) -> dict[str, tuple[int, str | None]]:
