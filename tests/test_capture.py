@@ -243,6 +243,35 @@ def test_a_gemini_session_rewritten_in_place_and_captured_again_keeps_what_it_gr
         assert "1 passed" in shown.stdout and "I added full jitter" in shown.stdout
 
 
+@pytest.mark.parametrize("mode", ["summary", "hybrid"])
+def test_a_test_run_still_going_at_one_capture_is_one_command_event_once_it_finished(
+        ctx: Context, tmp_path: Path, mode: str) -> None:
+    """Gemini CLI captures at PreCompress while a test run is still going, and at SessionEnd once
+    it passed: the run was two command events, one without its result and one with it."""
+    path = tmp_path / "chats" / "session-2026-01-16T18-34-grow.json"
+    path.parent.mkdir()
+    call = {"id": "c1", "name": "run_shell_command", "args": {"command": "pytest -q"}, "status": "executing",
+            "timestamp": "2026-01-16T18:34:02.500Z"}
+    document = {"sessionId": "session-grow", "projectHash": "x", "startTime": "2026-01-16T18:34:00.000Z",
+                "lastUpdated": "2026-01-16T18:34:10.000Z", "messages": [
+                    {"id": "m1", "timestamp": "2026-01-16T18:34:01.000Z", "type": "user", "content": "run the tests"},
+                    {"id": "m2", "timestamp": "2026-01-16T18:34:02.000Z", "type": "gemini", "content": "Running",
+                     "toolCalls": [call]}]}
+    path.write_text(json.dumps(document))
+    payload = {"session_id": "session-grow", "transcript_path": str(path), "hook_event_name": "PreCompress",
+               "cwd": str(ctx.workspace.root)}
+    capture(ctx, HookInput.from_payload("gemini-cli", payload, "/"), mode)
+    call.update(status="success", result=[{"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {
+        "output": "Command: pytest -q\nOutput: 3 passed\nExit Code: 0"}}}])
+    path.write_text(json.dumps(document))
+    done = capture(ctx, HookInput.from_payload("gemini-cli", {**payload, "hook_event_name": "SessionEnd"}, "/"), mode)
+    assert _damage(ctx) == ""
+    runs = [e for e in _stored(ctx) if e["schema"] == "gitstore.event/v1" and e["payload"].get("command")]
+    assert [(e["payload"]["command"], e["payload"].get("exitCode")) for e in runs] == [("pytest -q", 0)]
+    shown = gitstore("evidence", done.episode["id"], cwd=ctx.workspace.root)  # type: ignore[index]
+    assert shown.stdout.count("$ pytest -q") == 1, shown.stdout
+
+
 def test_the_summary_of_a_long_rewritten_session_stands_within_a_millisecond_of_its_end(
         ctx: Context, tmp_path: Path) -> None:
     """A summary of a session its harness rewrites in place was stamped a microsecond past the

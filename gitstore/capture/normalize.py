@@ -31,6 +31,7 @@ from gitstore.records.ids import episode_id, event_id, versioned_key
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
+from gitstore.capture.transcripts._tools import is_test_command
 from gitstore.capture.screening import Scan, Screen, across_turns, file_name, file_names, summary_left_out, summary_texts
 
 TYPE_CHECKING = False
@@ -212,6 +213,10 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             tests.setdefault(command, passed)  # the first run's: the event is of the first run
         places = _command_places(transcript)
         for index, command in enumerate(commands):
+            if transcript.rewritten and command not in tests and is_test_command(command):
+                # its first run is still going: the capture that finds its result writes it,
+                # where the run written now would stay beside the finished one, an event apart
+                continue
             text = screen.text(command, 2000)
             if text is None:
                 continue
