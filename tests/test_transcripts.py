@@ -620,10 +620,10 @@ def _read_whole_text(path: Path) -> Transcript:
 
 
 def _past_value(text: str, position: int) -> int | None:
-    """Where the object, array or string at POSITION ends (None for anything else, for one never
-    closed, or for a closing bracket of the other kind), a character at a time."""
-    if text[position] not in '{["':
-        return None
+    """Where the object, array or string at POSITION ends; for anything else (a bad literal),
+    where the array's member ends, at the ``,`` or ``]`` outside strings and brackets after it.
+    None for one never closed, or for a closing bracket of the other kind. A character at a time."""
+    scalar = text[position] not in '{["'
     opened: list[str] = []
     in_string = escaped = False
     for index in range(position, len(text)):
@@ -635,8 +635,10 @@ def _past_value(text: str, position: int) -> int | None:
                 escaped = True
             elif char == '"':
                 in_string = False
-                if not opened:
+                if not opened and not scalar:
                     return index + 1
+        elif scalar and not opened and char in ",]":
+            return index
         elif char == '"':
             in_string = True
         elif char in "[{":
@@ -644,7 +646,7 @@ def _past_value(text: str, position: int) -> int | None:
         elif char in "]}":
             if not opened or opened.pop() != char:
                 return None
-            if not opened:
+            if not opened and not scalar:
                 return index + 1
     return None
 
@@ -678,6 +680,8 @@ HOSTILE_DOCUMENTS = {
     "values that are no message": _session_document(b"1", b"null", b'"x"', b"[1, 2]", b"-1.5e3", b"NaN", b"-Infinity",
                                                     b"01", _user(b'"after"')),
     "no value": _session_document(_user(b'"a"'), b"nullx", _user(b'"b"', "b")),
+    "bad literals": _session_document(_user(b'"a"'), b"nul", _user(b'"b"', "b"), b'tru {"x": [1, "],"]} "q,]" ',
+                                      b"-", _user(b'"c"', "c"), b"nan}", _user(b'"d"', "d")),
     "separators": b" \xef\xbb\xbf\n" + _session_document(b"\n\t " + _user(b'"a"') + b" \r\n", b",,", _user(b'"b"', "b"),
                                                           tail=b'] ,"lastUpdated": "2025-01-02T00:00:00Z"}\n\n'),
     "Unicode spaces": b'{"sessionId": "s", "messages"\xc2\xa0:\xe2\x80\xa8[' + _user(b'"a"') + b"]}\xe3\x80\x80\xc2\xa0",
@@ -692,6 +696,20 @@ HOSTILE_DOCUMENTS = {
     "header members cut": _session_document(_user(b'"a"'), tail=b'], "sessionId": }'),
     "the name in a text": b'{"sessionId": "\\"messages\\": [", "messages": [' + _user(b'"a"') + b"]}",
 }
+
+
+@pytest.mark.parametrize("chunk", [1, 3, _document.CHUNK])
+def test_a_bad_literal_among_the_messages_is_one_malformed_record_and_the_rest_are_read(
+        chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bare bad literal (``nul``) as a message of a Gemini CLI document dropped every message
+    after it, uncounted."""
+    monkeypatch.setattr(_document, "CHUNK", chunk)
+    path = tmp_path / "session.json"
+    path.write_bytes(_session_document(_user(b'"a"'), b"nul", _user(b'"b"', "b"), b'tru {"x": "],"} [",", 1]',
+                                       _user(b'"c"', "c")))
+    transcript = parse_transcript(path, "gemini-cli")
+    assert [turn.text for turn in transcript.turns] == ["a", "b", "c"]
+    assert (transcript.counts.parsed, transcript.counts.malformed) == (3, 2)
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 64, _document.CHUNK])

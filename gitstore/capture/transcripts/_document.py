@@ -100,7 +100,8 @@ class Text:
         text, with ``pos`` after it; BAD when there is none, and the text is then read no further.
         With SKIP, an object, array or string that cannot be decoded though its extent closes
         (nested deeper than the decoder goes, a bad escape or literal inside it) is ``SKIPPED``,
-        with ``pos`` after it, so what follows it is still read.
+        with ``pos`` after it, so what follows it is still read; so is a bad literal (``nul``),
+        with ``pos`` at the ``,`` or ``]`` after it that ends the array's member.
 
         Decoded where it lies when the text at hand holds it and what decoding it looked at past
         it; else read on to where it ends first (``_Extent``), holding no more than it."""
@@ -139,12 +140,29 @@ class Text:
         try:
             value, used = _DECODE(text, 0)
         except (ValueError, RecursionError):
-            if not skip or extent.scalar:
-                return BAD  # a bad literal or number: no extent that says where a value ends
+            if not skip:
+                return BAD
+            if extent.scalar:  # a bad literal (``nul``): what follows it up to the next member
+                return self._skip_member(piece, end)
             self.text, self.pos = piece[end:], 0
             return SKIPPED
         self.text, self.pos = text[used:] + piece[end:], 0
         return value
+
+    def _skip_member(self, piece: str, start: int) -> Any:
+        """``SKIPPED``, with ``pos`` at the ``,`` or ``]`` that ends the array's member at START
+        in PIECE (a bad literal and whatever follows it, brackets and strings counted as
+        ``_Extent`` counts them); BAD when the document ends first or a bracket does not match."""
+        rest = _Rest()
+        while (end := rest.scan(piece, start)) is None:
+            following = self.piece()
+            if following is None:
+                return BAD
+            piece, start = following, 0
+        if end == _OTHER_KIND:
+            return BAD
+        self.text, self.pos = piece[end:], 0
+        return SKIPPED
 
     def step(self) -> None:
         """Move ``pos`` past the character there."""
@@ -218,6 +236,40 @@ class _Extent:
             return None
         self.in_string = False
         return end + 1
+
+
+class _Rest(_Extent):
+    """Where the rest of an array's member ends: at the ``,`` or ``]`` outside strings and
+    brackets (never past it)."""
+
+    _MARKS = re.compile(r'[\[\]{}",]')
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def scan(self, text: str, start: int) -> int | None:
+        position = start
+        while True:
+            if self.in_string:
+                after = self._string(text, position)
+                if after is None:
+                    return None
+                position = after
+            found = self._MARKS.search(text, position)
+            if found is None:
+                return None
+            mark = found.group()
+            if not self.nesting and mark in ",]":
+                return found.start()
+            position = found.end()
+            if mark == '"':
+                self.in_string = True
+            elif mark == ",":
+                continue
+            elif mark in "[{":
+                self.nesting.append(ord(mark))
+            elif not self.nesting or self.nesting.pop() != _OPENING[mark]:
+                return _OTHER_KIND
 
 
 def _last_two_quotes(text: str) -> int:

@@ -13,8 +13,9 @@ Two shapes:
   is a JSON object, and when it is read as a document in vain (nothing of a session found): a
   header line cut or garbled is then one malformed record, and the lines after it are read.
 
-A message that cannot be decoded though it is delimited (nested deeper than the decoder goes)
-is one malformed record, and the messages after it are read, in a document as on JSONL lines.
+A message that cannot be decoded though it is delimited (nested deeper than the decoder goes,
+or a bare bad literal such as ``nul``, read up to the ``,`` or ``]`` after it) is one malformed
+record, and the messages after it are read, in a document as on JSONL lines.
 
 Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
 warning are system turns; other types are unknown, and a message without a type (as in the
