@@ -14,8 +14,8 @@ for the exit code) with its output in a ``tool`` turn after the message; patch p
 touched files; reasoning, step-start, step-finish, snapshot, file, compaction, agent,
 subtask and retry parts are read and skipped; other part types are unknown. Turn keys are
 message ids. OpenCode updates a part in place as it streams (text grows, a tool call
-completes), so the transcript is marked ``rewritten``, as Gemini CLI's is. Malformed files in a shared flat ``part/`` folder cannot be attributed to a
-session and are not counted.
+completes), so the transcript is marked ``rewritten``, as Gemini CLI's is. Malformed files
+in a shared flat ``part/`` folder cannot be attributed to a session and are not counted.
 """
 
 from __future__ import annotations

@@ -16,13 +16,14 @@ where the log cannot be opened (the folder is read-only), the file is read as it
 (``immutable``). One in WAL mode without a log beside it (OpenCode is not running) is read as
 it stands too: opened with its log, SQLite would leave an empty log and its index (``-shm``)
 in the agent's folder. A log left without its index (OpenCode stopped short) is read, and
-SQLite leaves the index it makes for it, which a read-only reader cannot remove. A database a writer keeps locked past ``BUSY_SECONDS``, a file that is no
-SQLite database, and one without the tables and columns read here are each refused in one
-line. A session id the database does not hold is ``SessionAbsent``.
+SQLite leaves the index it makes for it, which a read-only reader cannot remove. A database
+a writer keeps locked past ``BUSY_SECONDS``, a file that is no SQLite database, and one
+without the tables and columns read here are each refused in one line. A session id the
+database does not hold is ``SessionAbsent``.
 
 A row is read only up to the size of the file the JSON reader reads (``opencode.PART_LIMIT``):
-each unbounded column is fetched only when its length is within bounds, so a
-message or part row over it (SQLite allows rows of a GiB) is one malformed record, as a file
+each unbounded column is fetched only when its length is within bounds, so a message or
+part row over it (SQLite allows rows of a GiB) is one malformed record, as a file
 over it is, and the source digest covers its ids and length rather than its bytes; a session
 row over it is refused, as the JSON reader refuses such a session file. An id over
 ``ID_LIMIT`` characters is no OpenCode id: its row is malformed.
