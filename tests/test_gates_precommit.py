@@ -94,8 +94,15 @@ def _scanned_repo(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
     git(root, "commit", "-q", "-m", "hooks")
     return root
 
+def _caches(hook_repo: tuple[Path, str, Path]) -> dict[str, str]:
+    """pip's and virtualenv's caches, shared by every environment pre-commit builds in this run
+    (each test has a HOME of its own, so each build would otherwise download and unpack again)."""
+    folder = hook_repo[2].parent
+    return {"PIP_CACHE_DIR": str(folder / "pip-cache"), "VIRTUALENV_OVERRIDE_APP_DATA": str(folder / "virtualenv")}
+
+
 def _env(hook_repo: tuple[Path, str, Path]) -> dict[str, str]:
-    return {**os.environ, "PRE_COMMIT_HOME": str(hook_repo[2]), "PRE_COMMIT_COLOR": "never"}
+    return {**os.environ, **_caches(hook_repo), "PRE_COMMIT_HOME": str(hook_repo[2]), "PRE_COMMIT_COLOR": "never"}
 
 
 def _run(root: Path, hook_repo: tuple[Path, str, Path], *args: str, code: int | None = None,
@@ -726,6 +733,8 @@ def hooked(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, hook_repo: 
     """A copy of the hooked world, built once per process (with the first test's pinned git
     identity), its upstream re-pointed at the copy of its bare remote."""
     monkeypatch.setenv("PRE_COMMIT_HOME", str(hook_repo[2]))
+    for name, value in _caches(hook_repo).items():
+        monkeypatch.setenv(name, value)
     if "world" not in _HOOKED:
         _HOOKED["world"] = _hooked_world(tmp_path_factory.mktemp("hooked"), hook_repo)
     world, learning, branch = _HOOKED["world"]
