@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pygit2
+
 from gitstore.context import Context
 from gitstore.ops.setup import init
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, policy_text
@@ -52,8 +54,9 @@ def commit_all(root: Path, message: str) -> str:
 
 def sign_as(root: Path, key: Path) -> None:
     """Make a clone sign with ``key`` (git's own configuration, local to the clone)."""
-    git(root, "config", "gpg.format", "ssh")
-    git(root, "config", "user.signingkey", str(key))
+    config = pygit2.Repository(str(root)).config  # as git config writes them, without a process each
+    config["gpg.format"] = "ssh"
+    config["user.signingkey"] = str(key)
 
 
 def shared_remote(tmp: Path) -> Path:
@@ -104,8 +107,9 @@ def team_clone(tmp: Path, bare: Path, name: str, key: Path | None = None) -> Con
 
 def _memory(root: Path) -> None:
     init(root)  # the fetch refspecs: plain git fetch brings shared memory
+    config = pygit2.Repository(str(root)).config
     for spec in MEMORY_PUSH:  # branches are pushed on purpose, as people do
-        git(root, "config", "--add", "remote.origin.push", spec)
+        config.set_multivar("remote.origin.push", "a^", spec)  # a pattern no value matches: git config --add
 
 
 def sync(*clones: Context) -> list[Context]:
