@@ -4,4 +4,4 @@ fast."""
 
 
 __all__ = ["agent_hook", "bounds", "disabled", "github", "harnesses", "hookfields", "hookinput", "hooklog", "inbox", "install", "normalize",
-           "readahead", "reviews", "saved", "screening", "sessions", "switched", "transcripts", "undo"]  # the public modules (tests/test_public_api.py keeps the list whole)
+           "outcomes", "readahead", "reviews", "saved", "screening", "sessions", "switched", "transcripts", "undo"]  # the public modules (tests/test_public_api.py keeps the list whole)
