@@ -169,3 +169,39 @@ def test_a_teammates_grant_never_serves_my_personal_sessions(tmp_path: Path) -> 
     alice, bob = sync(alice, bob)
     assert decide(alice.view(), event, "instruction").grants == (shared["digest"],)
     assert shared["digest"] in bob.view().grants
+
+
+def test_a_teammates_ref_fetched_into_my_own_names_is_never_mine(tmp_path: Path) -> None:
+    """A plain `git fetch origin 'refs/memory/*:refs/memory/*'` puts bob's writer ref among
+    alice's own names: his appends are still his, never alice's, so his grant never serves her
+    personal sessions; hers stay hers, those of the id she wrote as before `init --new-writer`
+    too, and doctor names the ref."""
+    from gitstore.context import Context
+
+    from .team import git, sync, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    theirs = consent.grant(bob, "github:10", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    alice, bob = sync(alice, bob)
+    root = alice.workspace.root
+    git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    bobs = f"refs/memory/v1/records/shared/{bob.workspace.config.writer}"
+    assert git(root, "rev-parse", "-q", "--verify", bobs), "the fetch put bob's ref in alice's names"
+    alice = Context.open(root)
+    assert theirs["digest"] in alice.view().grants
+    assert decide(alice.view(), event, "instruction").cause == "no-grant", "bob's grant is not alice's own"
+    listed = json.loads(gitstore("grants", "--json", cwd=root).stdout)
+    assert [g["thisClone"] for g in listed] == [False]
+    doctor = gitstore("doctor", cwd=root).stdout
+    assert "another writer's memory fetched into this clone's own names" in doctor and bobs in doctor
+    mine = consent.grant(alice, "github:9", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    assert decide(Context.open(root).view(), event, "instruction").grants == (mine["digest"],)
+    done = gitstore("init", "--new-writer", cwd=root)
+    assert done.returncode == 0, done.stderr
+    alice = Context.open(root)
+    assert decide(alice.view(), event, "instruction").grants == (mine["digest"],), \
+        "what alice wrote as her former id is still hers"
+    listed = {g["digest"]: g["thisClone"] for g in json.loads(gitstore("grants", "--json", cwd=root).stdout)}
+    assert listed == {theirs["digest"]: False, mine["digest"]: True}

@@ -16,7 +16,7 @@ import pygit2
 
 from gitstore.errors import IntegrityError
 from gitstore.providers._base import NAMESPACES
-from gitstore.providers._gitdirs import common_dir, open_local
+from gitstore.providers._gitdirs import common_dir, open_local, ref_names
 from gitstore.providers._names import PREFIX
 
 LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
@@ -84,6 +84,28 @@ def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | N
     except (pygit2.GitError, ValueError) as exc:
         return f"cannot tell whether acknowledged append {acked} is still in its history ({exc})"
     return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
+
+
+def wrote_as(folder: Path, writer: str, current: str) -> bool:
+    """Whether this clone writes or wrote as ``writer``: its writer now (``current``), or one it
+    acknowledged appends as (a tips log names a ref of it: a former id after ``init
+    --new-writer``, a linked work tree's writer, whose logs share the common git folder's state
+    folder ``folder``). A ref of any other writer in this clone's own names came from elsewhere
+    (a plain fetch into ``refs/memory/``): its appends are never this clone's own."""
+    return writer == current or any(tips_log(folder, f"{PREFIX}records/{ns}/{writer}").exists()
+                                    for ns in NAMESPACES)
+
+
+def foreign_refs(repo: pygit2.Repository, folder: Path, current: str) -> list[str]:
+    """The records refs in this clone's own names (``refs/memory/v1/records/``) of writers it
+    never wrote as (``wrote_as``): another writer's memory a plain fetch put there."""
+    prefix = f"{PREFIX}records/"
+    found = []
+    for ref in ref_names(repo, prefix):
+        parts = ref[len(prefix):].split("/")
+        if len(parts) == 2 and parts[0] in NAMESPACES and not wrote_as(folder, parts[1], current):
+            found.append(ref)
+    return sorted(found)
 
 
 def logged_refs(folder: Path) -> list[str]:

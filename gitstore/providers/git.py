@@ -92,6 +92,7 @@ from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, veri
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
     LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, restorable, rewound, tips_log,
+    wrote_as,
 )
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
@@ -333,7 +334,7 @@ class GitProvider:
         self._looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] = {}  # see _BlobIndex
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
         self._copies: dict[str, dict[str, Stored]] = {}  # see copies
-        self._own_writers: set[str] | None = None  # see _may_part
+        self._own_writers: dict[str, bool] = {}  # see wrote_as
         self._cut: tuple[tuple[int, int] | None, set[str]] = (None, set())  # see _cut_refs
 
     def manifest(self) -> Manifest:
@@ -1163,10 +1164,15 @@ class GitProvider:
         another writer's, never a parted history itself, nor a copy of a writer this clone
         writes as (its own refs hold that history: a copy that parted from it stays refused,
         and sync's push names it)."""
-        if self._own_writers is None:  # listed once a handle: a few refs, not one lookup per read of each writer
-            prefix = records_ref("shared", "")
-            self._own_writers = {self.writer, *(name[len(prefix):] for name in ref_names(self.repo, prefix))}
-        return info.fetched and not info.parted and info.writer not in self._own_writers
+        return info.fetched and not info.parted and not self.wrote_as(info.writer)
+
+    def wrote_as(self, writer: str) -> bool:
+        """Whether this clone writes or wrote as ``writer`` (``_tips.wrote_as``): only such a
+        writer's appends in its own refs are its own. Looked up once a handle per writer."""
+        known = self._own_writers.get(writer)
+        if known is None:
+            known = self._own_writers[writer] = wrote_as(self.state, writer, self.writer)
+        return known
 
     def admit(self) -> list[Admission]:
         """Verify what every fetched writer ref brought since it was last admitted, and say
@@ -1489,7 +1495,9 @@ class GitProvider:
 
     def _origins(self, append: str) -> dict[str, tuple[RefInfo, Append, bool]]:
         """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
-        holds it (a commit of this clone's that came back in a fetch is still its own). Built
+        holds it as a writer this clone writes or wrote as (``wrote_as``: a commit of this
+        clone's that came back in a fetch is still its own; another writer's ref a plain fetch
+        put in this clone's own names makes none of its appends this clone's). Built
         again only when ``append`` is not in it: what is known of a commit never changes."""
         if self._origins_cache is not None and append in self._origins_cache[1]:
             return self._origins_cache[1]
@@ -1499,8 +1507,9 @@ class GitProvider:
             for info, tip in tips:
                 for header, oid in self._history(info, tip):
                     known = found.get(str(oid))
-                    if known is None or (not known[2] and not info.fetched):
-                        found[str(oid)] = (info, header, not info.fetched)
+                    own = not info.fetched and self.wrote_as(info.writer)
+                    if known is None or (not known[2] and own):
+                        found[str(oid)] = (info, header, own)
             self._origins_cache = (tips, found)
         return self._origins_cache[1]
 

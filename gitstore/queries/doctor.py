@@ -1043,6 +1043,8 @@ def _level(level: int) -> str:
 
 
 def _push(report: Report, workspace: Any) -> None:
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.providers._tips import foreign_refs
     from gitstore.providers.git import PREFIX, discover_refs, misplaced_refs
 
     refs = discover_refs(workspace.repo)
@@ -1050,6 +1052,12 @@ def _push(report: Report, workspace: Any) -> None:
               and i.name.startswith(PREFIX + "records/")]
     kept = [i.name for i in refs if i.namespace == "local" and not i.misplaced]
     misplaced = misplaced_refs(workspace.repo)
+    foreign = foreign_refs(workspace.repo, state_dir(workspace.repo), workspace.config.writer)
+    if foreign:
+        report.add("push", WARN, "another writer's memory fetched into this clone's own names: "
+                   f"{', '.join(foreign)}; none of its appends counts as this clone's own",
+                   "remove with " + "; ".join(f"`git update-ref -d {ref}`" for ref in _with_payloads(workspace.repo, foreign))
+                   + " (`gitstore sync` fetches other clones' memory where it is verified before it is read)")
     if misplaced:
         report.add("push", WARN, f"{len(misplaced)} ref(s) of personal sessions are in the repository's own refs, "
                    f"where a push can send them: {', '.join(misplaced)}", "`gitstore init` moves them into "
@@ -1057,6 +1065,17 @@ def _push(report: Report, workspace: Any) -> None:
     report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
                             else "nothing of this clone's memory to push yet")
                + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))
+
+
+def _with_payloads(repo: Any, refs: list[str]) -> list[str]:
+    """Records refs, each followed by its payload snapshot ref when the repository has one."""
+    found = []
+    for ref in refs:
+        found.append(ref)
+        snapshot = ref.replace("/records/", "/payloads/", 1)
+        if snapshot in repo.references:
+            found.append(snapshot)
+    return found
 
 
 __all__ = ["Check", "Report", "doctor"]

@@ -112,6 +112,7 @@ from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, c
                                         git_env, may_nest, ref_names, ref_targets, state_dir)
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
+from gitstore.providers._tips import wrote_as
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
@@ -1092,9 +1093,10 @@ class _Admitting:
 
     def _may_part(self, writer: str) -> bool:
         """Whether a writer's fetched ref may part from the history admitted for it
-        (``Admissions.fork``): any writer's but one this clone writes as (its own refs hold that
-        history: a remote copy that parted from it stays refused, and the push names it)."""
-        return writer != self.ctx.workspace.config.writer and ref_tip(self.repo, f"{PREFIX}records/shared/{writer}") is None
+        (``Admissions.fork``): any writer's but one this clone writes or wrote as (``wrote_as``,
+        as the store decides: its own refs hold that history, so a remote copy that parted from
+        it stays refused, and the push names it)."""
+        return not wrote_as(state_dir(self.repo), writer, self.ctx.workspace.config.writer)
 
     def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
         ref = self.fetched_ref("records", writer)
