@@ -543,6 +543,43 @@ def test_removing_a_person_keeps_the_withdrawals_they_signed(team: dict[str, obj
         assert shown.in_force == ["review"] and not shown.unused_withdrawals
 
 
+def test_a_policy_revision_only_a_merged_branch_held_lets_nobody_withdraw(team: dict[str, object],
+                                                                           tmp_path: Path) -> None:
+    """Carol, who may only grant, lets herself withdraw in one commit of a feature branch and
+    takes it out again in the next; the branch is merged with a merge commit, so that revision
+    is in main's history without ever having been its tip: a withdrawal she signs under it
+    never counts."""
+    from gitstore.ops.consent import withdraw
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    maintainer = team_clone(tmp_path, bare, "alice", keys[ALICE][0])
+    ops.accept(maintainer, proposal["id"], proposal["reviewDigest"], ALICE)
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    maintainer, carol = sync(maintainer, carol)
+    root = carol.workspace.root
+    git(root, "checkout", "-q", "-b", "feature")
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING, CAROL: ("grant", "withdraw")},
+                 {who: keys[who][1] for who in (ALICE, BOB, CAROL)})
+    transient = commit_all(root, "wip")
+    git(root, "checkout", "-q", "HEAD~1", "--", ".gitstore")
+    (root / "retry.py").write_text("def retry(): pass\n")
+    commit_all(root, "A retry helper")
+    git(root, "push", "-q", "origin", "feature")
+    merger = maintainer.workspace.root
+    git(merger, "fetch", "-q", "origin")
+    git(merger, "merge", "-q", "--no-ff", "origin/feature", "-m", "Merge feature")
+    git(merger, "push", "-q", "origin", "main")
+    maintainer, carol = sync(maintainer, carol)
+    assert transient in git(merger, "rev-list", "origin/main")
+    [digest] = list(carol.view().grants)
+    git(root, "update-ref", "refs/remotes/origin/main", transient)  # her clone signs under that revision
+    withdraw(Context.open(root), CAROL, digest, ["instruction"], "never let to")
+    maintainer, carol = sync(maintainer, carol)
+    for clone in (maintainer, carol):
+        assert _standing(clone, proposal["id"]) == ("accepted", True), "carol's withdrawal does not count"
+
+
 def test_a_key_listed_for_two_people_signs_for_neither(team: dict[str, object], tmp_path: Path) -> None:
     """A policy edited by hand (or pushed by whoever may merge) that lists bob's key for carol
     too: a signature by it cannot say which of them decided, so it counts for neither, what it

@@ -15,7 +15,8 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
    retire a key without that, keep its line with ``valid-before``. A withdrawal is the
    exception (``rules.trust``): it only narrows consent, so it keeps counting by the revision
    it was made under (``Attestation.then``: the people the signature verified for there, with
-   the actions that revision let them take);
+   the actions that revision let them take), when that revision was the default branch's tip
+   (on its first-parent chain: a revision only a merged branch held never was in force);
 5. the actions the person may take are those both revisions allow;
 6. neither revision lists the key for more than one person: which of them signed, the signature
    cannot say, so it counts for none of them (a problem ``gitstore verify`` names).
@@ -37,7 +38,7 @@ import pygit2
 
 from gitstore._gitconfig import value as git_setting
 from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, TrustMode
-from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
+from gitstore.providers._policy_git import FirstParents, PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
 from gitstore.records.policy import SHARED_KEY, Policy, canonical
@@ -61,6 +62,7 @@ class Trust:
         self._state: PolicyState | None = None
         self._revisions: dict[str, Revision] = {}
         self._merged: dict[str, bool] = {}
+        self._tips: FirstParents | None = None  # see was_tip
         self._checked = Verified(state, "signatures", shared=True)
         self._unsaved = 0
         self._saved_at = time.monotonic()
@@ -78,9 +80,11 @@ class Trust:
 
     def signed(self, commit: pygit2.Commit, policy_commit: str | None) -> tuple[Signers, str | None, Signers]:
         """The people whose signature on ``commit`` counts, with what they may do, or why none;
-        and the people it verified for under the policy revision the commit was made under (one
-        in the default branch's history), with the actions that revision let them take, whether
-        or not the current policy still lists them."""
+        and the people it verified for under the policy revision the commit was made under, with
+        the actions that revision let them take, whether or not the current policy still lists
+        them: only for a revision that was the default branch's tip (``was_tip``), none for one
+        a merged branch brought (anyone with push access may commit a policy there and take it
+        out again before the merge)."""
         state = self.state
         if state.policy is None or state.commit is None:
             return (), "is judged without a usable policy", ()
@@ -101,7 +105,8 @@ class Trust:
         shared = revision.policy.shared_keys().get(key) or state.policy.shared_keys().get(key)
         if shared:  # which of them decided, the signature cannot say
             return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them", ()
-        then = tuple((person, revision.policy.actions(person)) for person in principals)
+        then = tuple((person, revision.policy.actions(person)) for person in principals) \
+            if self.was_tip(revision_id) else ()
         return (*_still_allowed(state.policy, revision.policy, key, principals, commit), then)
 
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
@@ -144,6 +149,16 @@ class Trust:
                 found = Revision(problem=f"cannot read {commit_id}: {exc}")
             self._revisions[commit_id] = found
         return found
+
+    def was_tip(self, commit_id: str) -> bool:
+        """Whether a policy revision was the default branch's tip (``FirstParents``): one only a
+        merged branch held never was the policy in force, however it ended up in the history."""
+        state = self.state
+        if state.commit is None:
+            return False
+        if self._tips is None:
+            self._tips = FirstParents(self.repo, state.commit)
+        return self._tips.holds(commit_id)
 
     def _in_default(self, tip: str, commit_id: str) -> bool:
         found = self._merged.get(commit_id)

@@ -13,8 +13,8 @@ counts depends on the store's trust mode (``TrustMode``, from the provider):
   current policy still lists that key for them and lets them take it. This clone's own
   unsigned decisions count for nothing either: every clone computes the same verdicts.
   A withdrawal is the exception to "the current policy still lists": it keeps counting once
-  it verified, signed by a person the policy revision it was made under (one in the default
-  branch's history) let withdraw, even after that person (or key) is removed. It only ever
+  it verified, signed by a person the policy revision it was made under (one that was the
+  default branch's tip: on its first-parent chain) let withdraw, even after that person (or key) is removed. It only ever
   narrows consent, and a new grant restores what it took; letting it lapse would hand back,
   on every clone at once, consent someone took away.
 - **broken** (a policy that cannot be used): no authority record counts until it is fixed.
