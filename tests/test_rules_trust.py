@@ -543,6 +543,50 @@ def test_removing_a_person_keeps_the_withdrawals_they_signed(team: dict[str, obj
         assert shown.in_force == ["review"] and not shown.unused_withdrawals
 
 
+def test_a_removed_persons_withdrawal_never_reaches_a_grant_made_after_their_removal(
+        team: dict[str, object], tmp_path: Path) -> None:
+    """Bob, removed from the policy, signs a withdrawal under the revision that still listed him
+    (any client can name it) of the grant alice made after his removal to restore consent: it
+    is beyond his reach and never counts; his withdrawal of the grant made under that revision
+    still does, and `gitstore grants` says why each does or does not."""
+    from gitstore.ops.consent import grant, withdraw
+    from gitstore.queries.grants import grants
+    from gitstore.records.contracts import seal
+    from gitstore.rules.consent import withdrawn
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    maintainer = team_clone(tmp_path, bare, "alice", keys[ALICE][0])
+    ops.accept(maintainer, proposal["id"], proposal["reviewDigest"], ALICE)
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    maintainer, bob = sync(maintainer, bob)
+    listed = git(bob.workspace.root, "rev-parse", "origin/main").strip()
+    [first] = list(bob.view().grants)
+    withdraw(bob, BOB, first, ["instruction"], "an author opted out")
+    maintainer, bob = sync(maintainer, bob)
+    _change_policy(tmp_path, bare, lambda text: "".join(l + "\n" for l in text.splitlines() if not l.startswith(BOB)))
+    maintainer, bob = sync(maintainer, bob)
+    again = grant(maintainer, ALICE, ["review", "instruction"], ["review-thread"], "2026-01-01T00:00:00.000000Z",
+                  None, "consent restored")
+    maintainer, bob = sync(maintainer, bob)
+    assert _standing(maintainer, proposal["id"]) == ("accepted", True), "the new grant restores consent"
+    git(bob.workspace.root, "update-ref", "refs/remotes/origin/main", listed)  # he signs under the old revision
+    record = seal({"schema": "gitstore.withdrawal/v1", "scope": bob.scope, "grant": again["digest"],
+                   "purposes": ["instruction"], "by": BOB, "at": "2026-12-01T00:00:00.000000Z",
+                   "reason": "still vetoing", "exports": []})
+    Context.open(bob.workspace.root).write([record], "withdraw", BOB, [again["digest"]], "still vetoing")
+    maintainer, bob = sync(maintainer, bob)
+    assert _standing(maintainer, proposal["id"]) == ("accepted", True), "bob's new veto does not reach it"
+    gone = withdrawn(maintainer.view())
+    assert gone.get(first) == {"instruction"} and again["digest"] not in gone
+    shown = {g.grant["digest"]: g for g in grants(maintainer)}
+    [(_, said)] = shown[first].narrowing
+    assert f"by {BOB}, no longer in the policy, under revision {listed[:12]}" == said
+    [(beyond, why)] = shown[again["digest"]].unused_withdrawals
+    assert beyond["digest"] == record["digest"] and "beyond the reach" in why
+    assert shown[again["digest"]].in_force == ["review", "instruction"]
+
+
 def test_a_policy_revision_only_a_merged_branch_held_lets_nobody_withdraw(team: dict[str, object],
                                                                            tmp_path: Path) -> None:
     """Carol, who may only grant, lets herself withdraw in one commit of a feature branch and

@@ -160,6 +160,11 @@ class Trust:
             self._tips = FirstParents(self.repo, state.commit)
         return self._tips.holds(commit_id)
 
+    def reaches(self, revision: str, earlier: str) -> bool:
+        """Whether policy revision ``earlier`` is ``revision`` or one of its ancestors; one this
+        clone does not hold (a shallow clone) is taken to be (see ``Store.within_reach``)."""
+        return earlier not in self.repo or in_history(self.repo, revision, earlier)
+
     def _in_default(self, tip: str, commit_id: str) -> bool:
         found = self._merged.get(commit_id)
         if found is None:
@@ -210,7 +215,7 @@ def _program(repo: pygit2.Repository) -> str:
 def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:
     """``base`` (who holds the append) completed with its signers under the policy."""
     signers, problem, then = trust.signed(commit, policy_commit)
-    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace, then)
+    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace, then, base.revision)
 
 
 __all__ = ["NOBODY_FOR_KEY", "Trust", "attestation"]

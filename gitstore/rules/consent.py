@@ -55,7 +55,8 @@ def withdrawn(view: View) -> dict[str, set[str]]:
     """Grant digest -> purposes withdrawn from it (effective at once)."""
     out: dict[str, set[str]] = {}
     for record in view.withdrawals:
-        out.setdefault(record["grant"], set()).update(record["purposes"])
+        if view.reaches(record):  # one counting only as it narrows consent reaches no later grant
+            out.setdefault(record["grant"], set()).update(record["purposes"])
     return out
 
 
