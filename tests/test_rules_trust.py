@@ -1046,6 +1046,10 @@ def test_without_a_policy_each_clone_counts_only_its_own_decisions(tmp_path: Pat
     assert done.returncode == 0 and "not counted: decision" in done.stderr and "not counted" in done.stdout
     assert _standing(bob, proposal["id"])[0] == "accepted" and grant["digest"] not in bob.view().grants
     assert bob.store.trust_mode().mode == "single-user"
+    # a plain fetch of every memory ref puts bob's ref among alice's own names: still his
+    git(alice.workspace.root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert bob.workspace.config.writer in git(alice.workspace.root, "for-each-ref", "refs/memory/v1/records/")
+    assert _standing(Context.open(alice.workspace.root), proposal["id"]) == ("proposed", False)
 
 
 def test_grants_lists_a_grant_that_carries_no_authority_with_why(tmp_path: Path) -> None:
