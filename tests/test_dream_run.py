@@ -254,7 +254,9 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     other = tmp_path / "two"
     subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
     subprocess.run(["git", "fetch", "-q", str(ctx.workspace.root), "refs/memory/*:refs/memory/*"], cwd=other, check=True)
-    init(other)  # a clone of its own (a copied state folder is not taken: another clone's settings)
+    # a clone of its own (a copied state folder is not taken: another clone's settings), writing as
+    # the same person: without a policy only a clone's own grants and decisions count
+    init(other, writer=ctx.workspace.config.writer)
     reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
                for root in (ctx.workspace.root, other)]
     digests = [sorted((p["id"], p["contentDigest"], p["reviewDigest"]) for p in r.proposed) for r in reports]

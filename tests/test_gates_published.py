@@ -42,7 +42,7 @@ def repo(published: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, 
     git(tmp_path, "clone", "-q", "--mirror", str(root), str(tmp_path / "bare.git"))
     git(tmp_path, "clone", "-q", str(tmp_path / "bare.git"), str(copy))
     git(copy, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-    init(copy)
+    init(copy, writer=Context.open(root).workspace.config.writer)  # the same person's second checkout
     return copy, learning
 
 
