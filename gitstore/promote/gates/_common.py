@@ -187,6 +187,46 @@ def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
     return paths_left
 
 
+def range_of_change() -> tuple[str, str] | None:
+    """(start, tip) of the range a run over a range judges (``PRE_COMMIT_FROM_REF`` and
+    ``PRE_COMMIT_TO_REF``: at pre-push, or ``pre-commit run --from-ref --to-ref``), else None."""
+    start, tip = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+    if not start or not tip or ZERO in (start, tip):
+        return None
+    return start, tip
+
+
+def files_of_change(files: Sequence[str], root: Path) -> list[str]:
+    """The files a gate judges: those pre-commit passed and, in a run over a range, every file
+    the range adds or changes (``git diff --name-only START...TIP``, as pre-commit lists them, a
+    rename or a copy as the file it makes) that the work tree holds no file or link at. pre-commit
+    drops such a name before handing the rest to a hook, yet the tip holds the file and the push
+    sends it (a ``git rm`` or ``git mv`` staged and not committed). A file the work tree holds
+    is judged only when pre-commit passed it, so a hook's ``exclude`` still counts. Names are
+    paths from the repository's root, as pre-commit passes them (it runs hooks from there)."""
+    span = range_of_change()
+    if span is None:
+        return list(files)
+    start, tip = span
+    listing = ("diff", "--name-only", "--no-ext-diff", "--no-renames", "--diff-filter=d", "-z")
+    done = git(*listing, f"{start}...{tip}", cwd=root, check=False)
+    if done.returncode != 0:  # no merge base (unrelated histories): the two trees compared
+        done = git(*listing, start, tip, cwd=root, check=False)
+    if done.returncode != 0:
+        from gitstore.errors import InvalidInput
+
+        raise InvalidInput(f"the range {start}..{tip} cannot be compared: no such commit")
+    found, here = list(files), Path(os.getcwd())
+    for path in done.stdout.split(b"\0"):
+        if not path:
+            continue
+        name = path.decode("utf-8", "surrogateescape")
+        where = os.path.join(root, name)
+        if not os.path.islink(where) and not os.path.isfile(where):
+            found.append(name if here == root else where)
+    return found
+
+
 class CommittedFiles:
     """Some files as the change being judged holds them, never as the work tree does: at
     pre-push and in a run over a range, the tree of the range's tip (``PRE_COMMIT_TO_REF``); at

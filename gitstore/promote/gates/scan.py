@@ -44,7 +44,10 @@ does when the change is in git: at pre-push and in a run over a range, the blob 
 tip (``PRE_COMMIT_TO_REF:path``), so a commit made with ``--no-verify`` whose text was fixed
 in the index or the work tree alone is scanned as it is pushed; at a commit, the index's blob
 (what git commits, ``GIT_INDEX_FILE``); a file the change does not hold is not read. Run by hand,
-the work tree is the change.
+the work tree is the change. At pre-push and over a range the files the range adds or changes
+that the work tree lacks (a ``git mv`` or ``git rm`` staged, not committed), which pre-commit
+never passes, are scanned too (``_common.files_of_change``; the hook runs without names too,
+``always_run``).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    CommittedFiles, files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
+    CommittedFiles, files_of_change, files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
 )
 
 TYPE_CHECKING = False
@@ -84,6 +87,8 @@ _TEXT_SUFFIXES = (".mdc",)  # read as text by the agents that read them, though 
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
     """(findings that fail, warnings) for the files."""
+    if not files:
+        return [], []  # the hook runs on every commit and push (``always_run``): nothing to load then
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
@@ -281,7 +286,14 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
 
 
 def _skill_folders(root: Path) -> set[str]:
-    """The folders that hold a ``SKILL.md`` in the index (the one being committed, at a commit)."""
+    """The folders that hold a ``SKILL.md`` as the change holds them: in the tree of the range's
+    tip at pre-push and over a range (``ls-tree`` takes no glob: every name is read), else in
+    the index (the one being committed, at a commit)."""
+    tip = CommittedFiles.tip()
+    if tip:
+        done = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", tip, cwd=root, check=False)
+        return {dirname(name) for path in done.stdout.split(b"\0")
+                if path and basename(name := path.decode("utf-8", "replace")) == SKILL}
     done = git("ls-files", "-z", "--", f":(glob)**/{SKILL}", cwd=root, keep_index=True, check=False)
     return {dirname(path.decode("utf-8", "replace")) for path in done.stdout.split(b"\0") if path}
 
@@ -366,7 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = parser(PROG, __doc__.splitlines()[0]).parse_args(argv).files
 
     def gate() -> int:
-        failing, warnings = check(files, top_level())
+        root = top_level()
+        failing, warnings = check(files_of_change(files, root), root)
         for warning in warnings:
             print(warning)
         return report(failing)

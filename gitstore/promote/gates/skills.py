@@ -9,7 +9,9 @@ refused: a skill is the file itself.
 Each file is judged as the change holds it (``_common.CommittedFiles``): at pre-push and in a
 run over a range, the blob of the range's tip (``PRE_COMMIT_TO_REF``), so a skill committed
 without the hooks and fixed only in the work tree or the index is judged as it is pushed; at a
-commit, the index being committed; run by hand, the work tree.
+commit, the index being committed; run by hand, the work tree. At pre-push and over a range
+the files the range adds or changes that the work tree lacks (a ``git mv`` or ``git rm`` staged,
+not committed), which pre-commit never passes, are judged too (``_common.files_of_change``).
 
 A description over 1024 characters is printed as a warning and passes (harnesses load such
 skills, and vendors publish them); ``--strict`` makes it fail, as it does for every skill
@@ -22,11 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.promote.gates._common import (
-    CommittedFiles, files_only, Finding, not_regular, parser, relative, report, run, top_level,
+    CommittedFiles, files_of_change, files_only, Finding, not_regular, parser, relative, report, run, top_level,
 )
-from gitstore.promote.skills import FILE_NAME, skill_problems
-
 PROG = "gitstore-skills"
+FILE_NAME = "SKILL.md"  # gitstore.promote.skills.FILE_NAME; that module (YAML) loads when a skill is read
 SKILLS = ".agents/skills"
 
 
@@ -37,6 +38,10 @@ def check(files: Sequence[str], root: Path | None = None) -> tuple[list[Finding]
     without ``root``, the work tree)."""
     findings: list[Finding] = []
     warnings: list[Finding] = []
+    if not files:
+        return findings, warnings  # the hook runs on every commit (``always_run``): most pass no skill
+    from gitstore.promote.skills import skill_problems
+
     held = CommittedFiles(root, [relative(name, root) for name in files]) if root is not None else None
     try:
         for name in files:
@@ -104,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         files, strict = parsed.files, parsed.strict
 
     def gate() -> int:
-        failing, warnings = check(files, top_level() if CommittedFiles.in_a_hook() else None)
+        root = top_level() if CommittedFiles.in_a_hook() else None
+        failing, warnings = check(files_of_change(files, root) if root is not None else files, root)
         if strict:
             return report(failing + [w._replace(message=w.message.removeprefix("warning: ")) for w in warnings])
         for warning in warnings:
