@@ -54,21 +54,30 @@ tip (``PRE_COMMIT_TO_REF``) at pre-push and in a run over a range; never the wor
 ``git rm --cached`` leaves the file (one ``git ls-tree`` and one ``git ls-files``, which it
 starts before anything else). Only when something was deleted does it read the pages that
 remain.
+
+Every page is read as the change holds it (``_as_committed``): from the work tree when it holds
+the wiki as the change does, else from a temporary copy of the wiki written from the blobs of
+the range's tip (at pre-push and over a range) or of the index being committed (at a commit), so
+a commit made with ``--no-verify`` and put back in the work tree alone is judged as it is pushed.
+At pre-push and over a range the pages the range adds or changes that the work tree lacks (a
+``git mv`` or ``git rm`` staged, not committed), which pre-commit never passes, are judged too
+(``_common.files_of_change``). Run by hand, the work tree is the change.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
 from typing import TYPE_CHECKING
 
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, committed_paths, files_only, git, in_parallel, not_regular, parser,
-    relative, report, run, top_level, tree_entries,
+    CommittedFiles, Finding, base_revision, blob_id, blobs, committed_paths, files_of_change, files_only, git,
+    git_later, in_parallel, not_regular, parser, relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote._git import git_env
 from gitstore.promote.blocks import MARKER_START
@@ -95,12 +104,75 @@ _NOT_A_PAGE = ("named like a markdown page, but OKF pages end in .md: no rule of
 
 
 def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> list[Finding]:
-    """Every rule the passed pages of the wiki break."""
+    """Every rule the passed pages of the wiki break, each page read as the change holds it
+    (``_as_committed``)."""
     wiki_rel = normpath(wiki_rel).strip("/")
-    wiki = root / wiki_rel
     names = [relative(f, root) for f in files]
+    with _as_committed(root, wiki_rel) as src:
+        return _check(names, root, src, wiki_rel, base)
+
+
+@contextmanager
+def _as_committed(root: Path, wiki_rel: str) -> Iterator[Path]:
+    """The folder the wiki's files are read from: the work tree when it holds the wiki as the
+    change does (always, run by hand), else a temporary copy of the wiki as the change holds it
+    (``CommittedFiles``: the tree of the range's tip at pre-push and over a range, the index
+    being committed at a commit), written from git's blobs and removed afterwards. A commit made
+    without the hooks and put back in the work tree alone (``git checkout HEAD~1 -- page``) is
+    pushed as it was committed, so it is judged so; and an untracked or ignored file of the wiki
+    is in no commit, so no generated index must list it. Outside the wiki the work tree is read,
+    within what the change commits (``Committed``). The common case costs two ``git`` calls
+    that find nothing to copy."""
+    if not CommittedFiles.in_a_hook():
+        yield root
+        return
+    tip, where = CommittedFiles.tip(), os.fspath(root)
+    differs = git_later("-C", where, "diff", "--no-ext-diff", "--name-only", "-z", *([tip] if tip else []),
+                        "--", wiki_rel, keep_index=True)
+    untracked = git_later("-C", where, "ls-files", "--others", "-z", "--", wiki_rel, keep_index=True)
+    answers = [differs(), untracked()]
+    if all(code == 0 and not out for code, out in answers):
+        yield root
+        return
+    import shutil
+    import tempfile
+
+    listing = ("ls-tree", "-r", "-z", "--full-tree", tip) if tip else ("ls-files", "-s", "-z")
+    done = git("--literal-pathspecs", *listing, "--", wiki_rel, cwd=root, keep_index=True)
+    held: dict[str, tuple[str, str]] = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, tab, path = entry.partition(b"\t")
+        parts = meta.split()
+        if not tab or len(parts) != 3 or (not tip and parts[2] != b"0"):  # ls-files: a conflict's stages
+            continue
+        held[path.decode("utf-8", "surrogateescape")] = (parts[0].decode(), parts[2 if tip else 1].decode())
+    contents = blobs(root, sorted({oid for mode, oid in held.values() if mode in _WRITTEN}))
+    copy = tempfile.mkdtemp(prefix="gitstore-okf-")
+    try:
+        os.makedirs(os.path.join(copy, wiki_rel), exist_ok=True)
+        for name, (mode, oid) in held.items():
+            target = os.path.join(copy, name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if mode == "120000":
+                os.symlink(os.fsdecode(contents[oid]), target)
+            elif mode in _WRITTEN:
+                with open(target, "wb") as file:
+                    file.write(contents[oid])
+            else:  # a submodule: a folder, as a clone that does not fetch it holds it
+                os.makedirs(target, exist_ok=True)
+        yield Path(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+_WRITTEN = ("100644", "100755", "120000")  # git modes whose blobs a copy of the wiki writes
+
+
+def _check(names: list[str], root: Path, src: Path, wiki_rel: str, base: str | None) -> list[Finding]:
+    """``check`` with the wiki's files read under ``src`` (``_as_committed``); git asked in ``root``."""
+    wiki = src / wiki_rel
     inside = [n for n in names if n.startswith(wiki_rel + "/")]
-    refused = [f for f in (not_regular(os.path.join(root, n), n) for n in inside) if f is not None]
+    refused = [f for f in (not_regular(os.path.join(src, n), n) for n in inside) if f is not None]
     refused += [f for f in map(_reserved_in_another_case, inside) if f is not None]
     refused += [Finding(n, 1, why) for n in inside if (why := _unlinkable(n[len(wiki_rel) + 1:])) is not None
                 and n not in {f.path for f in refused}]
@@ -111,12 +183,12 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
     everything = committed_paths(root, []) if pages else None
     logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
-    committed = Committed(root, everything()) if everything is not None else None  # read before workers fork
-    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged, committed),
+    committed = Committed(src, everything(), root, wiki_rel) if everything is not None else None  # before forks
+    findings = refused + in_parallel(pages, lambda chunk: _pages(root, src, chunk, wiki, wiki_rel, logged, committed),
                                      lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
-            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept())
+            findings += _against_base(root, src, wiki, wiki_rel, pages, entries(), kept())
     return _one_per_stale_index(findings)
 
 
@@ -160,15 +232,30 @@ class Committed:
     ``files``): a path is there only when the change commits it (``committed_paths``: the index
     being committed, or the tree of the range's tip), or a folder of such a path, or lies behind
     a symbolic link it commits. A file left out (untracked, ignored) is in no clone and no CI
-    run, though it is on this disk. What is there is read from disk, as the pages are."""
+    run, though it is on this disk. What is there is read from disk, as the pages are: from
+    ``root``, where the pages are read (a copy of the wiki as the change holds it, when the work
+    tree holds it otherwise: ``_as_committed``), and outside the wiki ``wiki_rel`` from the work
+    tree ``disk``."""
 
-    def __init__(self, root: Path, paths: set[str]) -> None:
+    def __init__(self, root: Path, paths: set[str], disk: Path | None = None, wiki_rel: str = "") -> None:
         self.root = os.path.abspath(root)
         self.paths = paths
         self.folders = {parent for path in paths for parent in _parents(path)}
+        self.disk = os.path.abspath(disk) if disk is not None else self.root
+        self.wiki = wiki_rel
+
+    def _on_disk(self, file: str) -> str:
+        """Where ``file`` (under ``root``) is read: outside the wiki of a copy, in the work tree."""
+        where = os.path.abspath(file)
+        if self.disk == self.root or not where.startswith(self.root + os.sep):
+            return file
+        rel = where[len(self.root) + 1:].replace(os.sep, "/")
+        if rel == self.wiki or rel.startswith(f"{self.wiki}/"):
+            return file
+        return os.path.join(self.disk, rel)
 
     def kind(self, file: str) -> str | None:
-        found = OnDisk.kind(file)
+        found = OnDisk.kind(self._on_disk(file))
         where = os.path.abspath(file)
         if found is None or where == self.root:
             return found
@@ -179,19 +266,22 @@ class Committed:
             return found
         return found if any(parent in self.paths for parent in _parents(rel)) else None  # behind a link
 
-    anchors = staticmethod(OnDisk.anchors)
+    def anchors(self, file: str) -> set[str]:
+        return OnDisk.anchors(self._on_disk(file))
+
     inside = staticmethod(OnDisk.inside)
 
 
-def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str],
+def _pages(root: Path, src: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str],
            files: Committed | None = None) -> list[Finding]:
+    """The rules the pages break, each read under ``src``; citations judged in ``root``'s git."""
     findings: list[Finding] = []
     indexes: dict[str, dict[str, tuple[int, str]] | None] = {}
     with page_cache(), Citations(root) as citations:
-        citations.judge(_cited_sources(root, pages))  # at once: each page's findings then find theirs judged
+        citations.judge(_cited_sources(src, pages))  # at once: each page's findings then find theirs judged
         for rel in pages:
-            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel), files, citations)
-            findings += _entry_stale(root, rel, indexes)
+            findings += _page(src, rel, wiki, wiki_rel, logged.get(rel), files, citations)
+            findings += _entry_stale(src, rel, indexes)
     return findings
 
 
@@ -422,21 +512,21 @@ def _recent(page: Page, logged: str | None) -> Page:
     return Page(page.path, page.text, page.meta, body, page.problems)
 
 
-def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
+def _against_base(root: Path, src: Path, wiki: Path, wiki_rel: str, pages: list[str],
                   entries: dict[str, str] | None, kept: set[str]) -> list[Finding]:
     """What the change breaks of what the base holds; ``kept``: the files of the wiki the change
-    leaves (``committed_paths``)."""
+    leaves (``committed_paths``); the wiki's files read under ``src``, git asked in ``root``."""
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
     gone = {rel for rel in entries if rel not in kept}
-    found = _deleted(root, wiki_rel, pages, entries, gone, kept) if gone else []
-    found += _anchors_lost(root, wiki_rel, pages, entries, kept)
+    found = _deleted(src, wiki_rel, pages, entries, gone, kept, root) if gone else []
+    found += _anchors_lost(root, src, wiki_rel, pages, entries, kept)
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
         if name not in (INSTRUCTIONS, INDEX_PAGE, LOG_PAGE) or rel in changed:
             continue
-        path = root / rel
+        path = src / rel
         if not path.is_file():
             if name == INSTRUCTIONS and rel not in gone:  # not a regular file: refused as such
                 found.append(Finding(rel, 1, "INSTRUCTIONS.md is preserved byte for byte and may not be deleted"))
@@ -446,11 +536,11 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
             changed[rel] = old
     contents = blobs(root, [oid for oid in changed.values() if oid])
     for rel, old in changed.items():
-        found += _changed(root / rel, rel, wiki, contents.get(old) if old else None, kept)
-    for folder, names in _added(root, wiki_rel, entries, kept).items():
+        found += _changed(src / rel, rel, wiki, contents.get(old) if old else None, kept)
+    for folder, names in _added(src, wiki_rel, entries, kept).items():
         index = join(folder, INDEX_PAGE)
-        if index in kept and index not in changed and _regular(root / index):
-            found += _index_misses(root / index, index, wiki, names, kept)
+        if index in kept and index not in changed and _regular(src / index):
+            found += _index_misses(src / index, index, wiki, names, kept)
     return found
 
 
@@ -494,7 +584,7 @@ def _index_misses(path: Path, rel: str, wiki: Path, names: set[str], kept: set[s
 
 
 def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str],
-             kept: set[str]) -> list[Finding]:
+             kept: set[str], disk: Path | None = None) -> list[Finding]:
     """What deleting the files ``gone`` (of the wiki at the base) breaks: a reserved file that
     must stay, and each link or source of a page that remains leading into what was deleted
     (not a link of a log's entry already logged: ``_recent``; a log not passed is the base's).
@@ -507,11 +597,11 @@ def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str
     remaining = sorted(rel for rel in entries if rel.endswith(".md") and rel in kept and rel not in passed
                        and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
     for rel in remaining:
-        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders)
+        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders, disk)
     return found
 
 
-def _anchors_lost(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str],
+def _anchors_lost(git_root: Path, root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str],
                   kept: set[str]) -> list[Finding]:
     """Each ``#fragment`` link of a page the change leaves alone (so not passed, its links not
     checked) that names a heading a page it changes had at the base and has no more (renamed
@@ -519,7 +609,7 @@ def _anchors_lost(root: Path, wiki_rel: str, pages: list[str], entries: dict[str
     at_base = {rel: entries[rel] for rel in pages if rel in entries and basename(rel) != INSTRUCTIONS
                and os.path.isfile(os.path.join(root, rel))
                and blob_id((root / rel).read_bytes(), len(entries[rel])) != entries[rel]}
-    contents = blobs(root, sorted(set(at_base.values()))) if at_base else {}
+    contents = blobs(git_root, sorted(set(at_base.values()))) if at_base else {}
     lost = {rel: missing for rel, oid in at_base.items() if oid in contents
             for missing in [page_of(rel, contents[oid].decode("utf-8", "replace")).anchors
                             - read_page(os.path.join(root, rel)).anchors] if missing}
@@ -566,7 +656,8 @@ def _reserved_gone(rel: str, kept: set[str]) -> Finding | None:
     return None
 
 
-def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str]) -> list[Finding]:
+def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str],
+                     disk: Path | None = None) -> list[Finding]:
     """Each link or path-valued source of the page ``rel`` (one the change does not touch) that
     leads to a deleted file, or into a deleted folder (one the change no longer holds a file in).
     ``there``: the files and folders of the wiki the change leaves. A log's entries are history:
@@ -578,7 +669,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
     inside = wiki_rel + "/"
 
     def remains(path: str) -> bool:
-        return path in there if path.startswith(inside) else os.path.lexists(os.path.join(root, path))
+        return path in there if path.startswith(inside) else os.path.lexists(os.path.join(disk or root, path))
 
     found = []
     for target, what in link_targets(page):
@@ -685,6 +776,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def gate() -> int:
         root = top_level()
-        return report(check(files, root, wiki, base_revision(base, root)))
+        return report(check(files_of_change(files, root), root, wiki, base_revision(base, root)))
 
     return run(PROG, gate)
