@@ -1004,6 +1004,41 @@ def test_the_wiki_gate_judges_the_pushed_pages_not_the_work_tree_at_pre_push(hoo
     assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
 
 
+def test_the_gates_judge_what_each_kind_of_commit_commits(hooked: tuple[Path, dict, str]) -> None:
+    """``git commit PATH`` and ``git commit -a`` commit a temporary index, ``--amend`` and a
+    merge the index: the gates judge what each commits, never what the work tree or the index
+    holds besides (a merge's files pre-commit does not pass, being either side's, are judged
+    when that side is pushed)."""
+    root, learning, branch = hooked
+    page = root / "okf/wiki/reliability.md"
+    before = page.read_text()
+    bad = "Retries are safe. \u202e// disable jitter\u202c\n"
+    said = f"okf/wiki/reliability.md:{len(before.splitlines()) + 1}: quarantine: bidi-control"
+    (root / "okf/wiki/INSTRUCTIONS.md").write_text("Rewritten.\n")
+    _git(root, "add", "okf/wiki/INSTRUCTIONS.md")  # staged, never committed below
+    page.write_text(before + bad)
+    out = _git(root, "commit", "-m", "reliability", "--", "okf/wiki/reliability.md", code=1)  # a temporary index
+    assert said in out and "INSTRUCTIONS" not in out, out
+    page.write_text(before + "More.\n")
+    _git(root, "commit", "-q", "-m", "reliability", "--", "okf/wiki/reliability.md")
+    assert _git(root, "diff", "--cached", "--name-only").split() == ["okf/wiki/INSTRUCTIONS.md"]
+    _git(root, "reset", "-q", "--", "okf/wiki/INSTRUCTIONS.md")
+    _git(root, "checkout", "-q", "--", "okf/wiki/INSTRUCTIONS.md")
+    page.write_text(before + bad)
+    assert said in _git(root, "commit", "-a", "-m", "reliability again", code=1)
+    assert said in _git(root, "commit", "--amend", "-a", "-m", "reliability", code=1)
+    _git(root, "checkout", "-q", "--", "okf/wiki/reliability.md")
+    _git(root, "checkout", "-q", "-b", "side", "HEAD~1")
+    page.write_text(before + "Side.\n")
+    _git(root, "commit", "-q", "-a", "-m", "side")
+    _git(root, "checkout", "-q", "main")
+    _git(root, "merge", "-q", "side", code=1)  # both add a last line: a conflict
+    page.write_text(before + "More.\n" + bad)
+    _git(root, "add", "okf/wiki/reliability.md")
+    out = _git(root, "commit", "--no-edit", code=1)  # pre-commit passes the merge's conflicted files only
+    assert f"okf/wiki/reliability.md:{len(before.splitlines()) + 2}: quarantine: bidi-control" in out, out
+
+
 def test_damaged_memory_fails_gitstore_records_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
     root, learning, branch = hooked
     repo = pygit2.Repository(str(root))
