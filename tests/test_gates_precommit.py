@@ -983,6 +983,10 @@ def test_a_file_the_pushed_commit_holds_but_the_work_tree_lacks_is_judged_at_pre
     assert ".claude/rules/style-old.md" not in out, out  # not pushed: the index's name is not judged
     assert ".agents/skills/deploy/SKILL.md:4: " in out and "version" in out, out
     assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
+    _git(root.parent, "init", "-q", "--bare", "fresh.git")  # a first push sends the whole history: no range
+    out = _git(root, "push", str(root.parent / "fresh.git"), "main", code=1)
+    assert ".claude/rules/style.md:1: quarantine: prompt-injection" in out and "style-old" not in out, out
+    assert ".agents/skills/deploy/SKILL.md:4: " in out and "version" in out, out
 
 
 def test_the_wiki_gate_judges_the_pushed_pages_not_the_work_tree_at_pre_push(hooked: tuple[Path, dict, str]) -> None:

@@ -167,7 +167,7 @@ def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
     being committed, at a commit). Never the work tree, which may hold files the change deletes
     (``git rm --cached``: pre-commit does not stash untracked files). git starts at once, as in
     ``tree_entries``."""
-    tip = os.environ.get("PRE_COMMIT_TO_REF")
+    tip = CommittedFiles.tip()
     where = os.fspath(root)
     if tip and tip != ZERO:
         answer = git_later("-C", where, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tip, "--", *paths)
@@ -196,6 +196,17 @@ def range_of_change() -> tuple[str, str] | None:
     return start, tip
 
 
+def pushed_whole() -> str | None:
+    """The local ref a push sends with its whole history (the first push of a history the remote
+    holds nothing of): pre-commit then runs the hooks on every file, named from the work tree,
+    and sets no range, only the ref (``PRE_COMMIT_LOCAL_BRANCH``, and the remote only at
+    pre-push). Its tree is what is pushed; None at any other run."""
+    if os.environ.get("PRE_COMMIT_FROM_REF") or not os.environ.get("PRE_COMMIT_REMOTE_NAME"):
+        return None
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    return local if local and local != ZERO else None
+
+
 def files_of_change(files: Sequence[str], root: Path) -> list[str]:
     """The files a gate judges: those pre-commit passed and, in a run over a range, every file
     the range adds or changes (``git diff --name-only START...TIP``, as pre-commit lists them, a
@@ -203,19 +214,26 @@ def files_of_change(files: Sequence[str], root: Path) -> list[str]:
     drops such a name before handing the rest to a hook, yet the tip holds the file and the push
     sends it (a ``git rm`` or ``git mv`` staged and not committed). A file the work tree holds
     is judged only when pre-commit passed it, so a hook's ``exclude`` still counts. Names are
-    paths from the repository's root, as pre-commit passes them (it runs hooks from there)."""
-    span = range_of_change()
-    if span is None:
+    paths from the repository's root, as pre-commit passes them (it runs hooks from there). A
+    push of a whole history (``pushed_whole``) adds every file of the ref pushed that the work
+    tree lacks."""
+    span, whole = range_of_change(), pushed_whole()
+    if span is None and whole is None:
         return list(files)
-    start, tip = span
-    listing = ("diff", "--name-only", "--no-ext-diff", "--no-renames", "--diff-filter=d", "-z")
-    done = git(*listing, f"{start}...{tip}", cwd=root, check=False)
-    if done.returncode != 0:  # no merge base (unrelated histories): the two trees compared
-        done = git(*listing, start, tip, cwd=root, check=False)
+    if span is not None:
+        start, tip = span
+        listing: tuple[str, ...] = ("diff", "--name-only", "--no-ext-diff", "--no-renames", "--diff-filter=d", "-z")
+        done = git(*listing, f"{start}...{tip}", cwd=root, check=False)
+        if done.returncode != 0:  # no merge base (unrelated histories): the two trees compared
+            done = git(*listing, start, tip, cwd=root, check=False)
+        what = f"the range {start}..{tip} cannot be compared: no such commit"
+    else:
+        done = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", str(whole), cwd=root, check=False)
+        what = f"PRE_COMMIT_LOCAL_BRANCH {whole}: no such commit"
     if done.returncode != 0:
         from gitstore.errors import InvalidInput
 
-        raise InvalidInput(f"the range {start}..{tip} cannot be compared: no such commit")
+        raise InvalidInput(what)
     found, here = list(files), Path(os.getcwd())
     for path in done.stdout.split(b"\0"):
         if not path:
@@ -266,9 +284,12 @@ class CommittedFiles:
 
     @staticmethod
     def tip() -> str | None:
-        """The range's tip a run over a range judges (``PRE_COMMIT_TO_REF``), if any."""
+        """The range's tip a run over a range judges (``PRE_COMMIT_TO_REF``), or the ref a push
+    sends whole (``pushed_whole``), if any."""
         tip = os.environ.get("PRE_COMMIT_TO_REF")
-        return tip if tip and tip != ZERO else None
+        if tip and tip != ZERO:
+            return tip
+        return pushed_whole()
 
     @classmethod
     def in_a_hook(cls) -> bool:
