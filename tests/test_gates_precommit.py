@@ -452,6 +452,30 @@ def test_every_okf_bundle_added_as_the_wiki_passes_and_so_do_its_regenerated_ind
         "okf/wiki/notes/index.md:5"]
 
 
+def test_an_untracked_page_is_in_no_commit_and_no_generated_index_must_list_it(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiki gate generated the inventory from the work tree at a commit: with a draft page
+    left untracked, a regenerated index that lists what is committed failed, as if it had to
+    list a page no commit holds. It reads the wiki as the index being committed holds it."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(hook_repo[2]))  # git commit runs the hooks installed
+    root = _gated_repo(tmp_path, hook_repo)
+    wiki = root / "okf" / "wiki"
+    wiki.mkdir(parents=True)
+    (wiki / "guide.md").write_text("---\ntype: Guide\ndescription: How to start.\n---\n# Guide\n")
+    _regenerate_indexes(wiki)
+    _run(root, hook_repo, "install", "-t", "pre-commit", code=0)
+    git(root, "add", "okf")
+    _git(root, "commit", "-q", "-m", "a guide")
+    (wiki / "guide.md").write_text("---\ntype: Guide\ndescription: How to begin.\n---\n# Guide\n")
+    _regenerate_indexes(wiki)
+    (wiki / "draft.md").write_text("---\ntype: Guide\ndescription: Not ready.\n---\n# Draft\n")
+    git(root, "add", "okf/wiki/guide.md", "okf/wiki/index.md")
+    _git(root, "commit", "-q", "-m", "the guide's description")
+    git(root, "add", "okf/wiki/draft.md")  # committed, the draft must be listed
+    out = _git(root, "commit", "-m", "draft", code=1)
+    assert "okf/wiki/index.md:" in out and "differs from the inventory of its folder" in out, out
+
+
 def test_a_hand_written_index_lists_its_folders_pages_and_subfolders(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     root = _wiki_gated(tmp_path, hook_repo)
