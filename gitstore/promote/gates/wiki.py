@@ -79,6 +79,7 @@ from gitstore.promote.gates._common import (
     CommittedFiles, Finding, base_revision, blob_id, blobs, committed_paths, files_of_change, files_only, git,
     git_later, in_parallel, not_regular, parser, relative, report, run, top_level, tree_entries,
 )
+from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 from gitstore.promote.blocks import MARKER_START
 from gitstore.promote.blocks import find as find_blocks
@@ -151,15 +152,21 @@ def _as_committed(root: Path, wiki_rel: str) -> Iterator[Path]:
     try:
         os.makedirs(os.path.join(copy, wiki_rel), exist_ok=True)
         for name, (mode, oid) in held.items():
+            if not name.startswith(f"{wiki_rel}/"):
+                continue  # the wiki's own folder as a link or a submodule: the promotion gate refuses it
             target = os.path.join(copy, name)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            if mode == "120000":
-                os.symlink(os.fsdecode(contents[oid]), target)
-            elif mode in _WRITTEN:
-                with open(target, "wb") as file:
-                    file.write(contents[oid])
-            else:  # a submodule: a folder, as a clone that does not fetch it holds it
-                os.makedirs(target, exist_ok=True)
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                if mode == "120000":
+                    os.symlink(os.fsdecode(contents[oid]), target)
+                elif mode in _WRITTEN:
+                    with open(target, "wb") as file:
+                        file.write(contents[oid])
+                else:  # a submodule: a folder, as a clone that does not fetch it holds it
+                    os.makedirs(target, exist_ok=True)
+            except OSError as exc:
+                raise GitstoreError(f"{name}: cannot be copied to be read as the change holds it "
+                                    f"({exc.strerror})") from None
         yield Path(copy)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
