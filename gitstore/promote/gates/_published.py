@@ -33,9 +33,10 @@ imitates what only gitstore writes: a marker of the section or of a promoted blo
 section's header, or the bracketed list of learning ids that ends each line publish writes,
 however spelled (in capitals, spaced, indented, in look-alike letters, in other brackets). A
 person's prose that names a learning ("see lrn_... for why") is no such line. Agents read through a symbolic link, where the gate reads the path it
-holds: such a file, or a folder they read rule files from (``.cursor/rules``, ``.github``), that
-a commit makes a link is refused unless it leads to another file agents read (``CLAUDE.md`` ->
-``AGENTS.md``). And the index is read as publish reads it: one that is not JSON, repeats a
+holds: such a file, a folder they read rule files from (``.cursor/rules``, ``.github``), or a
+folder above a file publish writes (``.continual-learning``), that a commit makes a link is
+refused unless it leads to another file agents read (``CLAUDE.md`` -> ``AGENTS.md``), with
+``..`` only before the first name of its target (``landing``). And the index is read as publish reads it: one that is not JSON, repeats a
 member name or is not the index's shape is refused whole (another reader would take what the
 gate passed over).
 """
@@ -111,8 +112,13 @@ _RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rul
                  ".claude/rules/", ".continue/rules/", ".amazonq/rules/", ".augment/rules/",
                  ".openhands/microagents/", ".github/agents/", ".github/chatmodes/", ".claude/agents/")
 # the folders agents look in for rule files: a symbolic link there leads them anywhere
-_RULE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
-                          *(f.split("/")[0] for f in _RULE_FOLDERS)})
+_RULE_FILE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
+                               *(f.split("/")[0] for f in _RULE_FOLDERS)})
+# every folder above a file publish writes (``.github``, ``.continual-learning``): a link there has
+# agents and the index's readers open what it leads to, where the gate reads the published path
+_ABOVE_PUBLISHED = frozenset("/".join(parts[:n]) for path in PATHS for parts in [path.split("/")]
+                             for n in range(1, len(parts)))
+_RULE_PLACES = _RULE_FILE_PLACES | _ABOVE_PUBLISHED  # the folders a link at is judged here (``_link_problem``)
 # the folders agents load skills from, in any folder: the Agent Skills' own, Claude Code's, Copilot's
 SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
 # every folder agents load something from (rule files, skills, the wiki), and every folder above one, in
@@ -131,6 +137,7 @@ _FOLDED_PATHS = frozenset(path.casefold() for path in PATHS)
 _FOLDED_NAMES = frozenset(name.casefold() for name in _READ_BY_AGENTS)
 _FOLDED_FOLDERS = tuple(folder.casefold() for folder in _RULE_FOLDERS)
 _FOLDED_PLACES = frozenset(place.casefold() for place in _RULE_PLACES)
+_FOLDED_RULE_FILE_PLACES = frozenset(place.casefold() for place in _RULE_FILE_PLACES)
 _FOLDED_LOAD_PLACES = frozenset(place.casefold() for place in _LOAD_PLACES)
 _FOLDED_SKILL_ROOTS = tuple(root.casefold() for root in SKILL_ROOTS)
 # what a range reads commits for beyond PATHSPECS: the skills' folders and the folders above them, in any folder
@@ -285,10 +292,11 @@ def judged_as_published(path: str) -> bool:
     return read_by_agents(path) or _rule_place(path)
 
 
-def _rule_place(path: str) -> bool:
-    """Whether ``path`` is a folder agents look in for rule files (when it is a link), in any case."""
+def _rule_place(path: str, places: frozenset[str] = _FOLDED_PLACES) -> bool:
+    """Whether ``path`` is a folder agents look in for rule files, or one above a file publish
+    writes (when it is a link), in any case and in any folder (of ``places``)."""
     path = path.casefold()
-    return any(path == place or path.endswith(f"/{place}") for place in _FOLDED_PLACES)
+    return any(path == place or path.endswith(f"/{place}") for place in places)
 
 
 HOPS = 40  # symbolic links followed at most on one path, as Linux does: a loop is refused, never followed
@@ -315,8 +323,11 @@ def landing(change: Change, path: str, target: str) -> str | None:
     cannot be judged so: it is absolute or leaves the repository, follows more than ``HOPS``
     links (a loop), climbs with ``..`` out of a folder it reached through a link or that the
     tree does not hold as one (a later commit may point that link elsewhere, or add one there,
-    and no gate judges the file it then opens), or passes through a submodule (another
-    repository's files)."""
+    and no gate judges the file it then opens), has a target (its own or one on the way) that
+    climbs back out of a folder it entered (``_climbs_back``: ``d/../x``, where a later commit
+    may make the folder ``d`` a link), or passes through a submodule (another repository's files)."""
+    if _climbs_back(target):
+        return None
     listing = change.listing() if change.listing is not None else None
     if listing is None:  # no tree to follow links through: the path as written
         written = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
@@ -338,7 +349,7 @@ def landing(change: Change, path: str, target: str) -> str | None:
             if mode == LINK:
                 hops += 1
                 followed = (change.read("/".join([*reached, part])) or b"").decode("utf-8", "replace")
-                if hops > HOPS or not followed or followed.startswith("/"):
+                if hops > HOPS or not followed or followed.startswith("/") or _climbs_back(followed):
                     return None
                 ahead[:0] = [*followed.split("/"), None]
                 continue
@@ -351,6 +362,22 @@ def landing(change: Change, path: str, target: str) -> str | None:
     return "/".join(reached) if reached else None
 
 
+def _climbs_back(target: str) -> bool:
+    """Whether a link's ``target`` climbs with ``..`` out of a folder it entered (``d/../x``,
+    ``../a/../b``): ``..`` stands only before the first name. The folder it entered is on no path
+    the gates read as the link's, so a later commit may make it a link to anywhere (no gate judges
+    a link at an ordinary folder, and the link holding ``target`` is not judged again), and the
+    same target then opens a file no gate reads."""
+    entered = False
+    for part in target.split("/"):
+        if part == "..":
+            if entered:
+                return True
+        elif part and part != ".":
+            entered = True
+    return False
+
+
 def _link_problem(change: Change, path: str) -> Finding | None:
     """A symbolic link agents read through must lead to a file the gate reads as theirs (a link
     ``CLAUDE.md`` -> ``AGENTS.md`` passes), as written and where it really lands
@@ -360,7 +387,8 @@ def _link_problem(change: Change, path: str) -> Finding | None:
     folder = not read_by_agents(path)  # a folder agents read rule files from (``.clinerules`` may be a file)
     if not folder and link_leads(change, path, read_by_agents):
         return None
-    what = "a folder agents read rule files from" if folder else "a file agents read by themselves"
+    what = "a file agents read by themselves" if not folder else "a folder agents read rule files from" if \
+        _rule_place(path, _FOLDED_RULE_FILE_PLACES) else "a folder above a file `gitstore publish` writes"
     return Finding(path, 1, f"{what} is a symbolic link to {target[:80]!r}: agents read what it leads to as "
                             f"their instructions, and the gate reads no line of it; {who(change)}; write the "
                             "file itself here, or link it to another file agents read (AGENTS.md)")
