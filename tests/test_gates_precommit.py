@@ -663,38 +663,45 @@ def test_a_submodule_anywhere_fails_the_promotion_gate_unless_gitstore_allow_acc
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     """Harnesses read a nested ``CLAUDE.md`` or ``AGENTS.md`` and load a nested ``.claude/skills/``,
     and a recursive clone puts a submodule's there, which no gate can read: a commit that adds a
-    submodule, or moves one to another commit, is refused unless the ``.gitstore-allow`` it
-    leaves accepts that path (``submodule: PATH``), at commit and over a range; one kept as it
-    was is not judged again, and one where agents load skills is refused even when accepted."""
+    submodule, or moves one to another commit, is refused unless the ``.gitstore-allow`` of what it
+    is judged against accepts that path (``submodule: PATH``): HEAD at commit, the range's base
+    over a range, never the commit's own list, which would accept itself. One kept as it was is
+    not judged again, and one where agents load skills is refused even when accepted."""
     root = _branch_with_every_gate(tmp_path, hook_repo)
-    elsewhere = git(root, "rev-parse", "main").strip()  # any commit: the gitlink names one
+    git(root, "checkout", "-q", "main")  # the line is reviewed and merged on its own first
     (root / ".gitstore-allow").write_text("# reviewed with the api team\nsubmodule: packages/api\n"
                                           "submodule: .claude/skills/deploy\n")
+    git(root, "add", ".gitstore-allow")
+    git(root, "commit", "-q", "-m", "Accept the api package")
+    git(root, "checkout", "-q", "-B", "deploy", "main")
+    elsewhere = git(root, "rev-parse", "main").strip()  # any commit: the gitlink names one
+    (root / ".gitstore-allow").write_text("submodule: packages/api\nsubmodule: packages/web\n")  # too late for web
     git(root, "add", ".gitstore-allow")
     for where in ("packages/web", "packages/api", ".claude/skills/deploy"):
         git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},{where}")
     said = {"packages/web": "a submodule, added or moved by {}: no gate can read another repository's files, yet a "
                             "recursive clone puts them here, where agents read its AGENTS.md, CLAUDE.md and skills; "
-                            "accept it with a line `submodule: packages/web` in .gitstore-allow, or keep its files "
+                            "accept it with a line `submodule: packages/web` in the .gitstore-allow of {}, merged on "
+                            "its own first (a commit's own list accepts none of its submodules), or keep its files "
                             "in this repository",
             ".claude/skills/deploy": "a submodule, added by {}: its files are another repository's, which no gate "
                                      "reads, yet a recursive clone puts them where agents load pages, skills and "
                                      "rules; keep them as files of this repository"}
     out = _at_commit_msg(root, hook_repo, "Add the web and api packages")
     assert sorted(f for f in _findings(out) if "submodule" in f) == [
-        f"{where}:1: {said[where].format('the commit being made')}" for where in sorted(said)], out
+        f"{where}:1: {said[where].format('the commit being made', 'HEAD (the commit it is made on)')}"
+        for where in sorted(said)], out
     git(root, "commit", "-q", "-m", "Add the web and api packages")
     first = git(root, "rev-parse", "--short=12", "HEAD").strip()
-    (root / ".gitstore-allow").write_text("submodule: packages/web\n")  # too late for web; api no longer accepted
-    git(root, "add", ".gitstore-allow")
-    git(root, "update-index", "--cacheinfo", f"160000,{git(root, 'rev-parse', 'HEAD').strip()},packages/api")
-    git(root, "commit", "-q", "-m", "Move the api package on")
+    for where in ("packages/web", "packages/api"):  # api still accepted by the base's list, web never
+        git(root, "update-index", "--cacheinfo", f"160000,{git(root, 'rev-parse', 'HEAD').strip()},{where}")
+    git(root, "commit", "-q", "-m", "Move the packages on")
     second = git(root, "rev-parse", "--short=12", "HEAD").strip()
     out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "main", "--to-ref", "HEAD", code=1)
+    base = "the range's base (main)"
     assert sorted(f for f in _findings(out) if "submodule" in f) == sorted([
-        *(f"{where}:1: {said[where].format(f'commit {first}')}" for where in said),
-        f"packages/api:1: {said['packages/web'].format(f'commit {second}').replace('packages/web', 'packages/api')}"
-    ]), out
+        *(f"{where}:1: {said[where].format(f'commit {first}', base)}" for where in said),
+        f"packages/web:1: {said['packages/web'].format(f'commit {second}', base)}"]), out
 
 
 @pytest.mark.parametrize("where", ["okf/wiki", "okf", ".agents", ".agents/skills", "OKF/wiki", ".Agents/skills"])

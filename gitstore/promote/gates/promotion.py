@@ -80,9 +80,11 @@ symbolic link in place of the wiki's or the skills' folders (``okf/wiki``, ``okf
 ``.agents/skills``, ``.agents``, in any case), and one in or at another folder agents load skills
 from that leads out of the places agents load from (``_link_problems``), judged where a checkout
 opens it, through every link on its way (``_published.link_leads``). A submodule a commit adds or
-moves anywhere else is a finding too, unless the ``.gitstore-allow`` the commit leaves accepts its
-path (``submodule: PATH``): harnesses read a nested ``AGENTS.md`` or ``CLAUDE.md`` and load a
-nested ``.claude/skills/``, and no gate reads another repository's files (``_submodule_problems``).
+moves anywhere else is a finding too, unless the ``.gitstore-allow`` of what the commit is judged
+against accepts its path (``submodule: PATH``; HEAD at commit-msg, the range's base at pre-push and
+in CI, so the line is merged by itself first, never accepted by the commit that adds the
+submodule): harnesses read a nested ``AGENTS.md`` or ``CLAUDE.md`` and load a nested
+``.claude/skills/``, and no gate reads another repository's files (``_submodule_problems``).
 
 Two files of the wiki or the skills whose paths differ only in case or Unicode form
 (``Reliability.md`` beside ``reliability.md``, ``skill.md`` beside a promoted ``SKILL.md``:
@@ -162,6 +164,10 @@ class Change:
     tree: Callable[[], list[str]] | None = None  # every path it leaves (None: not checked)
     parent_trees: tuple[Callable[[], list[str]], ...] = ()  # every path each commit it is made on holds
     listing: Callable[[], Listing] | None = None  # every path it leaves, with its mode (None: links not followed)
+    # the ``.gitstore-allow`` of what it is judged against (HEAD at commit-msg, the range's base), the one
+    # list that accepts a submodule it adds (None: there is none, and no submodule is accepted), and its name
+    allow: Callable[[], bytes | None] | None = None
+    allow_of: str = "the range's base (there is none)"
 
     @property
     def called(self) -> str:
@@ -699,10 +705,11 @@ def _submodule_problems(change: Change) -> list[Finding]:
     repository's, which no gate reads, yet a recursive clone puts them in the checkout, where
     agents read its ``AGENTS.md`` and ``CLAUDE.md`` and load its ``.claude/skills/`` as this
     repository's (a forged published section, a forged promoted skill, an injected instruction).
-    One passes only where the commit's own ``.gitstore-allow`` accepts it (``submodule: PATH``,
-    which review sees), and never where agents load pages, skills or rules from
-    (``_agents_load``), which they load whole. A submodule a commit keeps as it was is not
-    judged again."""
+    One passes only where the ``.gitstore-allow`` of what the commit is judged against accepts it
+    (``submodule: PATH``; HEAD at commit-msg, the range's base at pre-push and in CI, never the
+    commit's own, which would accept itself: the line is reviewed and merged by itself first), and
+    never where agents load pages, skills or rules from (``_agents_load``), which they load whole.
+    A submodule a commit keeps as it was is not judged again."""
     paths = [path for path, status in change.changes.items() if status != "D"]
     held = change.submodules(paths) if change.submodules is not None and paths else set()
     if not held:
@@ -719,18 +726,19 @@ def _submodule_problems(change: Change) -> list[Finding]:
             found.append(Finding(path, 1, f"a submodule, added or moved by {by}: no gate can read another "
                                           "repository's files, yet a recursive clone puts them here, where agents read "
                                           "its AGENTS.md, CLAUDE.md and skills; accept it with a line "
-                                          f"`submodule: {path}` in {ALLOW_FILE}{unreadable}, or keep its files in "
-                                          "this repository"))
+                                          f"`submodule: {path}` in the {ALLOW_FILE} of {change.allow_of}, merged on "
+                                          f"its own first (a commit's own list accepts none of its submodules)"
+                                          f"{unreadable}, or keep its files in this repository"))
     return found
 
 
 def _allowed_submodules(change: Change) -> tuple[set[str], str]:
-    """The submodules ``change``'s own ``.gitstore-allow`` accepts, and why it accepts none when
-    it cannot be read (empty when it can)."""
+    """The submodules the ``.gitstore-allow`` of what ``change`` is judged against accepts
+    (``Change.allow``), and why it accepts none when it cannot be read (empty when it can)."""
     from gitstore.errors import InvalidInput
     from gitstore.safety.files import Allowlist
 
-    data = change.read(ALLOW_FILE)
+    data = change.allow() if change.allow is not None else None
     if not data:
         return set(), ""
     try:
@@ -894,13 +902,22 @@ def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
     return snapshot
 
 
-def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Change:
+def _commit(root: Path, sha: str, message: str, parents: Sequence[str], start: str | None = None) -> Change:
+    """The commit ``sha`` of a range whose base is ``start`` (None: it has none)."""
     listing = _listing(root, sha)
+    based = start if start and start != ZERO else None
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
                   merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
                   submodules=_held(listing, SUBMODULE), modes=_modes(root, sha), tree=_paths(listing),
-                  parent_trees=tuple(_paths(_listing(root, p)) for p in parents), listing=listing)
+                  parent_trees=tuple(_paths(_listing(root, p)) for p in parents), listing=listing,
+                  allow=_allow_file(root, based) if based else None,
+                  allow_of=f"the range's base ({based[:12]})" if based else Change.allow_of)
+
+
+def _allow_file(root: Path, revision: str) -> Callable[[], bytes | None]:
+    """The ``.gitstore-allow`` ``revision`` holds (None: none), read once."""
+    return cache(lambda: _reader(root, revision)(ALLOW_FILE))
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -977,6 +994,9 @@ def _pending(root: Path, message_file: Path) -> Change:
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
                   bases=tuple(base), links=_links(root, "", keep_index=True),
+                  allow=_allow_file(root, base[0]) if base else None,
+                  allow_of=f"{base[0]} (the commit it is made on)" if base else "the commit it is made on (there is "
+                                                                                 "none)",
                   submodules=_held(listing, SUBMODULE), modes=_modes(root, "", keep_index=True),
                   tree=_paths(listing), parent_trees=tuple(_paths(_listing(root, b)) for b in base), listing=listing)
 
@@ -1010,6 +1030,7 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
                   pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True),
+                  allow=_allow_file(root, "HEAD"), allow_of="HEAD (the commit it is made on)",
                   submodules=_held(listing, SUBMODULE), tree=_paths(listing),
                   parent_trees=tuple(_paths(_listing(root, b)) for b in ("HEAD", *merging)), listing=listing)
 
@@ -1084,7 +1105,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     blocks_added: Counter[tuple[Any, ...]] = Counter()
     lines_added: Counter[tuple[str, str]] = Counter()
     for sha, message, parents in commits:
-        change = _commit(root, sha, message, parents)
+        change = _commit(root, sha, message, parents, start)
         findings = judge(change, memory, tip) if sha in promotions else []
         findings += block_problems(change, memory, blocks_added) + published_problems(change, memory, lines_added) \
             if sha in touching else []
