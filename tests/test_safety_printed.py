@@ -257,7 +257,8 @@ def test_a_decrypted_file_goes_whole_and_what_gpg_says_of_its_key_stays() -> Non
 
 @pytest.mark.parametrize("after", [
     "```\n\n## Rotating the deploy key\n\nOpen config/deploy.yaml and bump `key_version`.\n",
-    "~~~\nThen run the release checklist.\n",
+    "````\nThen run the release checklist.\n",
+    "    ```\n\nThen run the release checklist.\n",
     "\n## Rotating the deploy key\n\nOpen config/deploy.yaml and bump `key_version`.\n",
     "\nThat shows your key works and the file is intact.\n",
 ])
@@ -266,6 +267,44 @@ def test_a_decrypted_file_shown_in_a_document_ends_where_the_document_goes_on(af
     fence that closes the example, the document's next heading or its prose."""
     text = f"Decrypt the sample file to check your key works:\n\n```\n$ gpg -d docs/sample.txt.gpg\n{SECRET}\n{after}"
     assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+
+
+S2 = "Hv5nQ1wKe7RzT3yUa9PbLm6c"  # a second secret of the same file
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("gpg -d ~/notes/recovery.txt.gpg", f"GitHub recovery codes for the main account.\n\nKeep these somewhere safe and never paste them anywhere.\n{SECRET}\n"),
+    ("gpg --decrypt secrets.txt.gpg", f"db-password\n\n# stripe\n\n{SECRET}\n"),
+    ("gpg -d ~/notes/prod.md.gpg", f"# Prod access\n\n```\nadmin / {SECRET}\n```\n"),
+    ("gpg -d secrets.gpg", f"\nThe production database password is below, do not share.\n{SECRET}\n"),
+    ("op read op://vault/item/notes", f"```\n{SECRET}\n"),
+    ("gopass show -o prod/db", f"~~~\n{SECRET}\n"),
+    ("pass show prod/db", f"{S2}\n```\nrecovery: {SECRET}\n"),
+])
+def test_a_terminal_output_runs_on_over_what_would_end_a_document_example(command: str, output: str) -> None:
+    """A fence, a heading or a sentence end an output only in a document's code block: what a
+    tool or a terminal prints is the command's, a decrypted Markdown file's whole."""
+    for scanned in (_scan(output, command), _scan(f"$ {command}\n{output}")):
+        assert SECRET not in scanned and S2 not in scanned, scanned
+
+
+@pytest.mark.parametrize("between", ["\n", "\n\n", "\nOutput:\n\n", "\n\nIt prints:\n\n"])
+def test_the_block_after_a_document_command_alone_in_its_block_is_its_output(between: str) -> None:
+    for command in ("gpg -d breakglass.txt.gpg", "vault kv get -field=password secret/prod/db"):
+        text = f"# Break-glass\n\n```\n$ {command}\n```{between}```\n{SECRET}\n```\n\nThen rotate it.\n"
+        assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]"), text
+
+
+def test_a_document_example_keeps_the_blocks_after_one_with_its_output() -> None:
+    text = "```\n$ gpg -d sample.gpg\nhello\n```\n\n```\n$ make deploy\nok\n```\n"
+    assert _scan(text) == text.replace("\nhello", "\n[REDACTED:command-secret]")
+    text = "```\n$ gpg -d sample.gpg\n```\n\nEdit the settings:\n\n```\nport: 8080\n```\n"
+    assert _scan(text) == text
+
+
+def test_an_indented_example_ends_where_the_document_leaves_the_block() -> None:
+    text = "To read it run `gpg -d notes.gpg` and then:\n\n    gpg -d notes.gpg\n    hello\n\nNote: the key lives in the team vault\nSee the runbook\n"
+    assert _scan(text) == text.replace("hello", "[REDACTED:command-secret]")
 
 
 def test_a_decrypted_file_that_opens_with_a_comment_goes_whole() -> None:

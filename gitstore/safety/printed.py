@@ -12,8 +12,10 @@ access is granted per team"; ``aws ssm`` ``--with-decryption``; ``gpg`` ``--decr
 to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words a shell splits), however it is spelled: by its path
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
-options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt,
-a code fence (the example in a document closes) or the end of the text, is redacted (``command-secret``):
+options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
+or the end of the text, is redacted (``command-secret``); a command in a document's code block (fenced
+or indented) prints up to the block's end, or in the next block when it stands alone in its own
+(``_Blocks``): a fence ends a tool's or a terminal's output only there:
 
 - whole, for the forms that print the secret alone: ``aws secretsmanager get-secret-value``
   with ``--query`` or ``--output text``, ``gcloud secrets versions access``, ``az keyvault
@@ -27,8 +29,9 @@ a code fence (the example in a document closes) or the end of the text, is redac
   ``get-parameters-by-path``/``get-parameter-history``
   with ``--query`` or ``--output text``, ``keyring get SERVICE USER`` (``python -m keyring``
   too), ``secret-tool lookup``, ``gpg --decrypt``/``gpg -d`` (the file's plaintext whole, its
-  blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept, up to
-  a document's own Markdown heading between blank lines or its prose after a blank line), the
+  blank lines and ``#`` comments too, after ``gpg:``'s lines on the key, which are kept; in a
+  document's code block, up to its own Markdown heading between blank lines or its prose after a
+  blank line), the
   tables of ``aws`` and ``az`` (``--output table``),
   and any of the commands whose output is piped to ``jq`` (``| jq -r .SecretString``), ``yq``
   or ``base64``; a leading line that reads as a diagnostic (``Error``, ``warning:``) is
@@ -246,11 +249,20 @@ _PIPED_FIELDS = lazy.Pattern(r"\|[ \t]*(?:awk|gawk|mawk|cut)(?![\w-])")
 # the key's user id, indented and quoted.
 _GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 # What ``gopass show`` prints before the secret: the secret's name and a blank line.
-# What ends an output shown in a document: a code fence (the block holding the example closes),
-# and, for a file printed whole, a Markdown heading with blank lines around it (a file's ``#``
-# comment sits on what it describes) or prose after a blank line: a sentence of five words or
-# more opening with a letter and ending with a stop (no ``KEY=value`` line, no ``key: value``).
-_FENCE = lazy.Pattern(r"[ \t]{0,3}(?:`{3,}|~{3,})")
+# What ends an output shown in a document's code block (a command and what it prints shown as
+# an example; not a tool's or a terminal's output, which a fence or a sentence does not end): the
+# fence closing the block (the same character, as many or more), the line leaving an indented
+# block (indented less than four columns), and, for a file printed whole, a Markdown heading with
+# blank lines around it (a file's ``#`` comment sits on what it describes) or prose after a blank
+# line: a sentence of five words or more opening with a letter and ending with a stop (no
+# ``KEY=value`` line, no ``key: value``). A fence opens its block at any indentation (a list's).
+_FENCE_LINE = lazy.Pattern(r"^[ \t]*+(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*", re.MULTILINE)
+# Between a document's block holding a command alone and the next one, which shows what it
+# prints: blank lines, and a line that says so (``Output:``, ``You should see:``).
+_BETWEEN_BLOCKS = lazy.Pattern(
+    r"(?:[ \t\r]*\n)*+(?:(?:[ \t]*[^\s:]++){0,6}?[ \t]*(?:output|prints?|printed|shows?|see|results?|returns?|gives?)"
+    r"\b[^\n:]{0,40}+:[ \t\r]*\n(?:[ \t\r]*\n)*+)?"
+)
 _HEADING = lazy.Pattern(r"[ \t]{0,3}#{1,6}[ \t]+\S")
 _BLANK_NEXT = lazy.Pattern(r"(?:\n[ \t\r]*(?:\n|$)|$)")
 _PROSE = lazy.Pattern(r"[ \t]*[a-z][a-z'’-]*+(?:[ \t,;()`\"'/]{1,4}+[^\s=:]{1,64}+){4,}+:?+(?<=[.:!?`\"')])[ \t\r]*")
@@ -279,6 +291,7 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
     if not any(literal in low for literal in _LITERALS):
         return
     covered = 0  # where the last output read ends: a command printed in it was read with it
+    blocks = _Blocks(low)
     for m in _COMMANDS.finditer(low):
         if m.start() < covered:
             continue
@@ -294,18 +307,19 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             alone = m.group("fields") is not None or _PIPED_FIELDS.search(args) is not None
         else:
             alone = bare is None or bare.search(args) is not None or _PIPED_ALONE.search(args) is not None
-        start, end = _output(low, m.end(), blanks=not alone, comments=command == "gpg")
+        command_end, block = blocks.output_after(m.start(), m.end())
+        start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block)
         if start >= end:
             continue
         if command == "gpg":  # the plaintext of a file, blank lines and all
-            start, end = _output(low, m.end(), blanks=True, comments=True)
+            start, end = _output(low, command_end, blanks=True, comments=True, block=block)
             header = _GPG_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=True, comments=True)
+                start, end = _output(low, header.end() - 1, blanks=True, comments=True, block=block)
         if m.group("c").startswith("gopass"):
             header = _GOPASS_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=False)
+                start, end = _output(low, header.end() - 1, blanks=False, block=block)
         covered = end
         if command == "pgpass" and not alone:
             yield from _line_hits(low, start, end, _PGPASS)
@@ -326,13 +340,71 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
                     yield from _line_hits(low, rule.end() + 1, blank.start() if blank else end, _TABLE_ROW)
 
 
-def _output(low: str, command_end: int, blanks: bool, comments: bool = False) -> tuple[int, int]:
+class _Blocks:
+    """Which of a document's code blocks holds each command, read once from the text's start:
+    a fenced block (its fence, ```` ``` ```` or ``~~~`` and its length), an indented one (``"    "``,
+    a line indented four columns or more after a blank or indented one), or none (a tool's or a
+    terminal's output, a command on its own)."""
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self.read = 0  # the lines before are read
+        self.fence: str | None = None  # the open fence there
+
+    def _fence_at(self, line_start: int) -> str | None:
+        low = self.low
+        for m in _FENCE_LINE.finditer(low, self.read, line_start):
+            fence = m.group("f")
+            if self.fence is None:
+                self.fence = fence
+            elif fence[0] == self.fence[0] and len(fence) >= len(self.fence) and not low[m.end("f"):m.end()].strip():
+                self.fence = None
+        self.read = line_start
+        return self.fence
+
+    def output_after(self, command_start: int, command_end: int) -> tuple[int, str | None]:
+        """Where the output of the command from COMMAND_START to COMMAND_END is read after (its
+        line's end, as :func:`_output` takes it) and the block that holds it. A command alone in
+        its fenced block (nothing but blank lines up to the closing fence) prints in the block
+        that follows it (``_BETWEEN_BLOCKS``): its output is read there."""
+        low = self.low
+        line_start = low.rfind("\n", 0, command_start) + 1
+        fence = self._fence_at(line_start)
+        if fence is None:
+            line_end = low.find("\n", command_end)
+            indented = low[line_start:len(low) if line_end == -1 else line_end].expandtabs().startswith("    ")
+            previous = low[low.rfind("\n", 0, max(line_start - 1, 0)) + 1:max(line_start - 1, 0)]
+            if indented and line_start > 0 and (not previous.strip() or previous.expandtabs().startswith("    ")):
+                return command_end, "    "
+            return command_end, None
+        line_end = low.find("\n", command_end)
+        position = line_end + 1
+        while line_end != -1:
+            line_end = low.find("\n", position)
+            line = low[position:len(low) if line_end == -1 else line_end]
+            if line.strip():
+                closing = _FENCE_LINE.match(low, position)
+                if (closing is None or closing.group("f")[0] != fence[0] or len(closing.group("f")) < len(fence)
+                        or low[closing.end("f"):closing.end()].strip() or line_end == -1):
+                    break
+                between = _BETWEEN_BLOCKS.match(low, line_end + 1)
+                following = _FENCE_LINE.match(low, between.end()) if between is not None else None
+                if following is None:
+                    break
+                return following.start(), following.group("f")
+            position = line_end + 1
+        return command_end, fence
+
+
+def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
+            block: str | None = None) -> tuple[int, int]:
     """Where the output after the command ending at COMMAND_END (its line's end) starts and
-    ends: the lines up to a prompt, a code fence (the output shown in a document) or the text's
-    end, within the bounds, and up to a blank line unless BLANKS (a table or a document printed
-    in sections); with COMMENTS (a file printed whole), a line opening with ``#`` is the file's
-    comment, not a root shell's prompt, but the output still ends at a document's own Markdown
-    heading (``_HEADING``, between blank lines) or at its prose after a blank line (``_PROSE``)."""
+    ends: the lines up to a prompt or the text's end, within the bounds, and up to a blank line
+    unless BLANKS (a table or a document printed in sections); with COMMENTS (a file printed
+    whole), a line opening with ``#`` is the file's comment, not a root shell's prompt. In a
+    document's code BLOCK (its fence, or four spaces for an indented one) the output ends where
+    the block does, and with COMMENTS at the document's own Markdown heading (``_HEADING``,
+    between blank lines) or its prose after a blank line (``_PROSE``)."""
     start = low.find("\n", command_end)
     if start == -1:
         return 0, 0
@@ -341,15 +413,23 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False) ->
     while position < limit and lines < _OUTPUT_LINES:
         line_end = low.find("\n", position)
         line_end = len(low) if line_end == -1 else line_end
-        blank = not low[position:line_end].strip()
+        line = low[position:line_end]
+        blank = not line.strip()
         if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)
-                                                and not (comments and low[position:line_end].lstrip().startswith("#"))):
+                                                and not (comments and line.lstrip().startswith("#"))):
             break
-        if not blank and _FENCE.match(low, position, line_end):
-            break
-        if comments and not blank and after_blank and (_PROSE.fullmatch(low, position, line_end) or (
-                _HEADING.match(low, position, line_end) and _BLANK_NEXT.match(low, line_end))):
-            break
+        if block is not None and not blank:
+            if block == "    ":
+                if not line.expandtabs().startswith("    "):
+                    break
+            else:
+                closing = _FENCE_LINE.match(low, position)
+                if (closing is not None and closing.group("f")[0] == block[0] and len(closing.group("f")) >= len(block)
+                        and not low[closing.end("f"):closing.end()].strip()):
+                    break
+            if comments and after_blank and (_PROSE.fullmatch(low, position, line_end) or (
+                    _HEADING.match(low, position, line_end) and _BLANK_NEXT.match(low, line_end))):
+                break
         after_blank = blank
         lines += not blank or bool(lines)
         position = line_end + 1
