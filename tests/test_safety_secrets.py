@@ -197,6 +197,13 @@ def test_a_twilio_key_and_the_secret_beside_it_are_redacted(text: str) -> None:
     f"const client = twilio('{_TWILIO_ACCOUNT}', '{_TWILIO_TOKEN}');\n",
     f"twilio:\n  sid: {_TWILIO_ACCOUNT}\n  authToken: {_TWILIO_TOKEN}\n",
     f"curl -X GET https://api.twilio.com/2010-04-01/Accounts.json -u {_TWILIO_ACCOUNT}:{_TWILIO_TOKEN}\n",
+    # Twilio's own quickstarts: any call given the SID then the token, a token named a key
+    f"const client = require('twilio')('{_TWILIO_ACCOUNT}', '{_TWILIO_TOKEN}');\n",
+    f'TwilioClient.Init("{_TWILIO_ACCOUNT}", "{_TWILIO_TOKEN}");\n',
+    f"TWILIO_SID={_TWILIO_ACCOUNT}\nTWILIO_KEY={_TWILIO_TOKEN}\n",
+    f'$twilio = new Client("{_TWILIO_ACCOUNT}", "{_TWILIO_TOKEN}");\n',
+    f"@client = Twilio::REST::Client.new('{_TWILIO_ACCOUNT}', '{_TWILIO_TOKEN}')\n",
+    f'client := twilio.NewRestClientWithParams(twilio.ClientParams{{Username: "{_TWILIO_ACCOUNT}", Password: "{_TWILIO_TOKEN}"}})\n',
 ])
 def test_an_auth_token_told_so_beside_an_account_sid_is_redacted(text: str) -> None:
     """Named an auth token, paired with the SID, or the argument after it in a client's constructor."""
@@ -213,6 +220,10 @@ def test_an_auth_token_told_so_beside_an_account_sid_is_redacted(text: str) -> N
     f'{{"account_sid": "{_TWILIO_ACCOUNT}",\n "etag": "c4ca4238a0b923820dcc509a6f75849b"}}\n',
     f"account {_TWILIO_ACCOUNT}\nrequest_id = 0cc175b9c0f1b6a831c399e269772661\n",
     f"account {_TWILIO_ACCOUNT}, build 0cc175b9c0f1b6a831c399e269772661\n",
+    f"account {_TWILIO_ACCOUNT}\nmd5_key = 0cc175b9c0f1b6a831c399e269772661\n",
+    f"account {_TWILIO_ACCOUNT}\ncache_key_digest: 0cc175b9c0f1b6a831c399e269772661\n",
+    f"account {_TWILIO_ACCOUNT}\nkey_id = 0cc175b9c0f1b6a831c399e269772661\n",
+    f'log("{_TWILIO_ACCOUNT} archived", "0cc175b9c0f1b6a831c399e269772661")\n',
 ])
 def test_twilio_ids_and_hex_runs_with_no_secret_beside_them_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

@@ -477,19 +477,23 @@ def shape_hits(text: Text) -> Iterator[Hit]:
 # credential's: what stands near it (an ETag, a message's hash) is not looked at. An auth
 # token's shape is any hex digest's (an MD5, an ETag, a dash-less id), and the account's SID is
 # public, so a run of it counts only where it is told to be the token: named so (``auth_token``,
-# ``authToken``, ``TWILIO_AUTH_TOKEN``, a password, a secret; not an ``md5``, ``sha``, ``etag``,
-# ``hash``, ``checksum`` or ``id``), the SID's pair (``AC...:<token>``), or the argument after
-# the SID in a client's constructor (``Client("AC...", "<token>")``).
+# ``authToken``, ``TWILIO_AUTH_TOKEN``, ``TWILIO_KEY``, a password, a secret; not an ``md5``,
+# ``sha``, ``etag``, ``hash``, ``checksum``, ``digest`` or ``id``, even named a key), the SID's
+# pair (``AC...:<token>``), or the argument after the SID in a call given the SID first: a
+# client's constructor, however spelled (``Client("AC...", "<token>")``, Node's
+# ``require('twilio')('AC...', '<token>')``, C#'s ``TwilioClient.Init("AC...", "<token>")``).
 _TWILIO_SID = lazy.Pattern(r"(?<![A-Za-z0-9_])(?P<kind>SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9_])")
 _TWILIO_SECRET = lazy.Pattern(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{32}(?![A-Za-z0-9_])")
 _TWILIO_TOKEN = lazy.Pattern(r"[0-9a-f]{32}")
 _TWILIO_NAME = lazy.Pattern(r"(?P<name>[A-Za-z_][\w.-]{0,63})[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?\Z")
 _TWILIO_NAME_PARTS = lazy.Pattern(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_TWILIO_TOKEN_NAMES = frozenset(("auth", "token", "tok", "authtoken", "password", "passwd", "pwd", "pass", "secret"))
+_TWILIO_TOKEN_NAMES = frozenset((
+    "auth", "token", "tok", "authtoken", "password", "passwd", "pwd", "pass", "secret", "key",
+))
 _TWILIO_LABELS = frozenset((
     "md5", "sha", "sha1", "sha256", "etag", "hash", "checksum", "digest", "id", "sid", "uuid", "guid",
 ))
-_TWILIO_CLIENT = lazy.Pattern(r"(?i)(?:client|twilio)(?:\.new)?[ \t]*\([ \t\r\n]*[\"']?\Z")
+_TWILIO_CALL = lazy.Pattern(r"\([ \t\r\n]*[\"']?\Z")
 _TWILIO_NEXT_ARGUMENT = lazy.Pattern(r"[\"']?\s*,\s*[\"']?")
 _TWILIO_LINES = 2  # lines either side of a SID its secret may stand on
 _TWILIO_REACH = 400  # characters either side, at most
@@ -524,8 +528,8 @@ def _twilio_hits(raw: str) -> Iterator[Hit]:
 
 def _told_auth_token(raw: str, start: int, sids: list[tuple[int, int]]) -> bool:
     """Whether the hex run at START is told to be the auth token of an account SID in SIDS (each
-    near it): by its name, as the SID's pair, or as the argument after it in a client's
-    constructor (the comment on :data:`_TWILIO_SID` says which)."""
+    near it): by its name, as the SID's pair, or as the argument after it in a call given the
+    SID first (the comment on :data:`_TWILIO_SID` says which)."""
     name = _TWILIO_NAME.search(raw, max(0, start - 80), start)
     if name is not None:
         parts = {part.lower() for part in _TWILIO_NAME_PARTS.findall(name.group("name"))}
@@ -537,7 +541,7 @@ def _told_auth_token(raw: str, start: int, sids: list[tuple[int, int]]) -> bool:
         if raw[sid_end:start] == ":":
             return True
         if (_TWILIO_NEXT_ARGUMENT.fullmatch(raw, sid_end, start) is not None
-                and _TWILIO_CLIENT.search(raw, max(0, sid_start - 80), sid_start) is not None):
+                and _TWILIO_CALL.search(raw, max(0, sid_start - 80), sid_start) is not None):
             return True
     return False
 
