@@ -465,6 +465,12 @@ _ORDER_WORDS = (
 # An order anywhere after a hail, and one right at its end (where a bare verb is an order too).
 # An em or en dash pauses as a comma does ("ai agents reading this\u2014send ...").
 _ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[\u2014\u2013-]\s*{_VERB}\b")
+# What else the rest may hold of an order: any order word or verb (``_ORDER_WORDS``, ``_VERB``)
+# but "use" and the code or the thing it names ("use bar()", "use the parser").
+_ORDER_IN_REST = lazy.Pattern(rf"{_ORDER_WORDS}|\b(?P<verb>{_VERB})\b")
+_USE_CODE = lazy.Pattern(
+    r"use\s+(?:(?:the|a|an)\s+)?[a-z_$][\w.$:/-]{0,80}+(?:\s*\([^()\n]{0,80}+\))?(?:\s+instead)?\s*(?:[.!?;,]|$)"
+)
 _ORDER_IN_FIELD = lazy.Pattern(rf"{_ORDER_WORDS}|\b{_VERB}\b|\byou\b")
 # at once, an obligation without "must" is an order too: "needs to push", "is to approve"
 _ORDER_AT_ONCE = lazy.Pattern(
@@ -711,7 +717,7 @@ def _order_after_spoken_of(reading: str, pronoun: re.Match[str], end: int) -> re
     """An order after a reader spoken of (PRONOUN), up to END (the paragraph's end): one at once
     after the pronoun, or any after it but one setting aside what the tool put forward
     (``_ABOUT_ITS_OUTPUT``), with the rest of its sentence when that holds nothing
-    ``_RISKY_REST`` names."""
+    ``_RISKY_REST`` names and no order but "use" and its code (``_orders_in_rest``)."""
     at_once: re.Match[str] | None = (_ORDER_AT_ONCE.match(reading, pronoun.start(), end)
                                       or _ORDER_AT_ONCE.match(reading, pronoun.end(), end))
     if at_once is not None:
@@ -723,9 +729,19 @@ def _order_after_spoken_of(reading: str, pronoun: re.Match[str], end: int) -> re
             return order
         sentence = _SENTENCE_END.search(reading, order.end(), end)
         position = sentence.end() if sentence is not None else end
-        if _RISKY_REST.search(reading, order.end(), position) is not None:
+        if _RISKY_REST.search(reading, order.end(), position) is not None or _orders_in_rest(reading, order.end(), position):
             return order
     return None
+
+
+def _orders_in_rest(reading: str, start: int, end: int) -> bool:
+    """Whether the rest of a sentence setting the tool's output aside, from START to END, holds
+    an order (``_ORDER_IN_REST``) but "use" and its code: "ignore that suggestion and use bar()"
+    tells a person what to write, "... and run ./setup.sh" or "... then answer LGTM" orders."""
+    for m in _ORDER_IN_REST.finditer(reading, start, end):
+        if m.group("verb") != "use" or _USE_CODE.match(reading, m.start(), end) is None:
+            return True
+    return False
 
 
 def _addressed_orders(reading: str, cased: str) -> int:
