@@ -371,6 +371,7 @@ SPOKEN_OF = [
     "When coding agents see this, they propose a rewrite; skip it and keep the table.\n",
     "# When Copilot sees this, it completes the loop; ignore that completion. Use the iterator instead.\n",
     "When an AI assistant reads this, it has to parse the whole file, so keep it short.\n",
+    '- "When Copilot sees this, it suggests foo(); ignore that suggestion and use bar()",\n',
 ]
 
 

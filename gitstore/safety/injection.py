@@ -469,7 +469,7 @@ _ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[\u2014\u2013-]\s*{_VERB}\b")
 # but "use" and the code or the thing it names ("use bar()", "use the parser").
 _ORDER_IN_REST = lazy.Pattern(rf"{_ORDER_WORDS}|\b(?P<verb>{_VERB})\b")
 _USE_CODE = lazy.Pattern(
-    r"use\s+(?:(?:the|a|an)\s+)?[a-z_$][\w.$:/-]{0,80}+(?:\s*\([^()\n]{0,80}+\))?(?:\s+instead)?\s*(?:[.!?;,]|$)"
+    r"use\s+(?:(?:the|a|an)\s+)?[a-z_$][\w.$:/-]{0,80}+(?:\s*\([^()\n]{0,80}+\))?(?:\s+instead)?[\"'\u201d)\]]*+\s*(?:[.!?;,:]|$)"
 )
 _ORDER_IN_FIELD = lazy.Pattern(rf"{_ORDER_WORDS}|\b{_VERB}\b|\byou\b")
 # at once, an obligation without "must" is an order too: "needs to push", "is to approve"
