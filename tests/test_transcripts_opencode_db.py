@@ -397,3 +397,36 @@ def test_the_hook_finds_the_session_in_the_database_of_another_channel(
          "print(hook.transcript, 'sqlite3' in sys.modules)"],
         capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": str(data)}, check=True)
     assert alone.stdout.split() == [str(stable), "False"]  # one database: left to the reader to open
+
+
+@pytest.mark.parametrize("mode", ["summary", "hybrid", "transcript"])
+def test_a_session_captured_before_events_were_keyed_by_version_is_not_stored_twice(
+        ctx: Context, tmp_path: Path, storages: list[Path], monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """A session captured while OpenCode's events were keyed by message alone, then captured
+    again unchanged once they are keyed by version: the events stored already are the same
+    events, not a copy of each beside them."""
+    from gitstore.capture.transcripts import opencode
+
+    data = tmp_path / "xdg"
+    (data / "opencode").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    database(data / "opencode" / "opencode.db", storages)
+    root = str(ctx.workspace.root)
+    payload = {"hook_event_name": "session.idle", "session_id": "s_stage0_small", "cwd": root}
+    with monkeypatch.context() as before:  # the reader as it was: the transcript not marked rewritten
+        before.setattr(opencode, "finish", lambda builder: builder.finish())
+        first = capture(ctx, HookInput.from_payload("opencode", payload, root), mode)
+    again = capture(Context.open(root), HookInput.from_payload("opencode", payload, root), mode)
+    assert first.episode is not None and again.episode is not None
+    def content(event: dict[str, Any]) -> tuple[Any, ...]:
+        return event["seq"], event["at"], event["author"], json.dumps(event["payload"], sort_keys=True)
+
+    ids = {content(event): event["id"] for event in first.events}
+    same = [event for event in again.events if content(event) in ids]
+    assert same and all(event["id"] == ids[content(event)] for event in same)
+    # a summary counts the session's tool calls in its time now (a new version of it), the rest is as it was
+    assert len(same) >= len(again.events) - (mode != "transcript")
+    stored = [item for item in Context.open(root).store.stream(first.episode["id"]) if item.kind == "event"]
+    assert len(stored) == len({e["id"] for e in (*first.events, *again.events)}), [i.record["id"] for i in stored]
+    checked = cli.gitstore("verify", cwd=root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

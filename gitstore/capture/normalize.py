@@ -188,14 +188,21 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     agent = f"agent:{hook.harness}"
     events: list[dict[str, Any]] = []
 
+    held = _held_events(ctx, eid) if transcript.rewritten else {}
+
     def add(key: str, seq: int, at: str | None, author: str, payload: dict[str, Any]) -> None:
-        if transcript.rewritten:
-            key = versioned_key(key, {"seq": seq, "at": at or started, "author": author, "payload": payload})
-        events.append(seal({
+        event = seal({
             "schema": "gitstore.event/v1", "scope": ctx.scope, "id": event_id(eid, key), "episode": eid,
             "type": "observation", "seq": seq, "at": at or started, "author": author,
             "parentEventId": None, "payload": payload,
-        }))
+        })
+        if transcript.rewritten and held.get(event["id"]) != event["digest"]:
+            # keyed by its version, but for the very event stored under its key alone (by a
+            # version of gitstore that did not know the harness rewrites its transcript)
+            key = versioned_key(key, {"seq": seq, "at": at or started, "author": author, "payload": payload})
+            event["id"] = event_id(eid, key)
+            event = seal(event)
+        events.append(event)
 
     task_text, outcome_text, commands = summary_texts(transcript)
     task = screen.text(task_text, SUMMARY_CHARS // 2) if task_text is not None else None
@@ -247,6 +254,11 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         "mode": mode, "grants": _grants(ctx, started),
     })
     return episode, events
+
+
+def _held_events(ctx: Context, episode: str) -> dict[str, str]:
+    """The events the store holds of EPISODE: id -> digest, read once per capture (one stream)."""
+    return {item.record["id"]: item.digest for item in ctx.store.stream(episode) if item.kind == "event"}
 
 
 def _summary_time(ended: str, told: int) -> str:
