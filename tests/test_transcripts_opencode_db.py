@@ -347,6 +347,24 @@ def test_a_row_over_the_size_of_a_part_file_is_counted_as_such_a_file_and_never_
     assert "\n" not in str(refused.value)
 
 
+def test_a_row_whose_text_holds_a_nul_is_bounded_by_all_its_bytes(tmp_path: Path, storages: list[Path]) -> None:
+    """SQLite's ``length`` of a text counts its characters up to the first NUL: a row of a few
+    characters, a NUL and megabytes after it is over the bound all the same, never read."""
+    from gitstore.capture.transcripts import opencode
+
+    db = database(tmp_path / "opencode.db", storages)
+    read = parse_transcript(db, "opencode", session="s_stage0_small")
+    with sqlite3.connect(db) as edit:
+        edit.execute("update part set data = ? where id = (select min(id) from part where session_id = 's_stage0_small')",
+                     ('{"x":1}\0' + "A" * (opencode.PART_LIMIT + 10),))
+        edit.execute("update message set data = ? where id = (select min(id) from message "
+                     "where session_id = 's_stage0_small')", ('{"x":1}\0' + "A" * (opencode.PART_LIMIT + 10),))
+    edit.close()
+    nul = parse_transcript(db, "opencode", session="s_stage0_small")
+    assert nul.source is not None and read.source is not None and nul.source[1] < read.source[1] + 1000, nul.source
+    assert nul.counts.malformed >= 1
+
+
 def test_reading_a_database_opencode_left_closed_leaves_nothing_beside_it(tmp_path: Path, storages: list[Path]) -> None:
     """OpenCode keeps its database in WAL mode; when it is not running, no log is beside the
     file. Reading a session left an empty ``-wal`` and a ``-shm`` in the agent's folder."""

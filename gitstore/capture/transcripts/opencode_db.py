@@ -160,13 +160,18 @@ def _columns(db: sqlite3.Connection, path: Path) -> dict[str, set[str]]:
     return found
 
 
+# The length of a column's value in bytes, all of them: a cast to a blob (no copy of the value
+# loaded) that ``length`` counts whole, where a text's ``length`` stops at its first NUL.
+_BYTES = "length(cast({} as blob))"
+
+
 def _bounded(column: str, limit: int) -> str:
     """COLUMN's type, and its value when its length is within LIMIT (NULL otherwise): a value
     over it is never fetched, copied or hashed, and SQLite loads it once (``typeof`` reads no
-    content; a second ``length`` would load it again beside the first). For text, ``length``
-    counts characters, so what is fetched is at most four bytes a character; ``_record`` then
-    counts its bytes."""
-    return f"typeof({column}), case when length({column}) <= {limit} then {column} end"
+    content; a second ``length`` would load it again beside the first). The length is of its
+    bytes (``_BYTES``): of a text, ``length`` counts characters up to the first NUL, so a row of
+    a few characters, a NUL and a gigabyte after it would be "short"."""
+    return f"typeof({column}), case when {_BYTES.format(column)} <= {limit} then {column} end"
 
 
 def _over(kind: str, value: Any) -> bool:
@@ -218,7 +223,7 @@ def _session(db: sqlite3.Connection, columns: dict[str, set[str]], path: Path, s
         records.append(_record(message_id, data, {}))
     messages = opencode.in_order(builder, records)
     parts: dict[str, list[Any]] = {m["id"]: [] for m in messages}
-    owner = f"case when length(message_id) <= {ID_LIMIT} then message_id end"
+    owner = f"case when {_BYTES.format('message_id')} <= {ID_LIMIT} then message_id end"
     for message_id, id_kind, part_id, kind, data in db.execute(
             f"select {owner}, {_bounded('id', ID_LIMIT)}, {_bounded('data', opencode.PART_LIMIT)} from part "
             "where session_id = ? order by message_id, id", (session,)):
@@ -240,7 +245,7 @@ def _session(db: sqlite3.Connection, columns: dict[str, set[str]], path: Path, s
 
 def _length(db: sqlite3.Connection, table: str, where: str, values: tuple[Any, ...]) -> Any:
     """The length of the ``data`` of the row of TABLE that WHERE finds, one left out for it."""
-    found = db.execute(f"select length(data) from {table} where {where}", values).fetchone()
+    found = db.execute(f"select {_BYTES.format('data')} from {table} where {where}", values).fetchone()
     return None if found is None else found[0]
 
 
@@ -262,7 +267,7 @@ def _record(row_id: Any, data: Any, ids: dict[str, Any]) -> Any:
 def _only_session(db: sqlite3.Connection, path: Path) -> str:
     """The id of the database's only session; a refusal that asks for one when it holds more."""
     order = "time_updated desc, id desc" if _has(db, "session", "time_updated") else "id desc"
-    rows = db.execute(f"select case when length(id) <= {ID_LIMIT} then id end from session "
+    rows = db.execute(f"select case when {_BYTES.format('id')} <= {ID_LIMIT} then id end from session "
                       f"order by {order} limit 2").fetchall()
     if len(rows) == 1 and rows[0][0] is not None:
         return str(rows[0][0])
