@@ -469,24 +469,6 @@ class Store:
         return record_problem(self.trust_mode(), self.attestation, item.record, item.stored.namespace,
                               item.stored.append, extends)
 
-    def withdrawal_reach(self, item: Item) -> str | None:
-        """The policy revision a withdrawal's reach ends at, when it counts only because it
-        narrows consent (``rules.trust.reach``), else None."""
-        from gitstore.rules.trust import reach
-
-        if item.kind != "withdrawal":
-            return None
-        return reach(self.trust_mode(), self.attestation(item.stored.append), item.record, item.stored.namespace)
-
-    def within_reach(self, append: str, revision: str) -> bool:
-        """Whether an append (a grant's) was made under policy ``revision`` or an earlier one,
-        or under none (made before any policy). A revision this clone cannot place (one it does
-        not hold, a provider that keeps no policy history) is taken to be: the withdrawal
-        counts, which only narrows consent."""
-        named = self.attestation(append).revision
-        reaches = getattr(self.provider, "reaches", None)
-        return named is None or reaches is None or bool(reaches(revision, named))
-
     def may_decide(self, item: Item, person: str) -> bool:
         """Whether ``person`` may decide (accept or reject) by an append holding ``item``, the
         one it was read from or a copy (see ``gitstore.rules.trust.may_decide``)."""

@@ -45,12 +45,9 @@ def _show(shown: GrantShown) -> None:
         echo(f"  for this machine's sessions: not used, {shown.elsewhere}")
     if shown.local:
         echo("  kept on this machine (it names personal sessions only)")
-    narrowing = dict(shown.narrowing)
     for withdrawal in shown.withdrawals:
         why = f": {one_line(withdrawal['reason'])}" if withdrawal["reason"] else ""
         echo(f"  withdrawn {', '.join(withdrawal['purposes'])} by {withdrawal['by']} at {withdrawal['at']}{why}")
-        if withdrawal["digest"] in narrowing:
-            echo(f"    counts only because a withdrawal narrows consent: {narrowing[withdrawal['digest']]}")
     for withdrawal, not_used in shown.unused_withdrawals:
         echo(f"  withdrawal of {', '.join(withdrawal['purposes'])} by {withdrawal['by']} at {withdrawal['at']} "
              f"not used: {one_line(not_used)}")

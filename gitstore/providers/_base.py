@@ -183,11 +183,6 @@ class Attestation(NamedTuple):
     signers: tuple[tuple[str, frozenset[str]], ...] = ()
     problem: str | None = None
     namespace: str = "shared"
-    # each person whose signature verified under the policy revision the append was made under,
-    # with the actions that revision let them take, whatever the current policy says: what a
-    # withdrawal, which only narrows consent, keeps counting by (``rules.trust``)
-    then: tuple[tuple[str, frozenset[str]], ...] = ()
-    revision: str | None = None  # the policy revision the append names (None: none, made before any policy)
 
     def actions(self, person: str) -> frozenset[str] | None:
         """What ``person`` may do by this append's signature (None: it is not theirs)."""

@@ -11,7 +11,6 @@ that fetched the same default branch computes the same verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pygit2
@@ -144,30 +143,5 @@ def in_history(repo: pygit2.Repository, tip: str, commit: str) -> bool:
         return False
 
 
-class FirstParents:
-    """The commits that were the default branch's tip: its tip and the first-parent chain below
-    it (a merge's first parent is the branch it was merged into; a commit only a merged
-    branch holds never was its tip). Walked once, and only as far as asked."""
-
-    def __init__(self, repo: pygit2.Repository, tip: str) -> None:
-        self._seen: set[str] = set()
-        self._walk: Iterator[pygit2.Commit] | None = None
-        try:
-            walker = repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.NONE)
-            walker.simplify_first_parent()
-            self._walk = iter(walker)
-        except (KeyError, ValueError, pygit2.GitError):
-            pass
-
-    def holds(self, commit: str) -> bool:
-        """Whether ``commit`` was the branch's tip (false when the walk cannot tell)."""
-        while commit not in self._seen and self._walk is not None:
-            try:
-                self._seen.add(str(next(self._walk).id))
-            except (StopIteration, pygit2.GitError):  # its end, or a shallow clone's
-                self._walk = None
-        return commit in self._seen
-
-
-__all__ = ["FirstParents", "REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "files_at", "in_history",
+__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "files_at", "in_history",
            "no_default_branch"]

@@ -12,11 +12,7 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
    each person the policy lists with the key, and the signature counts for those it verifies for;
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
    (or a person) from the policy withdraws every decision it signed, past ones included; to
-   retire a key without that, keep its line with ``valid-before``. A withdrawal is the
-   exception (``rules.trust``): it only narrows consent, so it keeps counting by the revision
-   it was made under (``Attestation.then``: the people the signature verified for there, with
-   the actions that revision let them take), when that revision was the default branch's tip
-   (on its first-parent chain: a revision only a merged branch held never was in force);
+   retire a key without that, keep its line with ``valid-before``;
 5. the actions the person may take are those both revisions allow;
 6. neither revision lists the key for more than one person: which of them signed, the signature
    cannot say, so it counts for none of them (a problem ``gitstore verify`` names).
@@ -38,7 +34,7 @@ import pygit2
 
 from gitstore._gitconfig import value as git_setting
 from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, TrustMode
-from gitstore.providers._policy_git import FirstParents, PolicyState, Revision, at, current, in_history
+from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
 from gitstore.records.policy import SHARED_KEY, Policy, canonical
@@ -51,7 +47,6 @@ CHECKED_AS = "allowed_signers-utc-each:"
 SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
 SAVE_SECONDS = 0.5
 NOBODY_FOR_KEY = "the policy lists nobody for the key user.signingkey names"
-Signers = tuple[tuple[str, frozenset[str]], ...]  # people, each with the actions they may take
 
 
 class Trust:
@@ -62,7 +57,6 @@ class Trust:
         self._state: PolicyState | None = None
         self._revisions: dict[str, Revision] = {}
         self._merged: dict[str, bool] = {}
-        self._tips: FirstParents | None = None  # see was_tip
         self._checked = Verified(state, "signatures", shared=True)
         self._unsaved = 0
         self._saved_at = time.monotonic()
@@ -78,36 +72,30 @@ class Trust:
         state = self.state
         return TrustMode(state.mode, state.commit, state.branch, state.problem)
 
-    def signed(self, commit: pygit2.Commit, policy_commit: str | None) -> tuple[Signers, str | None, Signers]:
-        """The people whose signature on ``commit`` counts, with what they may do, or why none;
-        and the people it verified for under the policy revision the commit was made under, with
-        the actions that revision let them take, whether or not the current policy still lists
-        them: only for a revision that was the default branch's tip (``was_tip``), none for one
-        a merged branch brought (anyone with push access may commit a policy there and take it
-        out again before the merge)."""
+    def signers(self, commit: pygit2.Commit, policy_commit: str | None
+                ) -> tuple[tuple[tuple[str, frozenset[str]], ...], str | None]:
+        """The people whose signature on ``commit`` counts, with what they may do, or why none."""
         state = self.state
         if state.policy is None or state.commit is None:
-            return (), "is judged without a usable policy", ()
+            return (), "is judged without a usable policy"
         if signature_of(commit) is None:  # claims nobody: which revision it names does not matter
-            return (), UNSIGNED, ()
+            return (), UNSIGNED
         revision_id = policy_commit or state.commit
         if revision_id not in self.repo:  # a shallow clone, or a revision not fetched yet: the current one decides
             revision_id = state.commit
         elif not self._in_default(state.commit, revision_id):
-            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history", ()
+            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history"
         revision = self._revision(revision_id)
         if revision.policy is None:
-            return (), f"names policy revision {revision_id[:12]}, which holds no usable policy", ()
+            return (), f"names policy revision {revision_id[:12]}, which holds no usable policy"
         try:
             key, principals = self._verified(commit, revision)
         except SignatureProblem as exc:
-            return (), f"carries no valid signature: {exc}", ()
+            return (), f"carries no valid signature: {exc}"
         shared = revision.policy.shared_keys().get(key) or state.policy.shared_keys().get(key)
         if shared:  # which of them decided, the signature cannot say
-            return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them", ()
-        then = tuple((person, revision.policy.actions(person)) for person in principals) \
-            if self.was_tip(revision_id) else ()
-        return (*_still_allowed(state.policy, revision.policy, key, principals, commit), then)
+            return (), f"{SHARED_KEY} ({', '.join(shared)}): it counts for none of them"
+        return _still_allowed(state.policy, revision.policy, key, principals, commit)
 
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
         """The key a commit is signed with and the people it verified for, under ``revision``'s
@@ -149,21 +137,6 @@ class Trust:
                 found = Revision(problem=f"cannot read {commit_id}: {exc}")
             self._revisions[commit_id] = found
         return found
-
-    def was_tip(self, commit_id: str) -> bool:
-        """Whether a policy revision was the default branch's tip (``FirstParents``): one only a
-        merged branch held never was the policy in force, however it ended up in the history."""
-        state = self.state
-        if state.commit is None:
-            return False
-        if self._tips is None:
-            self._tips = FirstParents(self.repo, state.commit)
-        return self._tips.holds(commit_id)
-
-    def reaches(self, revision: str, earlier: str) -> bool:
-        """Whether policy revision ``earlier`` is ``revision`` or one of its ancestors; one this
-        clone does not hold (a shallow clone) is taken to be (see ``Store.within_reach``)."""
-        return earlier not in self.repo or in_history(self.repo, revision, earlier)
 
     def _in_default(self, tip: str, commit_id: str) -> bool:
         found = self._merged.get(commit_id)
@@ -214,8 +187,8 @@ def _program(repo: pygit2.Repository) -> str:
 
 def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:
     """``base`` (who holds the append) completed with its signers under the policy."""
-    signers, problem, then = trust.signed(commit, policy_commit)
-    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace, then, base.revision)
+    signers, problem = trust.signers(commit, policy_commit)
+    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace)
 
 
 __all__ = ["NOBODY_FOR_KEY", "Trust", "attestation"]

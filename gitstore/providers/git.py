@@ -1477,12 +1477,6 @@ class GitProvider:
     def signing_as(self) -> tuple[tuple[tuple[str, frozenset[str]], ...], str]:
         return self.trust.signing_as()
 
-    def reaches(self, revision: str, earlier: str) -> bool:
-        """Whether policy revision ``earlier`` is ``revision`` or one of its ancestors
-        (``Trust.reaches``)."""
-        with readable("the policy's history"):
-            return self.trust.reaches(revision, earlier)
-
     def attest(self, append: str) -> Attestation:
         """Who made an append: whether it is in this clone's own refs (else fetched), and,
         under a policy, whose signature on it counts."""
@@ -1491,8 +1485,7 @@ class GitProvider:
             if found is None:
                 return Attestation(append, False, problem="is not an append this clone holds")
             info, header, own = found
-            base = Attestation(append, own and self.owns_refs, info.name, namespace=info.namespace,
-                               revision=header.policy)
+            base = Attestation(append, own and self.owns_refs, info.name, namespace=info.namespace)
             if self.trust.state.mode != "policy" or info.namespace == "local":
                 return base
             from gitstore.providers._trust_git import attestation

@@ -144,7 +144,6 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _links(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
-    _narrowing(report, workspace)
     _gates(report, workspace)
     _hooks(report, root, home, workspace.state)
     _hook_log(report, workspace.state, workspace.root)
@@ -412,33 +411,6 @@ def _trust(report: Report, workspace: Any) -> None:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
                    merge if found.pending else f"`gitstore policy add {shlex.quote(person)} --key THEIR_KEY.pub"
                    f"{''.join(f' --may {a}' for a in found.people.get(person, []))}`, then {merge}")
-
-
-def _narrowing(report: Report, workspace: Any) -> None:
-    """Under a policy, each withdrawal that counts only because a withdrawal narrows consent:
-    its signer is no longer in the policy (``rules.trust.reach``), and what it reaches."""
-    from gitstore.errors import GitstoreError
-    from gitstore.providers import open_provider
-    from gitstore.queries.grants import beyond_reach, narrowing
-    from gitstore.rules.view import View
-    from gitstore.store import Store
-
-    try:
-        store = Store(open_provider(workspace.config.provider, workspace.root, workspace.state,
-                                    workspace.config.writer), workspace.scope)
-        if store.trust_mode().mode != "policy":
-            return
-        view = View.of(store.scope, store.items(["grant", "withdrawal"]), store)
-    except GitstoreError:  # the provider check names what is damaged
-        return
-    for record in view.withdrawals:
-        limit = view.limits.get(record["digest"])
-        if limit is None:
-            continue
-        said = (f"withdrawal {record['digest'][:19]} of grant {record['grant'][:19]} counts only because a "
-                f"withdrawal narrows consent: {narrowing(record, limit)}") if view.reaches(record) else \
-            f"withdrawal {record['digest'][:19]} of grant {record['grant'][:19]} is not used: {beyond_reach(record, limit)}"
-        report.add("trust", OK, said)
 
 
 def _local_policy(report: Report, workspace: Any, branch: str | None) -> None:

@@ -35,8 +35,6 @@ class GrantShown:
     unused_withdrawals: tuple[tuple[dict[str, Any], str], ...] = ()  # withdrawals of it that carry no authority
     own: bool = True  # this clone made it: only then does it serve this machine's personal sessions
     local: bool = False  # kept on this machine (it names personal sessions only)
-    # withdrawal digest -> why it counts though its signer is no longer in the policy
-    narrowing: tuple[tuple[str, str], ...] = ()
 
     @property
     def elsewhere(self) -> str | None:
@@ -69,26 +67,14 @@ class GrantShown:
                 "from": self.grant["from"], "until": self.grant["until"], "by": self.grant["by"],
                 "at": self.grant["at"], "note": self.grant["note"], "notUsed": self.not_used,
                 "thisClone": self.own, "keptLocal": self.local,
-                "withdrawals": [_withdrawal(w, counts_as=dict(self.narrowing).get(w["digest"]))
-                                for w in self.withdrawals]
+                "withdrawals": [_withdrawal(w) for w in self.withdrawals]
                 + [_withdrawal(w, why) for w, why in self.unused_withdrawals],
                 "withheld": self.withheld}
 
 
-def _withdrawal(record: dict[str, Any], not_used: str | None = None, counts_as: str | None = None) -> dict[str, Any]:
+def _withdrawal(record: dict[str, Any], not_used: str | None = None) -> dict[str, Any]:
     return {"digest": record["digest"], "purposes": record["purposes"], "by": record["by"], "at": record["at"],
-            "reason": record["reason"], "notUsed": not_used, "countsAs": counts_as}
-
-
-def narrowing(record: dict[str, Any], revision: str) -> str:
-    """How a withdrawal that counts only because it narrows consent is named."""
-    return f"by {record['by']}, no longer in the policy, under revision {revision[:12]}"
-
-
-def beyond_reach(record: dict[str, Any], revision: str) -> str:
-    """Why such a withdrawal does not reach a grant made under a later revision."""
-    return (f"{narrowing(record, revision)}: the grant was made under a later revision, beyond the reach of "
-            "someone no longer allowed to withdraw")
+            "reason": record["reason"], "notUsed": not_used}
 
 
 def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
@@ -102,8 +88,6 @@ def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
     gone = withdrawn(view)
     unused = [(screened_record(i.record, "reason"), view.ignored[i.digest]) for i in items
               if i.kind == "withdrawal" and i.digest in view.ignored]
-    unused += [(screened_record(w, "reason"), beyond_reach(w, view.limits[w["digest"]])) for w in view.withdrawals
-               if not view.reaches(w)]
     shown, seen = [], set()
     for item in items:
         if item.kind != "grant" or item.digest in seen:
@@ -111,13 +95,10 @@ def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
         seen.add(item.digest)
         d = item.digest
         shown.append(GrantShown(screened_record(item.record, "note"),
-                                tuple(screened_record(w, "reason") for w in view.withdrawals
-                                      if w["grant"] == d and view.reaches(w)),
+                                tuple(screened_record(w, "reason") for w in view.withdrawals if w["grant"] == d),
                                 frozenset(gone.get(d, ())), view.ignored.get(d),
                                 tuple((w, why) for w, why in unused if w["grant"] == d),
-                                ctx.store.own(item), item.stored.namespace == "local",
-                                tuple((w["digest"], narrowing(w, view.limits[w["digest"]])) for w in view.withdrawals
-                                      if w["grant"] == d and w["digest"] in view.limits and view.reaches(w))))
+                                ctx.store.own(item), item.stored.namespace == "local"))
     return [g for g in shown if g.in_force or not in_force]
 
 

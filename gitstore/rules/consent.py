@@ -55,8 +55,7 @@ def withdrawn(view: View) -> dict[str, set[str]]:
     """Grant digest -> purposes withdrawn from it (effective at once)."""
     out: dict[str, set[str]] = {}
     for record in view.withdrawals:
-        if view.reaches(record):  # one counting only as it narrows consent reaches no later grant
-            out.setdefault(record["grant"], set()).update(record["purposes"])
+        out.setdefault(record["grant"], set()).update(record["purposes"])
     return out
 
 

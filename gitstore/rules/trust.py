@@ -12,12 +12,6 @@ counts depends on the store's trust mode (``TrustMode``, from the provider):
   revision in the default branch's history that let that person take the action, and the
   current policy still lists that key for them and lets them take it. This clone's own
   unsigned decisions count for nothing either: every clone computes the same verdicts.
-  A withdrawal is the exception to "the current policy still lists": it keeps counting once
-  it verified, signed by a person the policy revision it was made under (one that was the
-  default branch's tip: on its first-parent chain) let withdraw, even after that person (or
-  key) is removed. It only ever narrows consent, and a new grant restores what it took; letting it lapse would hand back,
-  on every clone at once, consent someone took away. Its reach ends at that revision
-  (``reach``): it counts only for a grant made under it or an earlier one, or under none.
 - **broken** (a policy that cannot be used): no authority record counts until it is fixed.
 
 Records of the local namespace (personal sessions, and learnings drawn from them) never leave
@@ -42,7 +36,6 @@ SINGLE_USER = ("fetched from another clone ({where}); in a repository without a 
                "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
 
 
-NARROWING = frozenset({"withdraw"})  # actions that only take consent away: they outlive their signer's removal
 NOT_COUNTED = "not counted under the policy: "
 NO_AUTHORITY = "carries no authority: "  # how every reason a record is not used is worded before its cause
 
@@ -72,33 +65,6 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
         return f"the policy cannot be used ({mode.problem}); no decision counts until it is fixed"
     if mode.mode != "policy":
         return None if attestation.own else SINGLE_USER.format(where=attestation.where or "a fetched ref")
-    if _narrows(attestation, actor, required):
-        return None  # it verified once, under a revision that let them: it only ever narrows
-    return _policy_problem(attestation, actor, required)
-
-
-def _narrows(attestation: Attestation, actor: str | None, required: frozenset[str]) -> bool:
-    """Whether a record that only narrows consent verified under the revision its append was
-    made under (one that was the default branch's tip), signed by ``actor``, who could then."""
-    return required <= NARROWING and required <= (dict(attestation.then).get(actor or "") or frozenset())
-
-
-def reach(mode: TrustMode, attestation: Attestation, record: dict[str, Any], namespace: str) -> str | None:
-    """The policy revision a withdrawal's reach ends at, when it counts only through the
-    exception for narrowing records (its signer no longer allowed by the current policy), else
-    None: it counts only for a grant made under that revision or an earlier one (or under
-    none, before any policy). A grant made after it, as one restoring consent once its signer
-    left, is beyond the reach of someone who could no longer withdraw then."""
-    required = required_actions(record, False)
-    actor = actor_of(record)
-    if (mode.mode != "policy" or namespace == "local" or not required or actor == AUTO_SAFE
-            or not _narrows(attestation, actor, required) or _policy_problem(attestation, actor, required) is None):
-        return None
-    return attestation.revision or mode.revision
-
-
-def _policy_problem(attestation: Attestation, actor: str | None, required: frozenset[str]) -> str | None:
-    """``problem`` under a usable policy, by the current policy alone."""
     if attestation.problem is not None:
         because = f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
         return NOT_COUNTED + because if attestation.unauthorized_only else because
@@ -171,4 +137,4 @@ def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[st
     return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
 
 
-__all__ = ["NOT_COUNTED", "SINGLE_USER", "may_decide", "reach", "not_counted", "note_problem", "problem", "record_problem", "refusal"]
+__all__ = ["NOT_COUNTED", "SINGLE_USER", "may_decide", "not_counted", "note_problem", "problem", "record_problem", "refusal"]

@@ -54,13 +54,6 @@ class View:
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     copies: Callable[[Item], list[Item]] | None = field(default=None, repr=False, compare=False)
     own: Callable[[Item], bool] | None = field(default=None, repr=False, compare=False)
-    # a withdrawal counting only because it only narrows consent (its signer no longer in the
-    # policy): the policy revision its reach ends at (``rules.trust.reach``), and whether a grant's
-    # append was made under that revision or an earlier one (``Store.within_reach``)
-    reach: Callable[[Item], str | None] | None = field(default=None, repr=False, compare=False)
-    within: Callable[[str, str], bool] | None = field(default=None, repr=False, compare=False)
-    limits: dict[str, str] = field(default_factory=dict)  # withdrawal digest -> the revision its reach ends at
-    grant_appends: dict[str, str] = field(default_factory=dict)  # grant digest -> the append it is read from
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     # records added before the view held SHARE_FROM of them, their values not interned yet; None after
@@ -84,8 +77,7 @@ class View:
         whether a grant is this clone's own (``Store.own``); without one, store order stands
         for the first and every record is the clone's own."""
         view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem,
-                                                          copies=store.copies, own=store.own,
-                                                          reach=store.withdrawal_reach, within=store.within_reach)
+                                                          copies=store.copies, own=store.own)
         view.add(items)
         return view
 
@@ -152,7 +144,6 @@ class View:
             extends = self._states.get(item.record.get("previous") or "") == "accepted"
             problem = None if item.digest in bare else self.judge(item, extends)
             if problem is None and item.digest not in bare:
-                self._limit(item)
                 continue
             for copy in self.copies(item) if self.copies is not None else ():
                 if item.kind == "learning":
@@ -162,28 +153,10 @@ class View:
                 if self.judge(copy, extends) is None:
                     items[index] = copy
                     bare.pop(item.digest, None)
-                    self._limit(copy)
                     break
             else:
                 if problem is not None:
                     self.ignored[item.digest] = f"{_what(item)} {NO_AUTHORITY}{problem}; it is never used"
-
-    def _limit(self, item: Item) -> None:
-        """Note where a withdrawal that counts only because it narrows consent stops reaching."""
-        if item.kind == "withdrawal" and self.reach is not None:
-            limit = self.reach(item)
-            if limit is not None:
-                self.limits[item.digest] = limit
-            else:
-                self.limits.pop(item.digest, None)
-
-    def reaches(self, withdrawal: dict[str, Any]) -> bool:
-        """Whether a withdrawal that counts reaches the grant it names: always, unless it counts
-        only because it narrows consent (``limits``); then only a grant made under the revision
-        its reach ends at or an earlier one, or under none."""
-        limit = self.limits.get(withdrawal["digest"])
-        append = self.grant_appends.get(withdrawal["grant"])
-        return limit is None or append is None or self.within is None or self.within(append, limit)
 
     def _audits_by_append(self, items: list[Item]) -> dict[str, list[dict[str, Any]]]:
         """The audit entries among ``items`` by each append that holds them, copies included."""
@@ -214,7 +187,6 @@ class View:
         kind = item.kind
         if kind == "grant":
             self.grants[item.digest] = record
-            self.grant_appends.setdefault(item.digest, item.stored.append)
             if self.own is None or self.own(item):
                 self.own_grants.add(item.digest)
         elif kind == "withdrawal":
