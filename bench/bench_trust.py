@@ -154,10 +154,17 @@ def signatures(tmp: Path, decisions: int, rounds: int) -> tuple[float, float, fl
     remembered = median(judge, rounds)
     verified = median(check, rounds)
     # the same records read as this clone's own, without a policy: the same rules, no signatures
+    # (each ref's tip acknowledged, as this clone's own appends are: ``_tips.wrote_as``)
+    from gitstore.providers._tips import tips_log
+
     for name in git(reader, "for-each-ref", "--format=%(refname)", "refs/memory/v1/remotes/origin/").split():
         own = name.replace("refs/memory/v1/remotes/origin/", "refs/memory/v1/")
-        git(reader, "update-ref", own, git(reader, "rev-parse", name))
+        tip = git(reader, "rev-parse", name).strip()
+        git(reader, "update-ref", own, tip)
         git(reader, "update-ref", "-d", name)
+        if "/records/" in own:
+            with open(tips_log(reader / ".git" / "gitstore", own), "a", encoding="ascii") as log:
+                log.write(f"{tip}\n")
     git(reader, "update-ref", "refs/remotes/origin/main", git(reader, "rev-parse", "origin/main~1"))
     without = median(judge, rounds)
     plain = median(check, rounds)

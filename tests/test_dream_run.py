@@ -14,6 +14,7 @@ from gitstore.errors import UsageError
 from gitstore.ops.redact import redact
 from gitstore.ops.setup import init
 from gitstore.rules.lifecycle import histories
+from gitstore.sync.remote import sync
 
 from . import dream_world as w
 
@@ -253,10 +254,11 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     w.comment(ctx, 22, "github:203", "Include the request id in this error log, we cannot trace it otherwise.", 220)
     other = tmp_path / "two"
     subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
-    subprocess.run(["git", "fetch", "-q", str(ctx.workspace.root), "refs/memory/*:refs/memory/*"], cwd=other, check=True)
     # a clone of its own (a copied state folder is not taken: another clone's settings), writing as
-    # the same person: without a policy only a clone's own grants and decisions count
+    # the same person, whose history its first sync takes up: without a policy only a clone's own
+    # grants and decisions count
     init(other, writer=ctx.workspace.config.writer)
+    sync(str(other))
     reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
                for root in (ctx.workspace.root, other)]
     digests = [sorted((p["id"], p["contentDigest"], p["reviewDigest"]) for p in r.proposed) for r in reports]

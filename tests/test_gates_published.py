@@ -16,6 +16,7 @@ from gitstore.deliver.publish import publish
 from gitstore.ops import learning as ops
 from gitstore.ops.setup import init
 from gitstore.promote.gates import promotion as promotion_gate
+from gitstore.sync.remote import sync
 
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 
@@ -41,8 +42,8 @@ def repo(published: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, 
     copy = tmp_path / "widgets"
     git(tmp_path, "clone", "-q", "--mirror", str(root), str(tmp_path / "bare.git"))
     git(tmp_path, "clone", "-q", str(tmp_path / "bare.git"), str(copy))
-    git(copy, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-    init(copy, writer=Context.open(root).workspace.config.writer)  # the same person's second checkout
+    init(copy, writer=Context.open(root).workspace.config.writer)  # the same person's second checkout,
+    sync(str(copy))  # which takes up that writer's history as its own
     return copy, learning
 
 
