@@ -1497,9 +1497,7 @@ class GitProvider:
         """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
         holds it as a writer this clone writes or wrote as (``wrote_as``: a commit of this
         clone's that came back in a fetch is still its own; another writer's ref a plain fetch
-        put in this clone's own names makes none of its appends this clone's), at or before the
-        last append this clone acknowledged on that ref (``last_acknowledged``: appends another
-        clone made under this writer's id, which a plain fetch moved the ref on to, are not). Built
+        put in this clone's own names makes none of its appends this clone's). Built
         again only when ``append`` is not in it: what is known of a commit never changes."""
         if self._origins_cache is not None and append in self._origins_cache[1]:
             return self._origins_cache[1]
@@ -1507,17 +1505,11 @@ class GitProvider:
         if self._origins_cache is None or self._origins_cache[0] != tips:
             found: dict[str, tuple[RefInfo, Append, bool]] = {}
             for info, tip in tips:
-                # own up to the last append this clone acknowledged on the ref: appends past it came
-                # from elsewhere (another clone writing as this writer, brought by a plain fetch)
-                acked = last_acknowledged(self.state, info.name) if not info.fetched and self.wrote_as(info.writer) \
-                    else None
-                own = acked is not None
                 for header, oid in self._history(info, tip):
                     known = found.get(str(oid))
+                    own = not info.fetched and self.wrote_as(info.writer)
                     if known is None or (not known[2] and own):
                         found[str(oid)] = (info, header, own)
-                    if oid == acked:
-                        own = False
             self._origins_cache = (tips, found)
         return self._origins_cache[1]
 
