@@ -245,6 +245,26 @@ def files_of_change(files: Sequence[str], root: Path) -> list[str]:
     return found
 
 
+def entries(root: Path, revision: str | None, paths: Sequence[str] | None = None,
+            keep_index: bool = False) -> dict[str, tuple[str, str]] | None:
+    """path -> (git mode, object id) of every file, link and submodule ``revision`` holds (a
+    commit or a tree; None or empty: the index, the one being committed with ``keep_index``),
+    under ``paths`` only when given; None when git cannot list them (no such revision)."""
+    where = ("--", *paths) if paths is not None else ()
+    command = ("ls-tree", "-r", "-z", "--full-tree", revision, *where) if revision else ("ls-files", "-s", "-z", *where)
+    done = git("--literal-pathspecs", *command, cwd=root, keep_index=keep_index, check=False)
+    if done.returncode != 0:
+        return None
+    found = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, tab, path = entry.partition(b"\t")
+        parts = meta.split()
+        if not tab or len(parts) != 3 or (not revision and parts[2] != b"0"):  # ls-files: a conflict's stages
+            continue
+        found[path.decode("utf-8", "surrogateescape")] = (parts[0].decode(), parts[2 if revision else 1].decode())
+    return found  # ls-tree: mode type id; ls-files: mode id stage
+
+
 class CommittedFiles:
     """Some files as the change being judged holds them, never as the work tree does: at
     pre-push and in a run over a range, the tree of the range's tip (``PRE_COMMIT_TO_REF``); at
@@ -265,21 +285,11 @@ class CommittedFiles:
         if not paths:
             self.held = {}
             return
-        listing = ("ls-tree", "-z", "--full-tree", tip, "--", *paths) if tip else ("ls-files", "-s", "-z", "--", *paths)
-        done = git("--literal-pathspecs", *listing, cwd=root, keep_index=True, check=False)
-        if done.returncode != 0:
+        held = entries(root, tip, paths, keep_index=True)
+        if held is None:
             from gitstore.errors import InvalidInput
 
-            raise InvalidInput(f"PRE_COMMIT_TO_REF {tip}: no such commit" if tip else
-                               f"the index cannot be read (git ls-files exited {done.returncode})")
-        held = {}
-        for entry in done.stdout.split(b"\0"):
-            meta, tab, path = entry.partition(b"\t")
-            parts = meta.split()
-            if not tab or len(parts) != 3 or (not tip and parts[2] != b"0"):  # ls-files: a conflict's stages
-                continue
-            mode, oid = parts[0].decode(), parts[2 if tip else 1].decode()  # ls-tree: mode type id
-            held[path.decode("utf-8", "surrogateescape")] = (mode, oid)
+            raise InvalidInput(f"PRE_COMMIT_TO_REF {tip}: no such commit" if tip else "the index cannot be read")
         self.held = held
 
     @staticmethod

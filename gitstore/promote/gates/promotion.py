@@ -121,8 +121,9 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
-from gitstore.promote.gates._common import (SUBMODULE, ZERO, Finding, Listing, blobs, git, parser, relative, report,
-                                            run, top_level)
+from gitstore.errors import GitstoreError
+from gitstore.promote.gates._common import (SUBMODULE, ZERO, Finding, Listing, blobs, entries, git, parser, relative,
+                                            report, run, top_level)
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import (LOAD_PATHSPECS, PATHSPECS as PUBLISHED, carried_problems,
                                                judged_as_published, link_leads, load_place, loaded_by_agents,
@@ -682,11 +683,10 @@ def _listing(root: Path, revision: str, keep_index: bool = False) -> Callable[[]
     with its mode, listed once however often it is asked for."""
     @cache
     def listing() -> Listing:
-        command = ("ls-tree", "-r", "-z", "--full-tree", revision) if revision else ("ls-files", "-s", "-z")
-        done = git(*command, cwd=root, keep_index=keep_index)
-        found = [entry.partition(b"\t") for entry in done.stdout.split(b"\0") if b"\t" in entry]
-        return Listing({path.decode("utf-8", "surrogateescape"): head.split(b" ", 1)[0].decode()
-                        for head, _, path in found})
+        found = entries(root, revision, keep_index=keep_index)
+        if found is None:
+            raise GitstoreError(f"git cannot list the files of {revision or 'the index'}")
+        return Listing({path: mode for path, (mode, _) in found.items()})
     return listing
 
 
