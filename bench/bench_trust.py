@@ -154,8 +154,8 @@ def signatures(tmp: Path, decisions: int, rounds: int) -> tuple[float, float, fl
     remembered = median(judge, rounds)
     verified = median(check, rounds)
     # the same records read as this clone's own, without a policy: the same rules, no signatures
-    # (each ref's tip acknowledged, as this clone's own appends are: ``_tips.wrote_as``)
-    from gitstore.providers._tips import tips_log
+    # (each ref's history made and acknowledged here, as a clone's own appends are: ``_tips``)
+    from gitstore.providers._tips import note_made, tips_log
 
     for name in git(reader, "for-each-ref", "--format=%(refname)", "refs/memory/v1/remotes/origin/").split():
         own = name.replace("refs/memory/v1/remotes/origin/", "refs/memory/v1/")
@@ -163,6 +163,7 @@ def signatures(tmp: Path, decisions: int, rounds: int) -> tuple[float, float, fl
         git(reader, "update-ref", own, tip)
         git(reader, "update-ref", "-d", name)
         if "/records/" in own:
+            note_made(reader / ".git" / "gitstore", own, None, tip)
             with open(tips_log(reader / ".git" / "gitstore", own), "a", encoding="ascii") as log:
                 log.write(f"{tip}\n")
     git(reader, "update-ref", "refs/remotes/origin/main", git(reader, "rev-parse", "origin/main~1"))

@@ -206,3 +206,67 @@ def test_a_teammates_ref_fetched_into_my_own_names_is_never_mine(tmp_path: Path)
     listed = {g["digest"]: g["thisClone"] for g in json.loads(gitstore("grants", "--json", cwd=root).stdout)}
     assert listed == {theirs["digest"]: False, mine["digest"]: True}
 
+
+
+def test_a_grant_another_clone_appended_under_my_writer_id_is_never_mine(tmp_path: Path) -> None:
+    """Bob, who can push, takes up alice's writer id in a clone of his own, appends a grant
+    of her personal sessions onto her records ref (a fast-forward of her history) and pushes
+    it; a plain fetch into alice's own names moves her ref on to it. Her appends are those
+    her clone made: his is not hers, before her next append or after it, so it never serves
+    her personal sessions; a grant she makes herself does."""
+    from gitstore.context import Context
+
+    from .team import first_clone, git, shared_remote
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare, "alice")  # no policy: only this clone's own grants count
+    alice = Context.open(root)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    consent.grant(alice, "github:9", ["instruction"], ["review-thread"], start, None, None)  # her own shared append
+    writer = alice.workspace.config.writer
+    hers = f"refs/memory/v1/records/shared/{writer}"
+    git(root, "push", "-q", "origin", f"{hers}:{hers}")
+    other = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
+    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
+                    "--from", "2026-01-01", "--by", "github:9", "--json", cwd=other)
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)
+    git(other, "push", "-q", "origin", hers)
+    git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert git(root, "rev-parse", hers) == git(other, "rev-parse", hers), "her ref moved on to his grant"
+    alice = Context.open(root)
+    assert theirs["digest"] not in alice.view().grants, "another clone's grant counts for nothing without a policy"
+    verdict = decide(alice.view(), event, "instruction")
+    assert not verdict.ok and verdict.cause == "no-grant", "bob's append under alice's id is not hers"
+    consent.grant(alice, "github:9", ["review"], ["review-thread"], start, None, None)  # on top of his
+    alice = Context.open(root)
+    verdict = decide(alice.view(), event, "instruction")
+    assert not verdict.ok and verdict.cause == "no-grant", "her append on top of his makes his no more hers"
+    consent.grant(alice, "github:9", ["instruction"], ["agent-session"], start, None, None)
+    assert decide(Context.open(root).view(), event, "instruction").ok, "her own grant serves her sessions"
+
+
+def test_a_clone_that_logged_no_move_owns_the_appends_it_acknowledged(tmp_path: Path) -> None:
+    """A clone whose appends predate the made log (its tips log alone names them) still owns
+    them, before its next append and after it: its shared grant serves its personal sessions."""
+    from gitstore.context import Context
+    from gitstore.providers._gitdirs import state_dir
+
+    import pygit2
+
+    alice = ready_repo(tmp_path)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    consent.grant(alice, "github:9", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    root = alice.workspace.root
+    made = list(state_dir(pygit2.Repository(str(root))).glob("*.made"))
+    assert made
+    for path in made:
+        path.unlink()
+    assert decide(Context.open(root).view(), event, "instruction").ok
+    consent.grant(Context.open(root), "github:9", ["review"], ["review-thread"], start, None, None)
+    assert decide(Context.open(root).view(), event, "instruction").ok

@@ -52,7 +52,7 @@ from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header,
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, note_path, payload_path, payloads_ref,
                                       record_path, records_ref)
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
-from gitstore.providers._tips import tips_log
+from gitstore.providers._tips import note_made, tips_log
 
 
 
@@ -423,6 +423,7 @@ def _write(provider: Writing, found: list[Stranded]) -> str | None:
         assert tip is not None
         if payloads is not None:
             provider._set_snapshot(repo, payloads_ref("shared", writer), payloads, "gitstore: payloads")
+        note_made(provider.state, ref, None, tip)  # this clone's own, named before the ref is made
         repo.references.create(ref, tip)  # from nothing: fails if anything appended meanwhile
         with open(tips_log(provider.state, ref), "a", encoding="ascii") as log:
             log.write(f"{tip}\n")

@@ -4,6 +4,13 @@ Once an append's ref has moved, its commit id is added to the ref's tips log in 
 state folder (``.git/gitstore/<kind>-<namespace>-<writer>.tips``, one id per line, only ever
 appended). A ref moved back past an acknowledged append, or deleted, is damage that every
 command names, never a smaller store; gc keeps every acknowledged commit.
+
+Which appends on the ref are this clone's own is its made log's to say (``.made`` beside it):
+before the ref moves, the move goes there (``FROM TO``, the tip it moves from and the commit it
+moves to; an append's covers its one commit, taking a writer's history up covers all of it).
+A read in another process that finds the ref moved finds the move named too. Appends another
+clone made under this writer's id, which a plain fetch into this clone's own names moved the
+ref on to, are in no move of this clone's: never its own, before its next append or after it.
 """
 
 from __future__ import annotations
@@ -52,6 +59,59 @@ def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
 
 
 _ID = re.compile(rb"[0-9a-f]{40}")
+_MOVE = re.compile(rb"([0-9a-f]{40}) ([0-9a-f]{40})")
+ROOT = "0" * 40
+"""A move's FROM when it covers the whole history up to its TO."""
+
+
+def made_log(folder: Path, ref: str) -> Path:
+    """Where the moves this clone made of one of its writer refs are logged (``FROM TO`` a line,
+    written before the ref moves; an attempt whose ref moved meanwhile is there too, on no
+    history)."""
+    return tips_log(folder, ref).with_suffix(".made")
+
+
+def note_made(folder: Path, ref: str, before: pygit2.Oid | str | None, after: pygit2.Oid | str) -> None:
+    """Log a move of ``ref`` from ``before`` (None: the whole history up to ``after`` is this
+    clone's) to ``after``, before the ref moves. A clone that logged no move yet but
+    acknowledged appends (it wrote before moves were logged) logs them first, as its own up to
+    the last it acknowledged."""
+    path = made_log(folder, ref)
+    lines = []
+    if not path.exists() and (acked := last_acknowledged(folder, ref)) is not None:
+        lines.append(f"{ROOT} {acked}\n")
+    lines.append(f"{before or ROOT} {after}\n")
+    with open(path, "a", encoding="ascii") as log:
+        log.write("".join(lines))
+
+
+def made_here(folder: Path, ref: str, history: list[pygit2.Oid]) -> list[bool]:
+    """For each commit of ``ref``'s ``history`` (oldest first), whether a move this clone made
+    covers it: one from a commit of the history (or from the root) up to it. Read after the
+    ref: a move that put the ref where the read found it was logged before. A line being
+    written, or anything but a move, is left out: what the log does not name is never taken
+    for this clone's."""
+    own = [False] * len(history)
+    try:
+        data = made_log(folder, ref).read_bytes()
+    except FileNotFoundError:  # none logged yet: a clone that wrote before moves were logged owns what it acknowledged
+        try:
+            acked = last_acknowledged(folder, ref)
+        except IntegrityError:  # reads name the damage
+            return own
+        data = f"{ROOT} {acked}\n".encode() if acked is not None else b""
+    at = {str(oid): index for index, oid in enumerate(history)}
+    for line in data.split(b"\n")[:-1]:  # the last is unended: being written
+        move = _MOVE.fullmatch(line)
+        if move is None:
+            continue
+        end = at.get(move.group(2).decode())
+        if end is None:
+            continue
+        start = -1 if move.group(1) == ROOT.encode() else at.get(move.group(1).decode(), len(history))
+        for index in range(start + 1, end + 1):
+            own[index] = True
+    return own
 
 
 def _ids(path: Path, ref: str, data: bytes) -> list[bytes]:

@@ -91,8 +91,8 @@ from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
-    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, restorable, rewound, tips_log,
-    wrote_as,
+    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, note_made, restorable,
+    rewound, tips_log, wrote_as,
 )
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
@@ -571,9 +571,11 @@ class GitProvider:
         parents = [tip] if tip is not None else []
         try:
             if sign:
-                commit = self._signed(repo, ref, tip, signature, message, tree, parents)
+                commit = self._signed(repo, signature, message, tree, parents)
             else:
-                commit = repo.create_commit(ref, signature, signature, message, tree, parents)
+                commit = repo.create_commit(None, signature, signature, message, tree, parents)
+            note_made(self.state, ref, tip, commit)  # before the ref moves: a read finding it moved finds it named
+            self._swap(repo, ref, tip, commit)
         except (pygit2.GitError, ValueError, OSError, _Moved):
             self._clear_stale_lock(repo, ref)
             return False
@@ -591,22 +593,24 @@ class GitProvider:
         journal.unlink(missing_ok=True)
         return True
 
-    def _signed(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None, signature: pygit2.Signature,
-                message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
-        """A commit signed with this clone's git signing configuration, and ``ref`` moved onto
-        it only if it still points at ``tip`` (a compare-and-swap under git's ref lock)."""
+    def _signed(self, repo: pygit2.Repository, signature: pygit2.Signature, message: str, tree: pygit2.Oid,
+                parents: list[pygit2.Oid]) -> pygit2.Oid:
+        """A commit signed with this clone's git signing configuration."""
         from gitstore.providers._signing import signed_commit, signer  # only appends that decide are signed
 
         who, hint = signer(self.repo)
         if who is None:
             raise Refused(f"appends that decide are signed commits here, and {hint}")
-        commit = signed_commit(repo, who, signature, message, tree, parents)
+        return signed_commit(repo, who, signature, message, tree, parents)
+
+    def _swap(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None, commit: pygit2.Oid) -> None:
+        """Move ``ref`` onto ``commit`` only if it still points at ``tip`` (a compare-and-swap
+        under git's ref lock); ``_Moved`` when it does not."""
         with repo.transaction() as txn:
             txn.lock_ref(ref)
             if self._target(repo, ref) != tip:
                 raise _Moved(ref)
             txn.set_target(ref, commit, message="gitstore: append")
-        return commit
 
     def _seen_heads(self, namespace: Namespace, ref: str, tips: list[tuple[RefInfo, pygit2.Oid]],
                     clock: int) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
@@ -1497,7 +1501,9 @@ class GitProvider:
         """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
         holds it as a writer this clone writes or wrote as (``wrote_as``: a commit of this
         clone's that came back in a fetch is still its own; another writer's ref a plain fetch
-        put in this clone's own names makes none of its appends this clone's). Built
+        put in this clone's own names makes none of its appends this clone's), and one of the
+        moves this clone made of that ref covers it (``made_here``: appends another clone made
+        under this writer's id, which a plain fetch moved the ref on to, are not). Built
         again only when ``append`` is not in it: what is known of a commit never changes."""
         if self._origins_cache is not None and append in self._origins_cache[1]:
             return self._origins_cache[1]
@@ -1505,9 +1511,14 @@ class GitProvider:
         if self._origins_cache is None or self._origins_cache[0] != tips:
             found: dict[str, tuple[RefInfo, Append, bool]] = {}
             for info, tip in tips:
-                for header, oid in self._history(info, tip):
+                history = self._history(info, tip)
+                # the moves this clone made of the ref (read after it): appends none of them covers came
+                # from elsewhere (another clone writing as this writer, which a plain fetch moved the ref on to)
+                made = made_here(self.state, info.name, [oid for _, oid in history]) \
+                    if not info.fetched and self.wrote_as(info.writer) else None
+                for at, (header, oid) in enumerate(history):
                     known = found.get(str(oid))
-                    own = not info.fetched and self.wrote_as(info.writer)
+                    own = made is not None and made[at]
                     if known is None or (not known[2] and own):
                         found[str(oid)] = (info, header, own)
             self._origins_cache = (tips, found)

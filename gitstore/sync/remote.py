@@ -112,7 +112,7 @@ from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, c
                                         git_env, may_nest, ref_names, ref_targets, state_dir)
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
-from gitstore.providers._tips import tips_log, wrote_as
+from gitstore.providers._tips import note_made, tips_log, wrote_as
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
@@ -455,8 +455,9 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
                     report.continued.append(f"left writer {writer}'s payload snapshot on {remote} out: {problem}")
                     continue
             moves.append((own, fetched, None))
+    note_made(provider.state, moves[0][0], None, moves[0][1])  # its own from here on, named before it moves
     _update_refs(repo, moves)
-    with open(tips_log(provider.state, moves[0][0]), "a", encoding="ascii") as log:  # its own from here on
+    with open(tips_log(provider.state, moves[0][0]), "a", encoding="ascii") as log:
         log.write(f"{moves[0][1]}\n")
     report.continued.append(f"took up writer {writer}'s history from {remote} "
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
