@@ -495,3 +495,45 @@ def test_what_a_turn_stores_is_what_reading_it_whole_finds(ctx: Context, tmp_pat
     tools = "\n".join(e["payload"]["text"] for e in result.events if e["payload"]["role"] == "tool")
     assert SECRET not in tools, tools
     assert default_scanner().scan(tools).text == tools
+
+
+# A line opening a fence that a command printed and never closed (``head`` cutting a README in
+# a code block): no document's block, so no fence or sentence after it ends an output.
+STRAYS = ["```", "```bash", "~~~", "````markdown"]
+# Commands reading a secret, each with what it prints: what would end a document's example
+# (the fence closing the stray one, a sentence after a blank line) before the secret.
+STRAY_READS = [
+    ("$ ", "gpg -d ~/notes/recovery.txt.gpg", "GitHub recovery codes.\n\nKeep these somewhere safe and never paste them anywhere.\n{SECRET}\n"),
+    ("$ ", "gpg --decrypt notes.md.gpg", "{S2}\n{close}\n{SECRET}\n"),
+    ("me@box:~$ ", "aws ssm get-parameter --name /prod/db --with-decryption --query Parameter.Value --output text", "{S2}\n{close}\n{SECRET}\n"),
+    ("$ ", "secret-tool lookup service prod-db user admin", "{S2}\n{close}\n{SECRET}\n"),
+    ("% ", "keyring get prod-db admin", "{S2}\n{close}\n{SECRET}\n"),
+    ("PS C:\\> ", "Get-Secret -Name DbPass -AsPlainText", "{S2}\n{close}\n{SECRET}\n"),
+]
+
+
+@pytest.mark.parametrize("stray", STRAYS)
+@pytest.mark.parametrize(("prompt", "command", "output"), STRAY_READS, ids=[c.split()[0] for _, c, _ in STRAY_READS])
+def test_a_fence_a_terminal_printed_opens_no_document_block(stray: str, prompt: str, command: str, output: str) -> None:
+    """A fence in what a terminal printed before a command is the terminal's: the command's
+    output runs on over a fence or a sentence, as any terminal output does."""
+    close = stray.rstrip("abcdefghijklmnopqrstuvwxyz")
+    printed = output.format(SECRET=SECRET, S2=S2, close=close)
+    terminal = f"{prompt}head -6 README.md\n# Widgets\n\nInstall it with:\n\n{stray}\n{prompt}{command}\n{printed}"
+    for scanned in (_scan(terminal), _scan(terminal, "tmux capture-pane -p"),
+                    _scan(f"hello\n{stray}\n{prompt}{command}\n{printed}", "gpg -d greeting.txt.gpg")):
+        assert SECRET not in scanned and S2 not in scanned, scanned
+    assert _scan(terminal).startswith(f"{prompt}head -6 README.md\n# Widgets\n\nInstall it with:\n\n{stray}\n")
+
+
+def test_a_session_s_terminal_with_a_stray_fence_stores_no_secret(ctx: Context, tmp_path: Path) -> None:
+    """A tool output holding a terminal's screen: the secret a command on it prints after a
+    fence an earlier command left open is stored redacted."""
+    screen = (f"$ head -3 docs/setup.md\nRun:\n\n```sh\n$ gpg -d ~/notes/recovery.txt.gpg\nGitHub recovery codes.\n\n"
+              f"Keep these somewhere safe and never paste them anywhere.\n{SECRET}\n$ ")
+    result = import_transcript(ctx, _HARNESSES["claude-code"](tmp_path, [("tmux capture-pane -p", screen)]),
+                               harness="claude-code", mode="transcript")
+    stored = "\n".join(e["payload"].get("text") or "" for e in result.events)
+    assert SECRET not in stored and "$ head -3 docs/setup.md\nRun:\n\n```sh\n$ gpg -d" in stored, stored
+    subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
+    assert SECRET.encode() not in all_objects(ctx.workspace.root)

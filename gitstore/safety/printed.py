@@ -15,7 +15,9 @@ runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
 or the end of the text, is redacted (``command-secret``); a command in a document's code block (fenced
 or indented) prints up to the block's end, or in the next block when it stands alone in its own
-(``_Blocks``): a fence ends a tool's or a terminal's output only there:
+(``_Blocks``): a fence ends a tool's or a terminal's output only there, and a block opens only
+where the text is still a document (a fence a terminal printed, after a command at a prompt,
+opens none):
 
 - whole, for the forms that print the secret alone: ``aws secretsmanager get-secret-value``
   with ``--query`` or ``--output text``, ``gcloud secrets versions access``, ``az keyvault
@@ -257,6 +259,16 @@ _GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 # line: a sentence of five words or more opening with a letter and ending with a stop (no
 # ``KEY=value`` line, no ``key: value``). A fence opens its block at any indentation (a list's).
 _FENCE_LINE = lazy.Pattern(r"^[ \t]*+(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*", re.MULTILINE)
+# A line a terminal shows a command on: after a ``$`` or ``%`` prompt (``$``, ``me@box:~$``, not
+# the "50%" opening a sentence), a ``#`` or ``>`` one that names a user, host or folder
+# (``root@box:~#``, not a Markdown heading or quote, nor "C# is"), or PowerShell's; and a fence
+# line (``_FENCE_LINE``): what ``_Blocks`` reads.
+_SHOWN_LINE = lazy.Pattern(
+    r"^[ \t]*+(?:(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*"
+    r"|(?:(?![\d.,]++%)[^\s$#%>]{0,80}+[$%]|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]|"
+    + _PS_PROMPT + r")[ \t]+\S)",
+    re.MULTILINE,
+)
 # Between a document's block holding a command alone and the next one, which shows what it
 # prints: blank lines, and a line that says so (``Output:``, ``You should see:``).
 _BETWEEN_BLOCKS = lazy.Pattern(
@@ -344,18 +356,27 @@ class _Blocks:
     """Which of a document's code blocks holds each command, read once from the text's start:
     a fenced block (its fence, ```` ``` ```` or ``~~~`` and its length), an indented one (``"    "``,
     a line indented four columns or more after a blank or indented one), or none (a tool's or a
-    terminal's output, a command on its own)."""
+    terminal's output, a command on its own). A fence opens a document's block only where the
+    text is still a document: from a command shown at a prompt outside a block, or a command
+    reading a secret found outside one, on, the text is a terminal's (what it printed, the next
+    command and its output), where a fence is what a command printed (``head`` cutting a README
+    in a block), not one a later command's output ends at."""
 
     def __init__(self, low: str) -> None:
         self.low = low
         self.read = 0  # the lines before are read
         self.fence: str | None = None  # the open fence there
+        self.terminal = False  # the text is a terminal's from a line read on
 
     def _fence_at(self, line_start: int) -> str | None:
         low = self.low
-        for m in _FENCE_LINE.finditer(low, self.read, line_start):
+        for m in _SHOWN_LINE.finditer(low, self.read, line_start):
+            if self.terminal:
+                break
             fence = m.group("f")
-            if self.fence is None:
+            if fence is None:
+                self.terminal = self.fence is None  # a prompt in a document's block is its example
+            elif self.fence is None:
                 self.fence = fence
             elif fence[0] == self.fence[0] and len(fence) >= len(self.fence) and not low[m.end("f"):m.end()].strip():
                 self.fence = None
@@ -376,6 +397,7 @@ class _Blocks:
             previous = low[low.rfind("\n", 0, max(line_start - 1, 0)) + 1:max(line_start - 1, 0)]
             if indented and line_start > 0 and (not previous.strip() or previous.expandtabs().startswith("    ")):
                 return command_end, "    "
+            self.terminal = True  # what follows is the command's output, and the terminal's
             return command_end, None
         line_end = low.find("\n", command_end)
         position = line_end + 1
