@@ -242,12 +242,15 @@ def test_a_grant_another_clone_appended_under_my_writer_id_is_never_mine(tmp_pat
     assert theirs["digest"] not in alice.view().grants, "another clone's grant counts for nothing without a policy"
     verdict = decide(alice.view(), event, "instruction")
     assert not verdict.ok and verdict.cause == "no-grant", "bob's append under alice's id is not hers"
+    doctor = gitstore("doctor", cwd=root).stdout
+    assert f"1 append(s) on {hers} were made by another clone under this clone's writer id" in doctor, doctor
     consent.grant(alice, "github:9", ["review"], ["review-thread"], start, None, None)  # on top of his
     alice = Context.open(root)
     verdict = decide(alice.view(), event, "instruction")
     assert not verdict.ok and verdict.cause == "no-grant", "her append on top of his makes his no more hers"
     consent.grant(alice, "github:9", ["instruction"], ["agent-session"], start, None, None)
     assert decide(Context.open(root).view(), event, "instruction").ok, "her own grant serves her sessions"
+    assert f"1 append(s) on {hers} were made by another clone" in gitstore("doctor", cwd=root).stdout
 
 
 def test_a_clone_that_logged_no_move_owns_the_appends_it_acknowledged(tmp_path: Path) -> None:
@@ -270,3 +273,85 @@ def test_a_clone_that_logged_no_move_owns_the_appends_it_acknowledged(tmp_path: 
     assert decide(Context.open(root).view(), event, "instruction").ok
     consent.grant(Context.open(root), "github:9", ["review"], ["review-thread"], start, None, None)
     assert decide(Context.open(root).view(), event, "instruction").ok
+
+
+def test_a_new_writer_id_carries_over_none_of_another_clones_appends_under_the_old_one(tmp_path: Path) -> None:
+    """Bob's grant, appended under alice's id and brought into her names by a plain fetch,
+    stays his when she takes a new writer id and the remote's history of the old one parts
+    from hers (bob forced it back and on): her sync carries her appends the remote lacks
+    over to the new id, never his."""
+    from gitstore.context import Context
+
+    from .team import first_clone, git, shared_remote
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare, "alice")
+    alice = Context.open(root)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    consent.grant(alice, "github:9", ["review"], ["review-thread"], start, None, None)
+    writer = alice.workspace.config.writer
+    hers = f"refs/memory/v1/records/shared/{writer}"
+    git(root, "push", "-q", "origin", f"{hers}:{hers}")
+    grant = ("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
+             "--from", "2026-01-01", "--by", "github:9", "--json")
+    bobs = []
+    for name, back in (("bob", False), ("bob2", True)):
+        other = tmp_path / name
+        git(tmp_path, "clone", "-q", str(bare), str(other))
+        git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+        if back:  # the remote's history of her old id parts from hers: her first append, then his
+            git(other, "update-ref", hers, git(other, "rev-parse", f"{hers}~1").strip())
+        assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
+        done = gitstore(*grant, "--note", name, cwd=other)
+        assert done.returncode == 0, done.stderr
+        bobs.append(json.loads(done.stdout)["digest"])
+        git(other, "push", "-q", "--force", "origin", hers)
+        if not back:
+            git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+            assert gitstore("init", "--new-writer", cwd=root).returncode == 0
+    done = gitstore("sync", cwd=root)
+    assert done.returncode == 3 and "rewritten" in done.stdout, done.stdout + done.stderr  # his rewrite, named
+    listed = {g["digest"]: g["thisClone"] for g in json.loads(gitstore("grants", "--json", cwd=root).stdout)}
+    assert not any(listed.get(digest) for digest in bobs), listed
+    verdict = decide(Context.open(root).view(), event, "instruction")
+    assert not verdict.ok and verdict.cause == "no-grant", "bob's grant carried over as alice's"
+
+
+def test_a_move_logged_after_a_line_a_killed_write_left_unended_starts_a_line_of_its_own(tmp_path: Path) -> None:
+    """An append killed while logging its move leaves a line without its end: the next
+    append's move is logged on a line of its own, and its grant stays this clone's."""
+    from gitstore.context import Context
+    from gitstore.providers._gitdirs import state_dir
+
+    import pygit2
+
+    alice = ready_repo(tmp_path)
+    event = _session_event(alice, tmp_path / "sessions")
+    start = "2026-01-01T00:00:00.000000Z"
+    consent.grant(alice, "github:9", ["review"], ["review-thread"], start, None, None)
+    root = alice.workspace.root
+    [made] = [p for p in state_dir(pygit2.Repository(str(root))).glob("records-shared-*.made")]
+    with open(made, "a", encoding="ascii") as log:
+        log.write("0123456789abcdef")
+    consent.grant(Context.open(root), "github:9", ["instruction"], ["agent-session", "review-thread"], start, None, None)
+    assert decide(Context.open(root).view(), event, "instruction").ok
+
+
+def test_a_made_log_that_cannot_be_read_stops_an_append_naming_it(tmp_path: Path) -> None:
+    """A folder where a writer ref's made log goes: the append stops at once with one line
+    naming it (exit 3), not after retrying as if the ref kept moving."""
+    from gitstore.providers._gitdirs import state_dir
+
+    import pygit2
+
+    alice = ready_repo(tmp_path)
+    consent.grant(alice, "github:9", ["review"], ["review-thread"], "2026-01-01T00:00:00.000000Z", None, None)
+    root = alice.workspace.root
+    [made] = [p for p in state_dir(pygit2.Repository(str(root))).glob("records-shared-*.made")]
+    made.unlink()
+    made.mkdir()
+    done = gitstore("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01",
+                    "--by", "github:9", cwd=root)
+    assert done.returncode == 3, done.stderr
+    assert str(made) in done.stderr and "kept moving" not in done.stderr and len(done.stderr.splitlines()) == 1

@@ -46,13 +46,13 @@ import pygit2
 from gitstore._gitconfig import value as git_setting
 from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._base import Namespace
-from gitstore.providers._gitdirs import SCRATCH, ref_names
+from gitstore.providers._gitdirs import SCRATCH, ref_names, state_dir
 from gitstore.providers._incoming import INCOMING, ref_tip
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, parse_message
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, note_path, payload_path, payloads_ref,
                                       record_path, records_ref)
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
-from gitstore.providers._tips import note_made, tips_log
+from gitstore.providers._tips import made_here, note_made, tips_log
 
 
 
@@ -109,7 +109,9 @@ def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     """Former id ``writer``'s appends in this clone's own records ref that a remote's copy of
     it (fetched, admitted or held in quarantine: what a push would meet) parted from, and whose
     records the team does not hold under one of this clone's ids, nor does a push of one of
-    them send (``_Held``: a copy carried before); None when there are none."""
+    them send (``_Held``: a copy carried before); None when there are none. Only appends this
+    clone made (``made_here``): another clone's under the id, which a plain fetch moved the ref
+    on to, is never carried as this clone's."""
     mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
     if mine is None or not copies:
         return None
@@ -118,7 +120,9 @@ def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     if not cut:
         return None
     held = _Held(repo, writer, chain)
-    appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(_commit(repo, oid).message))))
+    made = made_here(state_dir(repo), records_ref("shared", writer), chain[::-1])[::-1]  # newest first, as chain
+    appends = tuple(oid for position, oid in reversed(list(enumerate(chain[:cut])))
+                    if made[position] and not held.holds(_paths(parse_message(_commit(repo, oid).message))))
     return Stranded(writer, appends, held) if appends else None
 
 

@@ -78,11 +78,23 @@ def note_made(folder: Path, ref: str, before: pygit2.Oid | str | None, after: py
     the last it acknowledged."""
     path = made_log(folder, ref)
     lines = []
-    if not path.exists() and (acked := last_acknowledged(folder, ref)) is not None:
-        lines.append(f"{ROOT} {acked}\n")
+    try:
+        with open(path, "rb") as log:  # a line a killed write left unended: the next starts on a line of its own
+            if log.seek(0, 2) and (log.seek(-1, 2), log.read(1))[1] != b"\n":
+                lines.append("\n")
+    except FileNotFoundError:
+        if (acked := last_acknowledged(folder, ref)) is not None:
+            lines.append(f"{ROOT} {acked}\n")
+    except OSError as exc:
+        raise IntegrityError(f"{path}: cannot be read ({exc.strerror or exc}), so this clone cannot log which appends "
+                             f"on {ref} are its own: put the file back from a backup, or delete it") from None
     lines.append(f"{before or ROOT} {after}\n")
-    with open(path, "a", encoding="ascii") as log:
-        log.write("".join(lines))
+    try:
+        with open(path, "a", encoding="ascii") as log:
+            log.write("".join(lines))
+    except OSError as exc:
+        raise IntegrityError(f"{path}: cannot be written ({exc.strerror or exc}), so this clone cannot log which "
+                             f"appends on {ref} are its own") from None
 
 
 def made_here(folder: Path, ref: str, history: list[pygit2.Oid]) -> list[bool]:
@@ -166,6 +178,28 @@ def foreign_refs(repo: pygit2.Repository, folder: Path, current: str) -> list[st
         if len(parts) == 2 and parts[0] in NAMESPACES and not wrote_as(folder, parts[1], current):
             found.append(ref)
     return sorted(found)
+
+
+def unmade(repo: pygit2.Repository, folder: Path, current: str) -> list[tuple[str, int]]:
+    """This clone's own shared records refs (of writers it writes or wrote as) holding appends
+    no move of its covers (``made_here``), with how many: another clone made them under the
+    writer's id, and a plain fetch into this clone's own names moved the ref on to them."""
+    prefix = f"{PREFIX}records/shared/"
+    found = []
+    for ref in ref_names(repo, prefix):
+        writer = ref[len(prefix):]
+        if "/" in writer or not wrote_as(folder, writer, current):
+            continue
+        try:
+            walker = repo.walk(repo.references[ref].peel(pygit2.Commit).id)
+            walker.simplify_first_parent()
+            history = [commit.id for commit in walker][::-1]
+        except (pygit2.GitError, KeyError, ValueError):  # damage: reads and verify name it
+            continue
+        others = made_here(folder, ref, history).count(False)
+        if others:
+            found.append((ref, others))
+    return found
 
 
 def logged_refs(folder: Path) -> list[str]:

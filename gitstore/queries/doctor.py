@@ -1044,7 +1044,7 @@ def _level(level: int) -> str:
 
 def _push(report: Report, workspace: Any) -> None:
     from gitstore.providers._gitdirs import state_dir
-    from gitstore.providers._tips import foreign_refs
+    from gitstore.providers._tips import foreign_refs, unmade
     from gitstore.providers.git import PREFIX, discover_refs, misplaced_refs
 
     refs = discover_refs(workspace.repo)
@@ -1058,6 +1058,10 @@ def _push(report: Report, workspace: Any) -> None:
                    f"{', '.join(foreign)}; none of its appends counts as this clone's own",
                    "remove with " + "; ".join(f"`git update-ref -d {ref}`" for ref in _with_payloads(workspace.repo, foreign))
                    + " (`gitstore sync` fetches other clones' memory where it is verified before it is read)")
+    for ref, count in unmade(workspace.repo, state_dir(workspace.repo), workspace.config.writer):
+        report.add("push", WARN, f"{count} append(s) on {ref} were made by another clone under this clone's writer "
+                   "id, and a plain fetch into this clone's own names moved the ref on to them: none counts as this "
+                   "clone's own", f"`git log {ref}` shows them; a push of memory sends them on as they are")
     if misplaced:
         report.add("push", WARN, f"{len(misplaced)} ref(s) of personal sessions are in the repository's own refs, "
                    f"where a push can send them: {', '.join(misplaced)}", "`gitstore init` moves them into "
