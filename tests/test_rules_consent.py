@@ -355,3 +355,77 @@ def test_a_made_log_that_cannot_be_read_stops_an_append_naming_it(tmp_path: Path
                     "--by", "github:9", cwd=root)
     assert done.returncode == 3, done.stderr
     assert str(made) in done.stderr and "kept moving" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def _second_checkout(tmp_path: Path) -> tuple[Path, Path, str]:
+    """(the team's bare remote, alice's second checkout, her writer id): her first checkout
+    made a shared grant and synced; the second, set up with her id, took her history up."""
+    from .team import first_clone, git, shared_remote
+
+    bare = shared_remote(tmp_path)
+    first = first_clone(tmp_path, bare, "alice1")
+    assert gitstore("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01",
+                    "--by", "github:9", cwd=first).returncode == 0
+    assert gitstore("sync", cwd=first).returncode == 0
+    writer = json.loads((first / "okf" / ".memory" / "config.json").read_text())["writer"]
+    second = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(bare), str(second))
+    assert gitstore("init", "--writer", writer, cwd=second).returncode == 0
+    return bare, second, writer
+
+
+def test_a_checkout_that_wrote_as_its_writer_takes_no_history_up_in_place_of_its_lost_ref(tmp_path: Path) -> None:
+    """Bob puts alice's history and his grant where a plain fetch writes the remote's copy of
+    her ref, and deletes the ref itself; a pruning plain fetch deletes hers. Her checkout had
+    appended as that writer: its lost ref is damage, named, and her next sync takes bob's
+    history up in its place never, so his grant never serves her personal sessions."""
+    from gitstore.context import Context
+
+    from .team import git
+
+    bare, root, writer = _second_checkout(tmp_path)
+    assert gitstore("sync", cwd=root).returncode == 0
+    event = _session_event(Context.open(root), tmp_path / "sessions")
+    assert gitstore("grant", "--purpose", "analytics", "--source", "review-thread", "--from", "2026-01-01",
+                    "--by", "github:9", cwd=root).returncode == 0
+    assert gitstore("sync", cwd=root).returncode == 0
+    hers = f"refs/memory/v1/records/shared/{writer}"
+    other = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
+    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
+                    "--from", "2026-01-01", "--by", "github:9", "--json", cwd=other)
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)["digest"]
+    git(other, "push", "-q", "origin", f"{hers}:refs/memory/v1/remotes/origin/records/shared/{writer}", f":{hers}")
+    git(root, "-c", "fetch.prune=true", "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert not git(root, "for-each-ref", hers).strip(), "the pruning fetch deleted her ref"
+    done = gitstore("sync", cwd=root)
+    assert "took up" not in done.stdout and done.returncode == 3, done.stdout + done.stderr
+    assert "acknowledged appends on it, and the ref is gone" in done.stdout + done.stderr
+    assert gitstore("grants", "--json", cwd=root).returncode == 3, "every read names the lost ref"
+    with pytest.raises(IntegrityError):
+        decide(Context.open(root).view(), event, "instruction")
+    git(root, "update-ref", hers, git(root, "rev-parse", f"refs/memory/v1/remotes/origin/records/shared/{writer}").strip())
+    listed = {g["digest"]: g["thisClone"] for g in json.loads(gitstore("grants", "--json", cwd=root).stdout)}
+    assert listed[theirs] is False, "moved to bob's history by hand, his grant is still not hers"
+    assert not decide(Context.open(root).view(), event, "instruction").ok
+
+
+def test_a_writers_history_a_plain_fetch_put_in_a_fresh_checkouts_names_is_taken_up_by_its_sync(tmp_path: Path) -> None:
+    """A second checkout set up with alice's id whose plain fetch put her history in its own
+    names before its first sync: the sync takes it up where it is, as it takes up the remote's
+    copy, and it is her own there (her shared grant serves her personal sessions)."""
+    from gitstore.context import Context
+
+    from .team import git
+
+    _, root, writer = _second_checkout(tmp_path)
+    git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    done = gitstore("sync", cwd=root)
+    assert done.returncode == 0 and f"took up writer {writer}'s history found in this clone's own names" in done.stdout, \
+        done.stdout + done.stderr
+    listed = json.loads(gitstore("grants", "--json", cwd=root).stdout)
+    assert listed and all(g["thisClone"] for g in listed)
+    assert "made by another clone" not in gitstore("doctor", cwd=root).stdout

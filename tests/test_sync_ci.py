@@ -442,6 +442,13 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, syn
             checkout(bare, work / "checkout", env, filter)
             run_steps(workflow, steps, work / "checkout", env)
             assert git(work / "checkout", "symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/main"
+            # the writer's history the run took up is its own: every append on its ref, the first run's too
+            doctor = subprocess.run([sys.executable, "-m", "gitstore", "doctor"], cwd=work / "checkout", env=env,
+                                    capture_output=True, text=True).stdout
+            assert "made by another clone" not in doctor, doctor
+            checked = subprocess.run([sys.executable, "-m", "gitstore", "verify"], cwd=work / "checkout", env=env,
+                                     capture_output=True, text=True)
+            assert checked.returncode == 0 and "not counted" not in checked.stdout, checked.stdout + checked.stderr
             tips.append(git(bare, "rev-parse", "refs/memory/v1/records/shared/ci-github").strip())
             github.lists["issues/2/comments"] = [{**github.lists["issues/2/comments"][0], "id": 77,
                                                   "body": "Please keep the changelog.", "updated_at": "2019-05-20T10:00:00Z"}]

@@ -216,8 +216,24 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     finally:
         getattr(opened, "close", lambda: None)()  # an sqlite store's connection, at once: see below
     if writer is not None and config.provider == "git":
+        _take_up_records(repo, config.writer, report)
         _take_up_snapshot(repo, config.writer, report)
     return report
+
+
+def _take_up_records(repo: pygit2.Repository, writer: str, report: InitReport) -> None:
+    """The records history of the writer named (``init --writer``) found in this clone's own
+    names (where the memory workflow's git-only setup step moves the remote's), taken up as
+    this clone's own, as a sync takes it up (``_tips.take_up``): only by a clone that never
+    logged a move of that ref."""
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.providers._incoming import ref_tip
+    from gitstore.providers._tips import take_up
+
+    ref = f"{PREFIX}records/shared/{writer}"
+    tip = ref_tip(repo, ref)
+    if tip is not None and take_up(state_dir(repo), ref, tip):
+        report.created.append(f"writer {writer}'s records history found in this clone's own names, taken up as its own")
 
 
 def _take_up_snapshot(repo: pygit2.Repository, writer: str, report: InitReport) -> None:

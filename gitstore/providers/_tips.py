@@ -97,6 +97,26 @@ def note_made(folder: Path, ref: str, before: pygit2.Oid | str | None, after: py
                              f"appends on {ref} are its own") from None
 
 
+def never_logged(folder: Path, ref: str) -> bool:
+    """Whether this clone never logged a move of ``ref`` nor acknowledged an append on it: only
+    then may it take a history it finds under that name up as its own (``take_up``). A missing
+    or moved ref of one it logged is damage every command names, never a history to take up."""
+    return not made_log(folder, ref).exists() and not tips_log(folder, ref).exists()
+
+
+def take_up(folder: Path, ref: str, tip: pygit2.Oid) -> bool:
+    """Log ``ref``'s history up to ``tip`` as this clone's own (a move covering all of it, and
+    ``tip`` acknowledged) when ``never_logged``: a clone given by name the id of a writer whose
+    history it found (the memory workflow's runner, a person's second checkout). False, with
+    nothing logged, otherwise."""
+    if not never_logged(folder, ref):
+        return False
+    note_made(folder, ref, None, tip)
+    with open(tips_log(folder, ref), "a", encoding="ascii") as log:
+        log.write(f"{tip}\n")
+    return True
+
+
 def made_here(folder: Path, ref: str, history: list[pygit2.Oid]) -> list[bool]:
     """For each commit of ``ref``'s ``history`` (oldest first), whether a move this clone made
     covers it: one from a commit of the history (or from the root) up to it. Read after the

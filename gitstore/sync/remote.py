@@ -112,7 +112,7 @@ from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, c
                                         git_env, may_nest, ref_names, ref_targets, state_dir)
 from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
-from gitstore.providers._tips import note_made, tips_log, wrote_as
+from gitstore.providers._tips import never_logged, note_made, take_up, tips_log, wrote_as
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
@@ -438,15 +438,27 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
     workflow does on every fresh runner) that has appended nothing as it yet takes that
     writer's admitted history up as its own (never a ref this sync quarantined, which a plain
     fetch may have written where the admitted one goes): its next append extends it, and goes out as a
-    fast-forward. A clone that appended first keeps its own history (the push names the split).
-    Only a named id: a clone's made-up one is its alone, and someone with push access who wrote
-    a history under it before it ever pushed would have their decisions taken for its own."""
+    fast-forward; one a plain fetch put in this clone's own names is taken up where it is. A
+    clone that appended first keeps its own history (the push names the split), and one that
+    ever logged a move of the writer's ref takes nothing up (``never_logged``): that ref, lost
+    or moved, is damage every command names, and a history someone with push access put where
+    it was is never this clone's. Only a named id: a clone's made-up one is its alone, and
+    someone with push access who wrote a history under it before it ever pushed would have
+    their decisions taken for its own."""
     repo, writer = provider.repo, provider.writer
+    records = f"{PREFIX}records/shared/{writer}"
+    if not never_logged(provider.state, records):  # it wrote as the writer: a ref it lost is damage, never taken up
+        return
+    if (found := ref_tip(repo, records)) is not None:  # a plain fetch put it in this clone's own names: taken as it is
+        if take_up(provider.state, records, found):
+            report.continued.append(f"took up writer {writer}'s history found in this clone's own names "
+                                    f"({_records_between(repo, found, None)} record(s)): this clone appends after it")
+        return
     refused = {q.kind for q in report.quarantined if q.writer == writer}  # a plain fetch may have put it there
     moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
     for kind in KINDS:
         own, fetched = f"{PREFIX}{kind}/shared/{writer}", ref_tip(repo, f"{PREFIX}remotes/{remote}/{kind}/shared/{writer}")
-        if kind == "records" and (fetched is None or ref_tip(repo, own) is not None or kind in refused):
+        if kind == "records" and (fetched is None or kind in refused):
             return
         if fetched is not None and ref_tip(repo, own) is None and kind not in refused:
             if kind == "payloads":  # what a snapshot must be, checked here too: a plain fetch put it there unchecked
