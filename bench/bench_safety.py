@@ -81,6 +81,8 @@ ADVERSARIAL: dict[str, str] = {
     "wrappers before commands": "pass\nsudo -ab c env A=b nice -n 1 (cat -x' a=\"a=\" xargs -I{} ",
     "secret readers' words": "ssm\naws ssm get-parameters-by-path --with-decryption\n  - value: x\nkeyring get a b c\n"
     "gpg -qd a\ngpg: a\n  \"b\ngpg: c\n# d\n\nsecret-tool lookup a b\nGet-Secret -AsPlainText\n",
+    "shell prompts": "secret\n(venv) [a@b c d]$ a@b ~ x y % \u279c  d git:(m) \u2717 (v) (w) \u276f\n+ gpg -d a\nx\n"
+    "++ keyring get a b\n+ y\n",
     "powershell prompts": "secret\nps c:\\" + "a> " * 40 + "\nPS /" + "x" * 200 + "\n",
     "vault read prose": "vault read a b -c d e=f" + " g" * 20 + "\n",
     "spaces in printed values": "kubectl get secret a -o yaml\ndata:\n  k: a" + " " * 2000 + "b\n\n"

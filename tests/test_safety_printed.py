@@ -537,3 +537,68 @@ def test_a_session_s_terminal_with_a_stray_fence_stores_no_secret(ctx: Context, 
     assert SECRET not in stored and "$ head -3 docs/setup.md\nRun:\n\n```sh\n$ gpg -d" in stored, stored
     subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
     assert SECRET.encode() not in all_objects(ctx.workspace.root)
+
+
+# Prompts a terminal shows before a command, as common shells and their themes draw them.
+PROMPTS = [
+    "$ ", "me@box:~$ ", "[me@box widgets]$ ", "[root@box widgets]# ", "(venv) $ ", "(base) me@box:~/w$ ",
+    "(venv) [me@box widgets]$ ", "user@host:~/dir $ ", "me@box ~ % ", "me@box widgets % ",
+    "➜  widgets git:(main) ", "➜  widgets git:(main) ✗ ", "➜  widgets ", "❯ ", "λ ", "PS C:\\> ", "(venv) PS C:\\repo> ",
+]
+PROMPT_READS = [
+    "gpg -d notes.gpg",
+    "aws ssm get-parameter --name /prod/db --with-decryption --query Parameter.Value --output text",
+    "secret-tool lookup service prod-db user admin",
+    "keyring get prod-db admin",
+]
+
+
+@pytest.mark.parametrize("command", PROMPT_READS, ids=[c.split()[0] for c in PROMPT_READS])
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_a_command_at_any_common_prompt_is_read_and_the_next_prompt_ends_its_output(prompt: str, command: str) -> None:
+    """Whatever prompt a terminal shows (Fedora's brackets, a virtualenv's name, zsh's, a
+    theme's sign), the secret the command prints goes, and the next prompt, of the same shape,
+    ends what it printed: the next command and its output stay."""
+    text = f"{prompt}{command}\n{SECRET}\n{prompt}ls\nREADME.md\n"
+    assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+    stray = f"{prompt}head -3 README.md\n# Widgets\n\n```\n{prompt}{command}\n{S2}\n```\n{SECRET}\n"
+    if not prompt.startswith(("➜", "❯", "λ")):  # a sign alone does not make a text a terminal's
+        assert SECRET not in _scan(stray) and S2 not in _scan(stray), _scan(stray)
+
+
+@pytest.mark.parametrize("command", PROMPT_READS, ids=[c.split()[0] for c in PROMPT_READS])
+def test_a_command_a_shell_traced_is_read_up_to_the_trace_s_next_command(command: str) -> None:
+    """``set -x`` shows each command after a ``+`` (more for a nested one), its output after it."""
+    text = f"$ bash -x deploy.sh\n+ {command}\n{SECRET}\n+ echo done\ndone\n"
+    assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+    nested = f"++ {command}\n{SECRET}\n+ export DB_PASSWORD\n"
+    assert _scan(nested) == nested.replace(SECRET, "[REDACTED:command-secret]")
+
+
+def test_a_plus_line_ends_only_a_traced_command_s_output() -> None:
+    """A decrypted file's Markdown list (``+ item``) is what ``gpg`` printed, not a trace."""
+    text = f"$ gpg -d notes.md.gpg\n+ {S2}\n+ {SECRET}\n$ ls\nREADME.md\n"
+    assert _scan(text) == f"$ gpg -d notes.md.gpg\n[REDACTED:command-secret]\n[REDACTED:command-secret]\n$ ls\nREADME.md\n"
+
+
+@pytest.mark.parametrize("text", [
+    ">>> gpg -d notes.gpg\nhello\n",
+    ">>> import keyring\n>>> keyring get prod-db admin\nhello\n",
+    "(see below) $5 fee\n+ added a flag\n+ item\nhello\n",
+    "+ added a flag to pass show prod/db\nhello\n",
+    "❯ Click Settings, then run gpg -d notes.gpg to read it.\nhello\n",
+    "Settings ❯ Privacy\nhello\n",
+])
+def test_what_only_looks_like_a_prompt_starts_no_command(text: str) -> None:
+    """Python's ``>>>`` is no shell's; a dollar amount, a list's ``+``, a sign in prose neither."""
+    assert _scan(text) == text
+
+
+@pytest.mark.parametrize("opening", [
+    "+ Install the key first.", "❯ Next steps", "(see below) $5 fee", "λ calculus, briefly", "me@example.com 50 % off",
+])
+def test_a_line_that_only_looks_like_a_prompt_leaves_a_document_a_document(opening: str) -> None:
+    """A document's example ends at its block's fence after a line that opens like a prompt
+    but is prose, a list item or a price."""
+    text = f"{opening}\n\n```\n$ gpg -d sample.gpg\nhello\n```\n\nThe rest of this page explains how the keys rotate.\nkept\n"
+    assert _scan(text) == text.replace("hello", "[REDACTED:command-secret]")

@@ -3,17 +3,19 @@
 A secret manager's command line prints the secret it reads bare, with no key, no credential
 word and often no shape of its own (a password is any string), so no other rule of the scanner
 sees it; only the command just before says what it is. A command that reads a secret is found
-where a command stands (a line's start after an optional prompt, PowerShell's ``PS C:\\>``
-too, or after ``;``, ``&&``, a pipe's ``|`` (not a table's, that opens its line), ``$(`` or a
-quote), its name in lower case (``Pass
-show=True`` and ``Vault read access`` are prose; PowerShell's ``Get-Secret`` in any case), with
-the arguments that make it read a secret (``vault read`` an option or a path, not "vault read
+where a command stands (a line's start after an optional prompt: ``$``, ``me@box:~$``,
+``[me@box widgets]$``, ``me@box ~ %``, ``➜``, ``❯``, a ``(venv)`` before it, PowerShell's
+``PS C:\\>`` too, or ``set -x``'s ``+``; or after ``;``, ``&&``, a pipe's ``|`` (not a table's,
+that opens its line), ``$(`` or a quote), its name in lower case (``Pass show=True`` and
+``Vault read access`` are prose; PowerShell's ``Get-Secret`` in any case), with the arguments
+that make it read a secret (``vault read`` an option or a path, not "vault read
 access is granted per team"; ``aws ssm`` ``--with-decryption``; ``gpg`` ``--decrypt`` or ``-d``
 to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words a shell splits), however it is spelled: by its path
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
-or the end of the text, is redacted (``command-secret``); a command in a document's code block (fenced
+(of any of those shapes; for a command ``set -x`` traced, its next ``+`` line too) or the end
+of the text, is redacted (``command-secret``); a command in a document's code block (fenced
 or indented) prints up to the block's end, or in the next block when it stands alone in its own
 (``_Blocks``): a fence ends a tool's or a terminal's output only there, and a block opens only
 where the text is still a document (a fence a terminal printed, after a command at a prompt,
@@ -90,12 +92,28 @@ _WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
             rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
 # PowerShell's prompt: ``PS C:\Users\me>``, ``PS /home/me>`` (read in lower case).
 _PS_PROMPT = r"ps[ \t]+(?:[a-z]:\\|/|~)[^\n>]{0,160}+>"
-# Where a command stands: a line's start (a prompt before it), or after a shell's separators,
+# An environment's name a shell shows before its prompt: a virtualenv's ``(venv)``, conda's ``(base)``.
+_ENV = r"(?:\([^\s()$#%>]{1,64}+\)[ \t]++)?"
+# The prompts besides a word ending in ``$``, ``#``, ``%`` or ``>`` (``$``, ``me@box:~$``) and
+# PowerShell's, each up to its last character (the blanks after it are not its): Fedora's and
+# RHEL's bracketed ``[me@box widgets]$``; a user and host then up to two words before the sign,
+# ``me@box ~ %`` (macOS's zsh) or ``me@box:~/w $`` (no number's, ``me@x.com 50 % off``); and a
+# sign alone, oh-my-zsh's ``➜  widgets git:(main) ✗``, starship's and pure's ``❯``, ``λ``
+# (``_GLYPHS``: a line of prose may open with one, so such a line does not make a text a
+# terminal's, ``_SHOWN_LINE``). Not Python's ``>>>``, which no blank follows.
+_SHELL_SHAPES = (r"\[[^\n\]]{1,80}+\][$#%]"
+                 r"|[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++[$#%]")
+_GLYPHS = r"➜(?:[ \t]++\S{1,80}+(?:[ \t]++git:\([^\s)]{1,80}+\))?(?:[ \t]++✗)?)?|[❯λ]"
+_SHAPES = _SHELL_SHAPES + "|" + _GLYPHS
+# Where a command stands: a line's start (a prompt before it, an environment's name before
+# that, or the ``+`` a shell's ``set -x`` traces a command with), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
 # quotes a command no output follows (``run `pass show db` to see it``), nor after a ``|`` that
 # opens its line, a table's (``| pass show NAME | prints it |``): a pipe follows a command. The
 # command is named by its path's last part (``/usr/local/bin/aws``).
-_AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+|" + _PS_PROMPT + r"[ \t]*)?"
+_AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*"
+               r"(?:(?P<trace>\+{1,8}+)[ \t]+|" + _ENV + r"(?:(?:[^\s$#%>]{0,80}[$#%>]|" + _SHAPES + r")[ \t]+|"
+               + _PS_PROMPT + r"[ \t]*))?"
                rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
 
 
@@ -232,8 +250,11 @@ _GPG_DECRYPTS = lazy.Pattern(r"(?<!\S)(?:--decrypt|-[aqvn]{0,8}+d[aqvn]{0,8}+)(?
 _GPG_TO_FILE = lazy.Pattern(r"(?<!\S)(?:-[adqvn]{0,8}+o|--output)(?:(?:[ \t]++|=)(?!-(?!\S))|$)")
 _OUTPUT_LINES = 64
 _OUTPUT_CHARS = 16384
-# A line that ends an output (as a blank one does): the next prompt, PowerShell's too.
-_ENDS_OUTPUT = lazy.Pattern(r"[ \t]*(?:[^\s$#%>]{0,80}[$#%>][ \t]+\S|" + _PS_PROMPT + r"(?:[ \t]|$))")
+# A line that ends an output (as a blank one does): the next prompt, of any shape a command is
+# found after (``_AT_COMMAND``); a trace's next command (``+ cmd``) ends a traced command's.
+_ENDS_OUTPUT = lazy.Pattern(r"[ \t]*" + _ENV + r"(?:(?:[^\s$#%>]{0,80}[$#%>]|" + _SHAPES + r")[ \t]+\S|"
+                            + _PS_PROMPT + r"(?:[ \t]|$))")
+_TRACE_LINE = lazy.Pattern(r"[ \t]*\+{1,8}+[ \t]+\S")
 # A line reporting rather than printing: what a failed read says (kept, it tells what went wrong).
 _DIAGNOSTIC = lazy.Pattern(
     r"[ \t]*(?:\(?(?:(?:an[ \t]+)?error|warning|warn|fatal|usage|note|hint|no[ \t]+(?:secret|value|such))\b"
@@ -261,12 +282,14 @@ _GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 _FENCE_LINE = lazy.Pattern(r"^[ \t]*+(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*", re.MULTILINE)
 # A line a terminal shows a command on: after a ``$`` or ``%`` prompt (``$``, ``me@box:~$``, not
 # the "50%" opening a sentence), a ``#`` or ``>`` one that names a user, host or folder
-# (``root@box:~#``, not a Markdown heading or quote, nor "C# is"), or PowerShell's; and a fence
+# (``root@box:~#``, not a Markdown heading or quote, nor "C# is"), one of ``_SHELL_SHAPES``
+# (``[me@box w]$``), an environment's name before any, or PowerShell's (not a sign alone, ``❯``,
+# nor a ``+``, that a line of prose or a list item may open with); and a fence
 # line (``_FENCE_LINE``): what ``_Blocks`` reads.
 _SHOWN_LINE = lazy.Pattern(
     r"^[ \t]*+(?:(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*"
-    r"|(?:(?![\d.,]++%)[^\s$#%>]{0,80}+[$%]|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]|"
-    + _PS_PROMPT + r")[ \t]+\S)",
+    r"|" + _ENV + r"(?:(?![\d.,]++%)[^\s$#%>]{0,80}+[$%]|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]|"
+    + _SHELL_SHAPES + "|" + _PS_PROMPT + r")[ \t]+\S)",
     re.MULTILINE,
 )
 # Between a document's block holding a command alone and the next one, which shows what it
@@ -320,18 +343,19 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
         else:
             alone = bare is None or bare.search(args) is not None or _PIPED_ALONE.search(args) is not None
         command_end, block = blocks.output_after(m.start(), m.end())
-        start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block)
+        trace = m.group("trace") is not None
+        start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block, trace=trace)
         if start >= end:
             continue
         if command == "gpg":  # the plaintext of a file, blank lines and all
-            start, end = _output(low, command_end, blanks=True, comments=True, block=block)
+            start, end = _output(low, command_end, blanks=True, comments=True, block=block, trace=trace)
             header = _GPG_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=True, comments=True, block=block)
+                start, end = _output(low, header.end() - 1, blanks=True, comments=True, block=block, trace=trace)
         if m.group("c").startswith("gopass"):
             header = _GOPASS_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=False, block=block)
+                start, end = _output(low, header.end() - 1, blanks=False, block=block, trace=trace)
         covered = end
         if command == "pgpass" and not alone:
             yield from _line_hits(low, start, end, _PGPASS)
@@ -419,14 +443,16 @@ class _Blocks:
 
 
 def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
-            block: str | None = None) -> tuple[int, int]:
+            block: str | None = None, trace: bool = False) -> tuple[int, int]:
     """Where the output after the command ending at COMMAND_END (its line's end) starts and
     ends: the lines up to a prompt or the text's end, within the bounds, and up to a blank line
     unless BLANKS (a table or a document printed in sections); with COMMENTS (a file printed
     whole), a line opening with ``#`` is the file's comment, not a root shell's prompt. In a
     document's code BLOCK (its fence, or four spaces for an indented one) the output ends where
     the block does, and with COMMENTS at the document's own Markdown heading (``_HEADING``,
-    between blank lines) or its prose after a blank line (``_PROSE``)."""
+    between blank lines) or its prose after a blank line (``_PROSE``). With TRACE (a command a
+    shell's ``set -x`` showed, ``+ cmd``) the trace's next command ends it too; a ``+`` line
+    after a command shown otherwise is what it printed (a Markdown list of a decrypted file)."""
     start = low.find("\n", command_end)
     if start == -1:
         return 0, 0
@@ -438,7 +464,8 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
         line = low[position:line_end]
         blank = not line.strip()
         if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)
-                                                and not (comments and line.lstrip().startswith("#"))):
+                                                and not (comments and line.lstrip().startswith("#"))) or (
+                trace and not blank and _TRACE_LINE.match(low, position, line_end)):
             break
         if block is not None and not blank:
             if block == "    ":
