@@ -208,6 +208,26 @@ def test_a_teammates_ref_fetched_into_my_own_names_is_never_mine(tmp_path: Path)
 
 
 
+def _grant_as(tmp_path: Path, bare: Path, writer: str, name: str, back: bool = False) -> tuple[Path, str]:
+    """Bob's clone ``name`` of the team's remote: a plain fetch into its own names, alice's
+    writer id taken up (``back``: her ref moved back one append first) and a grant of her
+    personal sessions appended under it, unsigned (no policy: any ``--by``). Returns the clone
+    and the grant's digest; nothing is pushed."""
+    from .team import git
+
+    other = tmp_path / name
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    if back:
+        hers = f"refs/memory/v1/records/shared/{writer}"
+        git(other, "update-ref", hers, git(other, "rev-parse", f"{hers}~1").strip())
+    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
+    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
+                    "--from", "2026-01-01", "--by", "github:9", "--note", name, "--json", cwd=other)
+    assert done.returncode == 0, done.stderr
+    return other, json.loads(done.stdout)["digest"]
+
+
 def test_a_grant_another_clone_appended_under_my_writer_id_is_never_mine(tmp_path: Path) -> None:
     """Bob, who can push, takes up alice's writer id in a clone of his own, appends a grant
     of her personal sessions onto her records ref (a fast-forward of her history) and pushes
@@ -227,19 +247,12 @@ def test_a_grant_another_clone_appended_under_my_writer_id_is_never_mine(tmp_pat
     writer = alice.workspace.config.writer
     hers = f"refs/memory/v1/records/shared/{writer}"
     git(root, "push", "-q", "origin", f"{hers}:{hers}")
-    other = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(bare), str(other))
-    git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
-    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
-                    "--from", "2026-01-01", "--by", "github:9", "--json", cwd=other)
-    assert done.returncode == 0, done.stderr
-    theirs = json.loads(done.stdout)
+    other, theirs = _grant_as(tmp_path, bare, writer, "bob")
     git(other, "push", "-q", "origin", hers)
     git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
     assert git(root, "rev-parse", hers) == git(other, "rev-parse", hers), "her ref moved on to his grant"
     alice = Context.open(root)
-    assert theirs["digest"] not in alice.view().grants, "another clone's grant counts for nothing without a policy"
+    assert theirs not in alice.view().grants, "another clone's grant counts for nothing without a policy"
     verdict = decide(alice.view(), event, "instruction")
     assert not verdict.ok and verdict.cause == "no-grant", "bob's append under alice's id is not hers"
     doctor = gitstore("doctor", cwd=root).stdout
@@ -293,19 +306,10 @@ def test_a_new_writer_id_carries_over_none_of_another_clones_appends_under_the_o
     writer = alice.workspace.config.writer
     hers = f"refs/memory/v1/records/shared/{writer}"
     git(root, "push", "-q", "origin", f"{hers}:{hers}")
-    grant = ("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
-             "--from", "2026-01-01", "--by", "github:9", "--json")
     bobs = []
-    for name, back in (("bob", False), ("bob2", True)):
-        other = tmp_path / name
-        git(tmp_path, "clone", "-q", str(bare), str(other))
-        git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-        if back:  # the remote's history of her old id parts from hers: her first append, then his
-            git(other, "update-ref", hers, git(other, "rev-parse", f"{hers}~1").strip())
-        assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
-        done = gitstore(*grant, "--note", name, cwd=other)
-        assert done.returncode == 0, done.stderr
-        bobs.append(json.loads(done.stdout)["digest"])
+    for name, back in (("bob", False), ("bob2", True)):  # then the remote's history of her old id parts from hers
+        other, theirs = _grant_as(tmp_path, bare, writer, name, back)
+        bobs.append(theirs)
         git(other, "push", "-q", "--force", "origin", hers)
         if not back:
             git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
@@ -390,14 +394,7 @@ def test_a_checkout_that_wrote_as_its_writer_takes_no_history_up_in_place_of_its
                     "--by", "github:9", cwd=root).returncode == 0
     assert gitstore("sync", cwd=root).returncode == 0
     hers = f"refs/memory/v1/records/shared/{writer}"
-    other = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(bare), str(other))
-    git(other, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
-    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
-                    "--from", "2026-01-01", "--by", "github:9", "--json", cwd=other)
-    assert done.returncode == 0, done.stderr
-    theirs = json.loads(done.stdout)["digest"]
+    other, theirs = _grant_as(tmp_path, bare, writer, "bob")
     git(other, "push", "-q", "origin", f"{hers}:refs/memory/v1/remotes/origin/records/shared/{writer}", f":{hers}")
     git(root, "-c", "fetch.prune=true", "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
     assert not git(root, "for-each-ref", hers).strip(), "the pruning fetch deleted her ref"
@@ -416,9 +413,7 @@ def test_a_checkout_that_wrote_as_its_writer_takes_no_history_up_in_place_of_its
 def test_a_writers_history_a_plain_fetch_put_in_a_fresh_checkouts_names_is_taken_up_by_its_sync(tmp_path: Path) -> None:
     """A second checkout set up with alice's id whose plain fetch put her history in its own
     names before its first sync: the sync takes it up where it is, as it takes up the remote's
-    copy, and it is her own there (her shared grant serves her personal sessions)."""
-    from gitstore.context import Context
-
+    copy, and it is her own there: her grant is this clone's, and doctor names nothing."""
     from .team import git
 
     _, root, writer = _second_checkout(tmp_path)
