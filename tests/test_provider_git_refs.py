@@ -17,8 +17,8 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch
 from gitstore.deliver import heads
 from gitstore.providers import _gitdirs
-from gitstore.providers._gitdirs import ref_names, ref_targets
-from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs
+from gitstore.providers._gitdirs import ref_names, ref_targets, state_dir
+from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs, stray_local_refs, tips_log
 
 from .conftest import git
 
@@ -58,7 +58,11 @@ def test_names_are_what_git_lists_loose_packed_and_both(tmp_path: Path) -> None:
     assert ref_names(opened, PREFIX + "remotes/") == git_lists(repo, PREFIX + "remotes/")
     assert ref_names(opened, "refs/memory/") == git_lists(repo, "refs/memory/")
     assert ref_names(opened, PREFIX + "records/nowhere/") == []
-    assert misplaced_refs(opened) == [PREFIX + "records/local/w9"]
+    local = PREFIX + "records/local/w9"
+    assert misplaced_refs(opened) == [] and stray_local_refs(opened) == [local], "a ref this clone never logged"
+    state_dir(opened).mkdir(exist_ok=True)
+    tips_log(state_dir(opened), local).write_text(git(repo, "rev-parse", local).strip() + "\n")
+    assert misplaced_refs(opened) == [local] and stray_local_refs(opened) == []
 
 
 def test_a_broken_file_a_ref_being_written_and_a_name_git_refuses_are_left_out(tmp_path: Path) -> None:

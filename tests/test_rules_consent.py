@@ -344,7 +344,7 @@ def test_a_move_logged_after_a_line_a_killed_write_left_unended_starts_a_line_of
 
 def test_a_made_log_that_cannot_be_read_stops_an_append_naming_it(tmp_path: Path) -> None:
     """A folder where a writer ref's made log goes: the append stops at once with one line
-    naming it (exit 3), not after retrying as if the ref kept moving."""
+    naming it (exit 3), not after retrying as if the ref kept moving, and so does a read."""
     from gitstore.providers._gitdirs import state_dir
 
     import pygit2
@@ -359,6 +359,9 @@ def test_a_made_log_that_cannot_be_read_stops_an_append_naming_it(tmp_path: Path
                     "--by", "github:9", cwd=root)
     assert done.returncode == 3, done.stderr
     assert str(made) in done.stderr and "kept moving" not in done.stderr and len(done.stderr.splitlines()) == 1
+    read = gitstore("grants", "--json", cwd=root)
+    assert read.returncode == 3 and str(made) in read.stdout + read.stderr, "a read names it as damage too"
+    assert "delete" not in read.stdout + read.stderr or "deleting it would" in read.stdout + read.stderr
 
 
 def _second_checkout(tmp_path: Path) -> tuple[Path, Path, str]:
@@ -424,3 +427,35 @@ def test_a_writers_history_a_plain_fetch_put_in_a_fresh_checkouts_names_is_taken
     listed = json.loads(gitstore("grants", "--json", cwd=root).stdout)
     assert listed and all(g["thisClone"] for g in listed)
     assert "made by another clone" not in gitstore("doctor", cwd=root).stdout
+
+
+def test_another_clones_personal_memory_a_plain_fetch_brings_is_never_read_nor_moved(tmp_path: Path) -> None:
+    """Bob pushes his local namespace's records ref (a grant of personal sessions) to the team's
+    remote; alice's plain fetch puts it among her own refs, where an earlier version kept a
+    clone's personal memory. It is not hers: never read, never moved into her local namespace
+    by `gitstore init`; doctor names it."""
+    from gitstore.context import Context
+
+    from .team import first_clone, git, shared_remote
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare, "alice")
+    event = _session_event(Context.open(root), tmp_path / "sessions")
+    other = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    assert gitstore("init", cwd=other).returncode == 0
+    done = gitstore("grant", "--purpose", "instruction", "--source", "agent-session", "--from", "2026-01-01",
+                    "--by", "github:9", "--json", cwd=other)
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)["digest"]
+    bobs = f"refs/memory/v1/records/local/{json.loads((other / 'okf/.memory/config.json').read_text())['writer']}"
+    git(other / ".git" / "gitstore" / "local", "push", "-q", str(bare), f"{bobs}:{bobs}")
+    git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert git(root, "rev-parse", "-q", "--verify", bobs).strip(), "the fetch put his ref among hers"
+    for _ in range(2):
+        view = Context.open(root).view()
+        assert theirs not in view.grants and decide(view, event, "instruction").cause == "no-grant"
+        doctor = gitstore("doctor", cwd=root).stdout
+        assert "another clone's personal memory fetched into this clone's own names" in doctor and bobs in doctor
+        assert gitstore("init", cwd=root).returncode == 0
+    assert not git(root / ".git" / "gitstore" / "local", "for-each-ref", bobs).strip(), "never moved in"

@@ -86,8 +86,7 @@ def note_made(folder: Path, ref: str, before: pygit2.Oid | str | None, after: py
         if (acked := last_acknowledged(folder, ref)) is not None:
             lines.append(f"{ROOT} {acked}\n")
     except OSError as exc:
-        raise IntegrityError(f"{path}: cannot be read ({exc.strerror or exc}), so this clone cannot log which appends "
-                             f"on {ref} are its own: put the file back from a backup, or delete it") from None
+        raise _unreadable(path, ref, exc) from None
     lines.append(f"{before or ROOT} {after}\n")
     try:
         with open(path, "a", encoding="ascii") as log:
@@ -117,6 +116,15 @@ def take_up(folder: Path, ref: str, tip: pygit2.Oid) -> bool:
     return True
 
 
+def _unreadable(path: Path, ref: str, exc: OSError) -> IntegrityError:
+    """The damage of a made log that cannot be read: it alone says which appends on ``ref`` are
+    this clone's, so it is put back, never deleted (without it, the tips log's last append
+    would decide, whoever made the appends before it)."""
+    return IntegrityError(f"{path}: cannot be read ({exc.strerror or exc}), and it alone says which appends on {ref} "
+                          "are this clone's own: put it back from a backup (deleting it would make this clone take "
+                          "every append up to the last it acknowledged for its own, whoever made them)")
+
+
 def made_here(folder: Path, ref: str, history: list[pygit2.Oid]) -> list[bool]:
     """For each commit of ``ref``'s ``history`` (oldest first), whether a move this clone made
     covers it: one from a commit of the history (or from the root) up to it. Read after the
@@ -124,14 +132,17 @@ def made_here(folder: Path, ref: str, history: list[pygit2.Oid]) -> list[bool]:
     written, or anything but a move, is left out: what the log does not name is never taken
     for this clone's."""
     own = [False] * len(history)
+    path = made_log(folder, ref)
     try:
-        data = made_log(folder, ref).read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:  # none logged yet: a clone that wrote before moves were logged owns what it acknowledged
         try:
             acked = last_acknowledged(folder, ref)
         except IntegrityError:  # reads name the damage
             return own
         data = f"{ROOT} {acked}\n".encode() if acked is not None else b""
+    except OSError as exc:
+        raise _unreadable(path, ref, exc) from None
     at = {str(oid): index for index, oid in enumerate(history)}
     for line in data.split(b"\n")[:-1]:  # the last is unended: being written
         move = _MOVE.fullmatch(line)
@@ -154,7 +165,8 @@ def _ids(path: Path, ref: str, data: bytes) -> list[bytes]:
         raise IntegrityError(
             f"{path}: holds a line that is no commit id, so this clone's log of the appends it acknowledged on {ref} "
             "is damaged and a ref moved back past one cannot be told: put the file back from a backup, or delete "
-            f"it to take {ref} as it stands now")
+            f"it to take {ref} as it stands now (keep the .made file beside it: it says which appends are this "
+            "clone's own)")
     return lines[:-1]
 
 
@@ -180,12 +192,11 @@ def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | N
 
 def wrote_as(folder: Path, writer: str, current: str) -> bool:
     """Whether this clone writes or wrote as ``writer``: its writer now (``current``), or one it
-    acknowledged appends as (a tips log names a ref of it: a former id after ``init
-    --new-writer``, a linked work tree's writer, whose logs share the common git folder's state
-    folder ``folder``). A ref of any other writer in this clone's own names came from elsewhere
+    logged a move or acknowledged appends as (a made or tips log names a ref of it: a former id
+    after ``init --new-writer``, a linked work tree's writer, whose logs share the common git
+    folder's state folder ``folder``). A ref of any other writer in this clone's own names came from elsewhere
     (a plain fetch into ``refs/memory/``): its appends are never this clone's own."""
-    return writer == current or any(tips_log(folder, f"{PREFIX}records/{ns}/{writer}").exists()
-                                    for ns in NAMESPACES)
+    return writer == current or any(not never_logged(folder, f"{PREFIX}records/{ns}/{writer}") for ns in NAMESPACES)
 
 
 def foreign_refs(repo: pygit2.Repository, folder: Path, current: str) -> list[str]:

@@ -91,8 +91,8 @@ from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
-    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, note_made, restorable,
-    rewound, tips_log, wrote_as,
+    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, never_logged, note_made,
+    restorable, rewound, tips_log, wrote_as,
 )
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
@@ -105,7 +105,7 @@ __all__ = [  # the provider, and what other modules name memory's refs, paths an
     "KEPT_NOTE", "LOST", "PREFIX", "WRITER_PATTERN", "GitProvider", "RefInfo", "acknowledged", "commit_at", "discover_refs",
     "format_message", "last_acknowledged", "lost_refs", "misplaced_refs", "move_local_refs", "note_path",
     "parse_message", "payload_path", "payloads_ref", "readable", "record_path", "records_ref", "refs_in", "rewound",
-    "tips_log",
+    "stray_local_refs", "tips_log",
 ]
 
 TYPE_CHECKING = False
@@ -220,6 +220,8 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
+            if ns == "local" and never_logged(state_dir(repo), name):  # another clone's, pushed and fetched: not read
+                continue
             found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
         elif (line := fetched_line(name)) is not None:
             found.append(_fetched_info(name, line, repo))
@@ -246,7 +248,21 @@ def records_state(tips: Iterable[pygit2.Oid]) -> str:
 
 
 def misplaced_refs(repo: pygit2.Repository) -> list[str]:
-    """Local records and payload refs in the repository itself, where a push can send them."""
+    """This clone's local records and payload refs in the repository itself, where a push can
+    send them (an earlier version kept them there): those it logged (``never_logged``)."""
+    folder = state_dir(repo)
+    return [name for name in _local_names(repo) if not never_logged(folder, name)]
+
+
+def stray_local_refs(repo: pygit2.Repository) -> list[str]:
+    """Local records and payload refs in the repository itself that this clone never logged:
+    another clone's personal memory, pushed by someone and brought by a plain fetch into this
+    clone's names. Never read, never moved into the local namespace."""
+    folder = state_dir(repo)
+    return [name for name in _local_names(repo) if never_logged(folder, name)]
+
+
+def _local_names(repo: pygit2.Repository) -> list[str]:
     return sorted(ref_names(repo, PREFIX + "records/local/") + ref_names(repo, PREFIX + "payloads/local/"))
 
 

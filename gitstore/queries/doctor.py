@@ -1045,7 +1045,7 @@ def _level(level: int) -> str:
 def _push(report: Report, workspace: Any) -> None:
     from gitstore.providers._gitdirs import state_dir
     from gitstore.providers._tips import foreign_refs, unmade
-    from gitstore.providers.git import PREFIX, discover_refs, misplaced_refs
+    from gitstore.providers.git import PREFIX, discover_refs, misplaced_refs, stray_local_refs
 
     refs = discover_refs(workspace.repo)
     pushed = [i.name for i in refs if i.namespace == "shared" and i.writer == workspace.config.writer
@@ -1058,6 +1058,10 @@ def _push(report: Report, workspace: Any) -> None:
                    f"{', '.join(foreign)}; none of its appends counts as this clone's own",
                    "remove with " + "; ".join(f"`git update-ref -d {ref}`" for ref in _with_payloads(workspace.repo, foreign))
                    + " (`gitstore sync` fetches other clones' memory where it is verified before it is read)")
+    stray = stray_local_refs(workspace.repo)
+    if stray:
+        report.add("push", WARN, f"another clone's personal memory fetched into this clone's own names: {', '.join(stray)}; "
+                   "it is never read here", "remove with " + "; ".join(f"`git update-ref -d {ref}`" for ref in stray))
     for ref, count in unmade(workspace.repo, state_dir(workspace.repo), workspace.config.writer):
         report.add("push", WARN, f"{count} append(s) on {ref} were made by another clone under this clone's writer "
                    "id, and a plain fetch into this clone's own names moved the ref on to them: none counts as this "
