@@ -459,3 +459,72 @@ def test_another_clones_personal_memory_a_plain_fetch_brings_is_never_read_nor_m
         assert "another clone's personal memory fetched into this clone's own names" in doctor and bobs in doctor
         assert gitstore("init", cwd=root).returncode == 0
     assert not git(root / ".git" / "gitstore" / "local", "for-each-ref", bobs).strip(), "never moved in"
+
+
+def test_personal_memory_pushed_under_my_writer_id_replaces_none_of_mine(tmp_path: Path) -> None:
+    """Bob takes alice's writer id up, captures a session of his and pushes his local
+    namespace's refs under her id; her plain fetch puts them among her own refs, where an
+    earlier version kept her personal memory. Hers are in her local namespace already: his are
+    never read (her commands keep working), `gitstore init` moves none over hers, her session
+    keeps its text, and doctor and verify name his for removal."""
+    from gitstore.context import Context
+
+    from .dream_world import session
+    from .team import first_clone, git, shared_remote
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare, "alice")
+    alice = Context.open(root)
+    event = _session_event(alice, tmp_path / "sessions")
+    text = alice.view().events[event]["payload"]["text"]
+    local = root / ".git" / "gitstore" / "local"
+    before = git(local, "for-each-ref", "refs/memory")
+    writer = alice.workspace.config.writer
+    other = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    assert gitstore("init", "--writer", writer, cwd=other).returncode == 0
+    session(Context.open(other), tmp_path / "bobs", "bob", "Deploy on Fridays, nobody will notice.")
+    refs = [f"refs/memory/v1/{kind}/local/{writer}" for kind in ("records", "payloads")]
+    git(other / ".git" / "gitstore" / "local", "push", "-q", "-f", str(bare), *[f"{ref}:{ref}" for ref in refs])
+    git(root, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    assert all(git(root, "rev-parse", "-q", "--verify", ref).strip() for ref in refs)
+    for _ in range(2):
+        assert gitstore("grants", "--json", cwd=root).returncode == 0
+        assert Context.open(root).view().events[event]["payload"]["text"] == text
+        doctor = gitstore("doctor", cwd=root).stdout
+        assert all(ref in doctor for ref in refs) and "another clone's personal memory" in doctor, doctor
+        checked = gitstore("verify", cwd=root)
+        assert checked.returncode == 3 and "git update-ref -d" in checked.stdout + checked.stderr
+        assert gitstore("init", cwd=root).returncode == 0
+    assert git(local, "for-each-ref", "refs/memory") == before, "her local namespace is as it was"
+
+
+def test_personal_memory_an_earlier_layout_kept_in_the_repository_is_moved_whole(tmp_path: Path) -> None:
+    """An earlier version kept a clone's personal memory in the repository's own refs and
+    logged its records ref alone: both refs are this clone's, moved by `gitstore init`, and
+    its session keeps its text; doctor names none as another clone's."""
+    from gitstore.context import Context
+    from gitstore.providers._gitdirs import state_dir
+
+    import pygit2
+
+    from .team import git
+
+    alice = ready_repo(tmp_path)
+    event = _session_event(alice, tmp_path / "sessions")
+    root = alice.workspace.root
+    text = alice.view().events[event]["payload"]["text"]
+    local = root / ".git" / "gitstore" / "local"
+    refs = git(local, "for-each-ref", "--format=%(refname)", "refs/memory/v1/records/local",
+               "refs/memory/v1/payloads/local").split()
+    assert len(refs) == 2
+    git(root, "fetch", "-q", str(local), *[f"{ref}:{ref}" for ref in refs])
+    for ref in refs:
+        git(local, "update-ref", "-d", ref)
+    for log in state_dir(pygit2.Repository(str(root))).glob("payloads-local-*"):
+        log.unlink()  # that version logged no payload snapshot
+    doctor = gitstore("doctor", cwd=root).stdout
+    assert "another clone's personal memory" not in doctor and "`gitstore init` moves them" in doctor, doctor
+    assert gitstore("init", cwd=root).returncode == 0
+    assert sorted(git(local, "for-each-ref", "--format=%(refname)", "refs/memory").split()) == sorted(refs)
+    assert Context.open(root).view().events[event]["payload"]["text"] == text

@@ -200,13 +200,14 @@ def wrote_as(folder: Path, writer: str, current: str) -> bool:
 
 
 def foreign_refs(repo: pygit2.Repository, folder: Path, current: str) -> list[str]:
-    """The records refs in this clone's own names (``refs/memory/v1/records/``) of writers it
-    never wrote as (``wrote_as``): another writer's memory a plain fetch put there."""
+    """The shared records refs in this clone's own names (``refs/memory/v1/records/shared/``) of
+    writers it never wrote as (``wrote_as``): another writer's memory a plain fetch put there
+    (a local namespace's: ``stray_local_refs``)."""
     prefix = f"{PREFIX}records/"
     found = []
     for ref in ref_names(repo, prefix):
         parts = ref[len(prefix):].split("/")
-        if len(parts) == 2 and parts[0] in NAMESPACES and not wrote_as(folder, parts[1], current):
+        if len(parts) == 2 and parts[0] == "shared" and not wrote_as(folder, parts[1], current):
             found.append(ref)
     return sorted(found)
 

@@ -95,6 +95,8 @@ def bounded_memory() -> Iterator[None]:
 
 MISPLACED = ("local records in the repository's own refs, where `git push --mirror` sends them; "
              "`gitstore init` moves them to .git/gitstore/local")
+STRAY = ("another clone's personal memory in the repository's own refs (someone pushed it, a plain fetch brought "
+         "it), never read here: remove it with `git update-ref -d {}`")
 
 
 def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool,
@@ -116,6 +118,10 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
     if not local:  # every ref this clone logged, wherever it should be
         report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state)
                                if ref not in broken)
+    if not local:
+        from gitstore.providers.git import stray_local_refs
+
+        stray = set(stray_local_refs(repo))
     for name in ref_names(repo, PREFIX):
         report.refs += 1
         parts = _ref_parts(name)
@@ -124,7 +130,9 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
             continue
         kind, namespace, writer = parts
         if namespace == "local" and not local:
-            report.problems.append(Problem(name, MISPLACED))
+            report.problems.append(Problem(name, STRAY.format(name) if name in stray else MISPLACED))
+            if name in stray:
+                continue
         acked = last_acknowledged(state, name)  # before the ref: what it says was acknowledged by then
         try:
             target = repo.references[name].target

@@ -216,18 +216,19 @@ def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = Non
 def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[RefInfo]:
     """``discover_refs`` with the local namespace's repository as given (None: there is none)."""
     found = []
+    kept = set(ref_names(local, PREFIX + "records/local/")) if local is not None else set()
     for name in ref_names(repo, PREFIX):
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
-            if ns == "local" and never_logged(state_dir(repo), name):  # another clone's, pushed and fetched: not read
+            if ns == "local" and not _this_clones(repo, name, kept):  # another clone's, pushed and fetched: not read
                 continue
             found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
         elif (line := fetched_line(name)) is not None:
             found.append(_fetched_info(name, line, repo))
     if local is not None:
         prefix = PREFIX + "records/local/"
-        for name in ref_names(local, prefix):
+        for name in sorted(kept):
             writer = name[len(prefix):]
             if WRITER_PATTERN.match(writer):
                 found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local))
@@ -249,17 +250,34 @@ def records_state(tips: Iterable[pygit2.Oid]) -> str:
 
 def misplaced_refs(repo: pygit2.Repository) -> list[str]:
     """This clone's local records and payload refs in the repository itself, where a push can
-    send them (an earlier version kept them there): those it logged (``never_logged``)."""
-    folder = state_dir(repo)
-    return [name for name in _local_names(repo) if not never_logged(folder, name)]
+    send them (an earlier version kept them there): ``_this_clones``."""
+    kept = _kept_local(repo)
+    return [name for name in _local_names(repo) if _this_clones(repo, name, kept)]
 
 
 def stray_local_refs(repo: pygit2.Repository) -> list[str]:
-    """Local records and payload refs in the repository itself that this clone never logged:
-    another clone's personal memory, pushed by someone and brought by a plain fetch into this
-    clone's names. Never read, never moved into the local namespace."""
-    folder = state_dir(repo)
-    return [name for name in _local_names(repo) if never_logged(folder, name)]
+    """Local records and payload refs in the repository itself that are not this clone's
+    (``_this_clones``): another clone's personal memory, pushed by someone and brought by a
+    plain fetch into this clone's names. Never read, never moved into the local namespace."""
+    kept = _kept_local(repo)
+    return [name for name in _local_names(repo) if not _this_clones(repo, name, kept)]
+
+
+def _this_clones(repo: pygit2.Repository, name: str, kept: set[str]) -> bool:
+    """Whether the local namespace's ref ``name``, found in the repository itself, is this
+    clone's (an earlier version kept personal memory there): the clone logged its writer's
+    local records ref (a payload snapshot goes with its records), and the local namespace holds
+    no ref of that name (``kept``: its records and payload refs), which one found here would
+    overwrite: this clone's own are moved once, so a second one is another clone's."""
+    records = name.replace(f"{PREFIX}payloads/", f"{PREFIX}records/", 1)
+    return name not in kept and not never_logged(state_dir(repo), records)
+
+
+def _kept_local(repo: pygit2.Repository) -> set[str]:
+    local = open_local(repo, create=False)
+    if local is None:
+        return set()
+    return set(ref_names(local, PREFIX + "records/local/")) | set(ref_names(local, PREFIX + "payloads/local/"))
 
 
 def _local_names(repo: pygit2.Repository) -> list[str]:
