@@ -602,3 +602,48 @@ def test_a_line_that_only_looks_like_a_prompt_leaves_a_document_a_document(openi
     but is prose, a list item or a price."""
     text = f"{opening}\n\n```\n$ gpg -d sample.gpg\nhello\n```\n\nThe rest of this page explains how the keys rotate.\nkept\n"
     assert _scan(text) == text.replace("hello", "[REDACTED:command-secret]")
+
+
+# Lines a secret's output may hold that open like a prompt of another shape than the one the
+# command was shown at: a .env's address and comment, a note, a list's sign.
+LOOKALIKES = [
+    "ADMIN_EMAIL=ops@corp.example # on-call owner", "ops@corp.example # on-call owner",
+    "DEPLOY_REPO=git@github.com:org/app.git # deploy key below", "backup@db1 nightly % full",
+    "(optional) $ cost per month", "(legacy) # keep", "(old) pw$ below", "❯ next value", "λ calculus notes",
+    "➜ see below", "+ second key follows", "++ more",
+]
+LOOKALIKE_READS = ["gpg -d secrets.env.gpg", "pass show prod/db", "sops -d --extract '[\"x\"]' s.yaml"]
+
+
+@pytest.mark.parametrize("command", LOOKALIKE_READS, ids=[c.split()[0] for c in LOOKALIKE_READS])
+@pytest.mark.parametrize("line", LOOKALIKES)
+def test_a_line_of_a_secret_s_output_that_looks_like_another_prompt_does_not_end_it(line: str, command: str) -> None:
+    """A tool's output holds no prompt: nothing but a blank line, the bounds or its end ends
+    what the command it answers printed. In a terminal's text only a plain prompt or one of the
+    shape the command was shown at does, so the secret after such a line goes too."""
+    body = f"{S2}\n{line}\n{SECRET}\n"
+    prompts = ["$ ", "me@box:~$ "] + ([] if line.startswith("+") else ["+ "])
+    for scanned in (_scan(body, command), *(_scan(f"{prompt}{command}\n{body}") for prompt in prompts)):
+        assert SECRET not in scanned and S2 not in scanned, scanned
+
+
+@pytest.mark.parametrize("prompt", ["[me@box w]$ ", "me@box ~ % ", "(venv) $ ", "❯ ", "λ ", "➜  w git:(main) "])
+def test_the_prompt_a_command_was_shown_at_still_ends_its_output(prompt: str) -> None:
+    """The next prompt of the command's own shape ends what it printed, a plain one too."""
+    for after in (prompt, "$ "):
+        text = f"{prompt}pass show prod/db\n{SECRET}\n{after}ls\nREADME.md\n"
+        assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
+
+
+def test_a_decrypted_env_file_s_address_line_leaves_no_secret_stored(ctx: Context, tmp_path: Path) -> None:
+    """What ``gpg -d .env.gpg`` printed in a session, an address line with a comment among its
+    values, is stored redacted from its first value to its last."""
+    printed = (f"gpg: encrypted with 3072-bit RSA key, ID 1A2B3C4D5E6F7A8B, created 2026-01-01\n"
+               f"      \"Ops <ops@corp.example>\"\nAPP_ENV=production\nADMIN_EMAIL=ops@corp.example # on-call owner\n"
+               f"UPSTREAM_TOKEN_X={SECRET}\nBACKUP_PASSPHRASE_Q={S2}\n")
+    result = import_transcript(ctx, _HARNESSES["claude-code"](tmp_path, [("gpg -d .env.production.gpg", printed)]),
+                               harness="claude-code", mode="transcript")
+    stored = "\n".join(e["payload"].get("text") or "" for e in result.events)
+    assert SECRET not in stored and S2 not in stored, stored
+    subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
+    assert SECRET.encode() not in all_objects(ctx.workspace.root) and S2.encode() not in all_objects(ctx.workspace.root)

@@ -14,8 +14,9 @@ to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words 
 (``/usr/local/bin/aws``), after variables set for it (``AWS_PROFILE=prod aws``) or a command that
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
-(of any of those shapes; for a command ``set -x`` traced, its next ``+`` line too) or the end
-of the text, is redacted (``command-secret``); a command in a document's code block (fenced
+(in a terminal's text a plain one, PowerShell's, or one of the shape the command was shown at;
+for a command ``set -x`` traced, its next ``+`` line too; in a tool's output, after the command
+the tool ran, none) or the end of the text, is redacted (``command-secret``); a command in a document's code block (fenced
 or indented) prints up to the block's end, or in the next block when it stands alone in its own
 (``_Blocks``): a fence ends a tool's or a terminal's output only there, and a block opens only
 where the text is still a document (a fence a terminal printed, after a command at a prompt,
@@ -101,10 +102,14 @@ _ENV = r"(?:\([^\s()$#%>]{1,64}+\)[ \t]++)?"
 # sign alone, oh-my-zsh's ``➜  widgets git:(main) ✗``, starship's and pure's ``❯``, ``λ``
 # (``_GLYPHS``: a line of prose may open with one, so such a line does not make a text a
 # terminal's, ``_SHOWN_LINE``). Not Python's ``>>>``, which no blank follows.
-_SHELL_SHAPES = (r"\[[^\n\]]{1,80}+\][$#%]"
-                 r"|[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++[$#%]")
+_BRACKETED = r"\[[^\n\]]{1,80}+\][$#%]"
+_USER_HOST = r"[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++[$#%]"
+_SHELL_SHAPES = _BRACKETED + "|" + _USER_HOST
 _GLYPHS = r"➜(?:[ \t]++\S{1,80}+(?:[ \t]++git:\([^\s)]{1,80}+\))?(?:[ \t]++✗)?)?|[❯λ]"
-_SHAPES = _SHELL_SHAPES + "|" + _GLYPHS
+# The plain prompt: a word ending in a sign (``$``, ``me@box:~$``); and the named shapes a
+# command is found after (``_AT_COMMAND`` names which one, ``_ends_output`` takes it).
+_PLAIN = r"[^\s$#%>]{0,80}[$#%>]"
+_SHAPE_PATTERNS = {"bracketed": _BRACKETED, "userhost": _USER_HOST, "glyph": _GLYPHS}
 # Where a command stands: a line's start (a prompt before it, an environment's name before
 # that, or the ``+`` a shell's ``set -x`` traces a command with), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
@@ -112,7 +117,8 @@ _SHAPES = _SHELL_SHAPES + "|" + _GLYPHS
 # opens its line, a table's (``| pass show NAME | prints it |``): a pipe follows a command. The
 # command is named by its path's last part (``/usr/local/bin/aws``).
 _AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*"
-               r"(?:(?P<trace>\+{1,8}+)[ \t]+|" + _ENV + r"(?:(?:[^\s$#%>]{0,80}[$#%>]|" + _SHAPES + r")[ \t]+|"
+               r"(?:(?P<trace>\+{1,8}+)[ \t]+|(?P<env>" + _ENV + r")(?:(?:" + _PLAIN + "|"
+               + "|".join(f"(?P<{name}>{shape})" for name, shape in _SHAPE_PATTERNS.items()) + r")[ \t]+|"
                + _PS_PROMPT + r"[ \t]*))?"
                rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
 
@@ -250,10 +256,20 @@ _GPG_DECRYPTS = lazy.Pattern(r"(?<!\S)(?:--decrypt|-[aqvn]{0,8}+d[aqvn]{0,8}+)(?
 _GPG_TO_FILE = lazy.Pattern(r"(?<!\S)(?:-[adqvn]{0,8}+o|--output)(?:(?:[ \t]++|=)(?!-(?!\S))|$)")
 _OUTPUT_LINES = 64
 _OUTPUT_CHARS = 16384
-# A line that ends an output (as a blank one does): the next prompt, of any shape a command is
-# found after (``_AT_COMMAND``); a trace's next command (``+ cmd``) ends a traced command's.
-_ENDS_OUTPUT = lazy.Pattern(r"[ \t]*" + _ENV + r"(?:(?:[^\s$#%>]{0,80}[$#%>]|" + _SHAPES + r")[ \t]+\S|"
-                            + _PS_PROMPT + r"(?:[ \t]|$))")
+# A line that ends an output (as a blank one does): the next prompt. A tool's output holds no
+# prompt, so after a command found in what the tool ran (the scanner's context) none ends it. In
+# a terminal's text the next prompt is the plain one (``$``, ``me@box:~$``) or PowerShell's, or
+# the shape of the prompt the command stood after (``_AT_COMMAND``'s named groups): a line of a
+# secret's output that only looks like another shape (``ops@corp.example # owner``, ``(x) $ y``,
+# ``❯ item``) is what the command printed, not the end of it. An environment's name before the
+# prompt ends an output only after a command shown behind one.
+def _ends_pattern(env: bool, shape: str | None) -> lazy.Pattern:
+    shapes = _PLAIN + ("" if shape is None else "|" + _SHAPE_PATTERNS[shape])
+    return lazy.Pattern(r"[ \t]*" + (_ENV if env else "") + r"(?:(?:" + shapes + r")[ \t]+\S|"
+                        + _PS_PROMPT + r"(?:[ \t]|$))")
+
+
+_ENDS_OUTPUT = {(env, shape): _ends_pattern(env, shape) for env in (False, True) for shape in (None, *_SHAPE_PATTERNS)}
 _TRACE_LINE = lazy.Pattern(r"[ \t]*\+{1,8}+[ \t]+\S")
 # A line reporting rather than printing: what a failed read says (kept, it tells what went wrong).
 _DIAGNOSTIC = lazy.Pattern(
@@ -343,19 +359,24 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
         else:
             alone = bare is None or bare.search(args) is not None or _PIPED_ALONE.search(args) is not None
         command_end, block = blocks.output_after(m.start(), m.end())
-        trace = m.group("trace") is not None
-        start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block, trace=trace)
+        if m.start() < text.output_start:  # the command the tool ran: its output holds no prompt
+            trace, ends = False, None
+        else:
+            trace = m.group("trace") is not None
+            shape = next((name for name in _SHAPE_PATTERNS if m.group(name) is not None), None)
+            ends = _ENDS_OUTPUT[bool(m.group("env")), shape]
+        start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block, trace=trace, ends=ends)
         if start >= end:
             continue
         if command == "gpg":  # the plaintext of a file, blank lines and all
-            start, end = _output(low, command_end, blanks=True, comments=True, block=block, trace=trace)
+            start, end = _output(low, command_end, blanks=True, comments=True, block=block, trace=trace, ends=ends)
             header = _GPG_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=True, comments=True, block=block, trace=trace)
+                start, end = _output(low, header.end() - 1, blanks=True, comments=True, block=block, trace=trace, ends=ends)
         if m.group("c").startswith("gopass"):
             header = _GOPASS_HEADER.match(low, start)
             if header is not None:
-                start, end = _output(low, header.end() - 1, blanks=False, block=block, trace=trace)
+                start, end = _output(low, header.end() - 1, blanks=False, block=block, trace=trace, ends=ends)
         covered = end
         if command == "pgpass" and not alone:
             yield from _line_hits(low, start, end, _PGPASS)
@@ -443,7 +464,8 @@ class _Blocks:
 
 
 def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
-            block: str | None = None, trace: bool = False) -> tuple[int, int]:
+            block: str | None = None, trace: bool = False,
+            ends: lazy.Pattern | None = _ENDS_OUTPUT[False, None]) -> tuple[int, int]:
     """Where the output after the command ending at COMMAND_END (its line's end) starts and
     ends: the lines up to a prompt or the text's end, within the bounds, and up to a blank line
     unless BLANKS (a table or a document printed in sections); with COMMENTS (a file printed
@@ -452,7 +474,8 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
     the block does, and with COMMENTS at the document's own Markdown heading (``_HEADING``,
     between blank lines) or its prose after a blank line (``_PROSE``). With TRACE (a command a
     shell's ``set -x`` showed, ``+ cmd``) the trace's next command ends it too; a ``+`` line
-    after a command shown otherwise is what it printed (a Markdown list of a decrypted file)."""
+    after a command shown otherwise is what it printed (a Markdown list of a decrypted file).
+    ENDS is the prompt line that ends it (``_ENDS_OUTPUT``), None for a tool's output."""
     start = low.find("\n", command_end)
     if start == -1:
         return 0, 0
@@ -463,7 +486,7 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
         line_end = len(low) if line_end == -1 else line_end
         line = low[position:line_end]
         blank = not line.strip()
-        if (blank and lines and not blanks) or (not blank and _ENDS_OUTPUT.match(low, position, line_end)
+        if (blank and lines and not blanks) or (not blank and ends is not None and ends.match(low, position, line_end)
                                                 and not (comments and line.lstrip().startswith("#"))) or (
                 trace and not blank and _TRACE_LINE.match(low, position, line_end)):
             break

@@ -248,8 +248,10 @@ class ConservativeScanner:
         screened on its own, so what is found there is left to that; a secret running from it
         into TEXT goes from where TEXT starts."""
         offset = len(context) + 1
+        whole = Text.of(context + "\n" + text)
+        whole.output_start = offset
         return [hit._replace(start=max(hit.start, offset) - offset, end=hit.end - offset)
-                for hit in self._redactions(Text.of(context + "\n" + text), 0) if hit.end > offset]
+                for hit in self._redactions(whole, 0) if hit.end > offset]
 
     def _redactions(self, text: Text, depth: int) -> list[Hit]:
         """Every redaction in TEXT, including inside base64 blobs down to a fixed depth."""

@@ -31,6 +31,10 @@ _SPACES = str.maketrans(dict.fromkeys([0xA0, 0x1680, *range(0x2000, 0x200B), 0x2
 class Text:
     """A text and a lowercased copy of the same length, so positions match in both."""
 
+    # Where a tool's output starts when the text is the command it answers, a line, then it
+    # (the scanner's ``context``): what a command found before prints is a tool's output.
+    output_start = 0
+
     def __init__(self, raw: str, low: str) -> None:
         self.raw = raw
         self.low = low
