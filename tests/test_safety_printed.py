@@ -647,3 +647,21 @@ def test_a_decrypted_env_file_s_address_line_leaves_no_secret_stored(ctx: Contex
     assert SECRET not in stored and S2 not in stored, stored
     subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
     assert SECRET.encode() not in all_objects(ctx.workspace.root) and S2.encode() not in all_objects(ctx.workspace.root)
+
+
+DOC_EXAMPLE = ("\n```sh\ngpg -d notes.txt.gpg\n```\n\n## Rotating keys\n\n"
+               "Rotate the signing key every ninety days and tell the on-call team.\n"
+               "Keep the old key around for one week so clients can catch up.\n")
+
+
+@pytest.mark.parametrize("opening", [
+    "Install it:\n\n    $ pip install widgets\n", "(USD) $ 20 per seat, billed monthly.\n",
+    "[note]$ figures below are estimates.\n", "alice@corp.example # primary owner\n",
+    "alice@corp.example owns 40 % of the reviews.\n",
+])
+def test_a_document_s_prompt_like_line_leaves_its_later_examples_in_their_blocks(opening: str) -> None:
+    """An install step shown at a prompt in an indented block, a price, a note or an address
+    with its comment is the document's: a later fenced example ends at its fence, and the
+    heading and prose after it are kept."""
+    text = f"# Widgets\n\n{opening}" + DOC_EXAMPLE
+    assert _scan(text) == text

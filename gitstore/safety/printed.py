@@ -103,8 +103,8 @@ _ENV = r"(?:\([^\s()$#%>]{1,64}+\)[ \t]++)?"
 # (``_GLYPHS``: a line of prose may open with one, so such a line does not make a text a
 # terminal's, ``_SHOWN_LINE``). Not Python's ``>>>``, which no blank follows.
 _BRACKETED = r"\[[^\n\]]{1,80}+\][$#%]"
-_USER_HOST = r"[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++[$#%]"
-_SHELL_SHAPES = _BRACKETED + "|" + _USER_HOST
+_USER_AT_HOST = r"[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++"
+_USER_HOST = _USER_AT_HOST + "[$#%]"
 _GLYPHS = r"➜(?:[ \t]++\S{1,80}+(?:[ \t]++git:\([^\s)]{1,80}+\))?(?:[ \t]++✗)?)?|[❯λ]"
 # The plain prompt: a word ending in a sign (``$``, ``me@box:~$``); and the named shapes a
 # command is found after (``_AT_COMMAND`` names which one, ``_ends_output`` takes it).
@@ -297,15 +297,19 @@ _GPG_HEADER = lazy.Pattern(r"(?:[ \t]*gpg:[^\n]*\n(?:[ \t]+\"[^\n]*\n)?)++")
 # ``KEY=value`` line, no ``key: value``). A fence opens its block at any indentation (a list's).
 _FENCE_LINE = lazy.Pattern(r"^[ \t]*+(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*", re.MULTILINE)
 # A line a terminal shows a command on: after a ``$`` or ``%`` prompt (``$``, ``me@box:~$``, not
-# the "50%" opening a sentence), a ``#`` or ``>`` one that names a user, host or folder
-# (``root@box:~#``, not a Markdown heading or quote, nor "C# is"), one of ``_SHELL_SHAPES``
-# (``[me@box w]$``), an environment's name before any, or PowerShell's (not a sign alone, ``❯``,
-# nor a ``+``, that a line of prose or a list item may open with); and a fence
-# line (``_FENCE_LINE``): what ``_Blocks`` reads.
+# the "50%" opening a sentence nor a bracketed note's ``[note]$``), a ``#`` or ``>`` one that
+# names a user, host or folder (``root@box:~#``, not a Markdown heading or quote, nor "C# is"),
+# Fedora's bracketed one naming a user and host (``[me@box w]$``), a user and host then up to
+# two words before ``$`` or ``%`` (``me@box ~ %``; before ``#``, root's alone: not an address
+# and its comment), an environment's name before any, or PowerShell's (not a sign alone, ``❯``,
+# nor a ``+``, that a line of prose or a list item may open with), a word after it, not a number
+# (``(USD) $ 20``); and a fence line (``_FENCE_LINE``): what ``_Blocks`` reads.
 _SHOWN_LINE = lazy.Pattern(
     r"^[ \t]*+(?:(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*"
-    r"|" + _ENV + r"(?:(?![\d.,]++%)[^\s$#%>]{0,80}+[$%]|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]|"
-    + _SHELL_SHAPES + "|" + _PS_PROMPT + r")[ \t]+\S)",
+    r"|" + _ENV + r"(?:(?![\d.,]++%|\[[^\s@\]]{0,80}+\][$%])[^\s$#%>]{0,80}+[$%]"
+    r"|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]"
+    r"|\[[^\n\]@]{0,80}+@[^\n\]]{1,80}+\][$#%]|" + _USER_AT_HOST + r"[$%]|(?=root@)" + _USER_AT_HOST + "#|"
+    + _PS_PROMPT + r")[ \t]+(?!\d)\S)",
     re.MULTILINE,
 )
 # Between a document's block holding a command alone and the next one, which shows what it
@@ -402,7 +406,8 @@ class _Blocks:
     a fenced block (its fence, ```` ``` ```` or ``~~~`` and its length), an indented one (``"    "``,
     a line indented four columns or more after a blank or indented one), or none (a tool's or a
     terminal's output, a command on its own). A fence opens a document's block only where the
-    text is still a document: from a command shown at a prompt outside a block, or a command
+    text is still a document: from a command shown at a prompt (``_SHOWN_LINE``) outside a
+    block, fenced or indented, or a command
     reading a secret found outside one, on, the text is a terminal's (what it printed, the next
     command and its output), where a fence is what a command printed (``head`` cutting a README
     in a block), not one a later command's output ends at."""
@@ -420,13 +425,24 @@ class _Blocks:
                 break
             fence = m.group("f")
             if fence is None:
-                self.terminal = self.fence is None  # a prompt in a document's block is its example
+                if self.fence is None and not self._indented(m.start()):  # in a block, the document's example
+                    self.terminal = True
             elif self.fence is None:
                 self.fence = fence
             elif fence[0] == self.fence[0] and len(fence) >= len(self.fence) and not low[m.end("f"):m.end()].strip():
                 self.fence = None
         self.read = line_start
         return self.fence
+
+    def _indented(self, line_start: int) -> bool:
+        """Whether the line at LINE_START is in a document's indented block: indented four
+        columns or more after a blank or indented line."""
+        low = self.low
+        line_end = low.find("\n", line_start)
+        if not low[line_start:len(low) if line_end == -1 else line_end].expandtabs().startswith("    "):
+            return False
+        previous = low[low.rfind("\n", 0, max(line_start - 1, 0)) + 1:max(line_start - 1, 0)]
+        return line_start > 0 and (not previous.strip() or previous.expandtabs().startswith("    "))
 
     def output_after(self, command_start: int, command_end: int) -> tuple[int, str | None]:
         """Where the output of the command from COMMAND_START to COMMAND_END is read after (its
