@@ -665,3 +665,12 @@ def test_a_document_s_prompt_like_line_leaves_its_later_examples_in_their_blocks
     heading and prose after it are kept."""
     text = f"# Widgets\n\n{opening}" + DOC_EXAMPLE
     assert _scan(text) == text
+
+
+@pytest.mark.parametrize("prompt", ["❯ ", "➜  widgets ", "λ ", "+ ", "(venv) ❯ "])
+def test_a_fence_printed_after_a_theme_s_sign_or_a_trace_opens_no_document_block(prompt: str) -> None:
+    """A command given a file after a theme's sign or a trace's ``+`` is a terminal's: the
+    fence ``head`` printed then opens no block, so a later decrypted file runs over its fences."""
+    text = (f"{prompt}head -4 README.md\n# widgets\n\n```sh\nmake build\n"
+            f"{prompt}gpg -d runbook.md.gpg\n# Prod runbook\n\n```\nssh ops@db1\n```\n{SECRET}\n")
+    assert SECRET not in _scan(text), _scan(text)

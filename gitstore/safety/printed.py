@@ -301,15 +301,18 @@ _FENCE_LINE = lazy.Pattern(r"^[ \t]*+(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*", re
 # names a user, host or folder (``root@box:~#``, not a Markdown heading or quote, nor "C# is"),
 # Fedora's bracketed one naming a user and host (``[me@box w]$``), a user and host then up to
 # two words before ``$`` or ``%`` (``me@box ~ %``; before ``#``, root's alone: not an address
-# and its comment), an environment's name before any, or PowerShell's (not a sign alone, ``❯``,
-# nor a ``+``, that a line of prose or a list item may open with), a word after it, not a number
-# (``(USD) $ 20``); and a fence line (``_FENCE_LINE``): what ``_Blocks`` reads.
+# and its comment), an environment's name before any, or PowerShell's, a word after it, not a number
+# (``(USD) $ 20``); a theme's sign or ``set -x``'s ``+`` only before a command given an option,
+# a path or a file (``❯ head -4 README.md``, not ``❯ Next steps``); and a fence line
+# (``_FENCE_LINE``): what ``_Blocks`` reads.
 _SHOWN_LINE = lazy.Pattern(
     r"^[ \t]*+(?:(?P<f>`{3,}+(?=[^`\n]*$)|~{3,}+)[^\n]*"
     r"|" + _ENV + r"(?:(?![\d.,]++%|\[[^\s@\]]{0,80}+\][$%])[^\s$#%>]{0,80}+[$%]"
     r"|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]"
     r"|\[[^\n\]@]{0,80}+@[^\n\]]{1,80}+\][$#%]|" + _USER_AT_HOST + r"[$%]|(?=root@)" + _USER_AT_HOST + "#|"
-    + _PS_PROMPT + r")[ \t]+(?!\d)\S)",
+    + _PS_PROMPT + r")[ \t]+(?!\d)\S"
+    r"|" + _ENV + r"(?:\+{1,8}+|" + _GLYPHS + r")[ \t]+[a-z][\w.+-]{0,64}+[ \t]+"
+    r"(?:--?[a-z0-9]|[^\s/]{0,80}+/|[\w-]{1,80}+\.[a-z0-9]{1,8}+(?![^\s]))[^\n]*)",
     re.MULTILINE,
 )
 # Between a document's block holding a command alone and the next one, which shows what it
