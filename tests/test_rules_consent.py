@@ -519,8 +519,8 @@ def test_personal_memory_an_earlier_layout_kept_in_the_repository_is_moved_whole
                "refs/memory/v1/payloads/local").split()
     assert len(refs) == 2
     git(root, "fetch", "-q", str(local), *[f"{ref}:{ref}" for ref in refs])
-    for ref in refs:
-        git(local, "update-ref", "-d", ref)
+    for name in refs:
+        git(local, "update-ref", "-d", name)
     for log in state_dir(pygit2.Repository(str(root))).glob("payloads-local-*"):
         log.unlink()  # that version logged no payload snapshot
     doctor = gitstore("doctor", cwd=root).stdout

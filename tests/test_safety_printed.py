@@ -578,7 +578,7 @@ def test_a_command_a_shell_traced_is_read_up_to_the_trace_s_next_command(command
 def test_a_plus_line_ends_only_a_traced_command_s_output() -> None:
     """A decrypted file's Markdown list (``+ item``) is what ``gpg`` printed, not a trace."""
     text = f"$ gpg -d notes.md.gpg\n+ {S2}\n+ {SECRET}\n$ ls\nREADME.md\n"
-    assert _scan(text) == f"$ gpg -d notes.md.gpg\n[REDACTED:command-secret]\n[REDACTED:command-secret]\n$ ls\nREADME.md\n"
+    assert _scan(text) == "$ gpg -d notes.md.gpg\n[REDACTED:command-secret]\n[REDACTED:command-secret]\n$ ls\nREADME.md\n"
 
 
 @pytest.mark.parametrize("text", [
