@@ -23,7 +23,7 @@ import pygit2
 
 from gitstore.errors import IntegrityError
 from gitstore.providers._base import NAMESPACES
-from gitstore.providers._gitdirs import common_dir, open_local, ref_names
+from gitstore.providers._gitdirs import common_dir, open_local, ref_names, state_dir
 from gitstore.providers._names import PREFIX
 
 LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
@@ -232,6 +232,42 @@ def unmade(repo: pygit2.Repository, folder: Path, current: str) -> list[tuple[st
         if others:
             found.append((ref, others))
     return found
+
+
+def misplaced_refs(repo: pygit2.Repository) -> list[str]:
+    """This clone's local records and payload refs in the repository itself, where a push can
+    send them (an earlier version kept them there): ``this_clones``."""
+    kept = _kept_local(repo)
+    return [name for name in _local_names(repo) if this_clones(repo, name, kept)]
+
+
+def stray_local_refs(repo: pygit2.Repository) -> list[str]:
+    """Local records and payload refs in the repository itself that are not this clone's
+    (``this_clones``): another clone's personal memory, pushed by someone and brought by a
+    plain fetch into this clone's names. Never read, never moved into the local namespace."""
+    kept = _kept_local(repo)
+    return [name for name in _local_names(repo) if not this_clones(repo, name, kept)]
+
+
+def this_clones(repo: pygit2.Repository, name: str, kept: set[str]) -> bool:
+    """Whether the local namespace's ref ``name``, found in the repository itself, is this
+    clone's (an earlier version kept personal memory there): the clone logged its writer's
+    local records ref (a payload snapshot goes with its records), and the local namespace holds
+    no ref of that name (``kept``: its records and payload refs), which one found here would
+    overwrite: this clone's own are moved once, so a second one is another clone's."""
+    records = name.replace(f"{PREFIX}payloads/", f"{PREFIX}records/", 1)
+    return name not in kept and not never_logged(state_dir(repo), records)
+
+
+def _kept_local(repo: pygit2.Repository) -> set[str]:
+    local = open_local(repo, create=False)
+    if local is None:
+        return set()
+    return set(ref_names(local, PREFIX + "records/local/")) | set(ref_names(local, PREFIX + "payloads/local/"))
+
+
+def _local_names(repo: pygit2.Repository) -> list[str]:
+    return sorted(ref_names(repo, PREFIX + "records/local/") + ref_names(repo, PREFIX + "payloads/local/"))
 
 
 def logged_refs(folder: Path) -> list[str]:

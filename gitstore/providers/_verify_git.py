@@ -30,7 +30,7 @@ from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
 from gitstore.providers._message import Append, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow, unmended, unmended_tips
-from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
+from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound, stray_local_refs
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
     read_tree, read_tree_bytes, take_records, tree_id,
@@ -119,8 +119,6 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
         report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state)
                                if ref not in broken)
     if not local:
-        from gitstore.providers.git import stray_local_refs
-
         stray = set(stray_local_refs(repo))
     for name in ref_names(repo, PREFIX):
         report.refs += 1

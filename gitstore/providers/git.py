@@ -91,8 +91,8 @@ from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
-    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, never_logged, note_made,
-    restorable, rewound, tips_log, wrote_as,
+    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, misplaced_refs,
+    note_made, restorable, rewound, stray_local_refs, this_clones, tips_log, wrote_as,
 )
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
@@ -221,7 +221,7 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
-            if ns == "local" and not _this_clones(repo, name, kept):  # another clone's, pushed and fetched: not read
+            if ns == "local" and not this_clones(repo, name, kept):  # another clone's, pushed and fetched: not read
                 continue
             found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
         elif (line := fetched_line(name)) is not None:
@@ -246,42 +246,6 @@ def _fetched_info(name: str, line: tuple[str, str, bool], repo: pygit2.Repositor
 def records_state(tips: Iterable[pygit2.Oid]) -> str:
     """A digest of records tips, whatever their order."""
     return hashlib.sha1("".join(sorted(map(str, tips))).encode("ascii")).hexdigest()
-
-
-def misplaced_refs(repo: pygit2.Repository) -> list[str]:
-    """This clone's local records and payload refs in the repository itself, where a push can
-    send them (an earlier version kept them there): ``_this_clones``."""
-    kept = _kept_local(repo)
-    return [name for name in _local_names(repo) if _this_clones(repo, name, kept)]
-
-
-def stray_local_refs(repo: pygit2.Repository) -> list[str]:
-    """Local records and payload refs in the repository itself that are not this clone's
-    (``_this_clones``): another clone's personal memory, pushed by someone and brought by a
-    plain fetch into this clone's names. Never read, never moved into the local namespace."""
-    kept = _kept_local(repo)
-    return [name for name in _local_names(repo) if not _this_clones(repo, name, kept)]
-
-
-def _this_clones(repo: pygit2.Repository, name: str, kept: set[str]) -> bool:
-    """Whether the local namespace's ref ``name``, found in the repository itself, is this
-    clone's (an earlier version kept personal memory there): the clone logged its writer's
-    local records ref (a payload snapshot goes with its records), and the local namespace holds
-    no ref of that name (``kept``: its records and payload refs), which one found here would
-    overwrite: this clone's own are moved once, so a second one is another clone's."""
-    records = name.replace(f"{PREFIX}payloads/", f"{PREFIX}records/", 1)
-    return name not in kept and not never_logged(state_dir(repo), records)
-
-
-def _kept_local(repo: pygit2.Repository) -> set[str]:
-    local = open_local(repo, create=False)
-    if local is None:
-        return set()
-    return set(ref_names(local, PREFIX + "records/local/")) | set(ref_names(local, PREFIX + "payloads/local/"))
-
-
-def _local_names(repo: pygit2.Repository) -> list[str]:
-    return sorted(ref_names(repo, PREFIX + "records/local/") + ref_names(repo, PREFIX + "payloads/local/"))
 
 
 def move_local_refs(repo: pygit2.Repository) -> list[str]:
