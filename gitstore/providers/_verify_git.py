@@ -115,10 +115,10 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
     broken = broken_refs(repo, PREFIX)
     report.refs += len(broken)
     report.problems.extend(Problem(name, BROKEN_REF) for name in broken)
+    stray: set[str] = set()  # another clone's personal memory in the repository's own refs
     if not local:  # every ref this clone logged, wherever it should be
         report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state)
                                if ref not in broken)
-    if not local:
         stray = set(stray_local_refs(repo))
     for name in ref_names(repo, PREFIX):
         report.refs += 1
@@ -127,10 +127,11 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
             report.problems.append(Problem(name, "unexpected ref under refs/memory/v1/"))
             continue
         kind, namespace, writer = parts
+        if name in stray:  # never read: nothing of it to check
+            report.problems.append(Problem(name, STRAY.format(name)))
+            continue
         if namespace == "local" and not local:
-            report.problems.append(Problem(name, STRAY.format(name) if name in stray else MISPLACED))
-            if name in stray:
-                continue
+            report.problems.append(Problem(name, MISPLACED))
         acked = last_acknowledged(state, name)  # before the ref: what it says was acknowledged by then
         try:
             target = repo.references[name].target

@@ -76,7 +76,7 @@ from posixpath import basename, dirname, join, normpath
 from typing import TYPE_CHECKING
 
 from gitstore.promote.gates._common import (
-    CommittedFiles, Finding, base_revision, blob_id, blobs, committed_paths, files_of_change, files_only, git,
+    CommittedFiles, Finding, base_revision, blob_id, blobs, committed_paths, entries, files_of_change, files_only, git,
     git_later, in_parallel, not_regular, parser, relative, report, run, top_level, tree_entries,
 )
 from gitstore.errors import GitstoreError
@@ -138,15 +138,9 @@ def _as_committed(root: Path, wiki_rel: str) -> Iterator[Path]:
     import shutil
     import tempfile
 
-    listing = ("ls-tree", "-r", "-z", "--full-tree", tip) if tip else ("ls-files", "-s", "-z")
-    done = git("--literal-pathspecs", *listing, "--", wiki_rel, cwd=root, keep_index=True)
-    held: dict[str, tuple[str, str]] = {}
-    for entry in done.stdout.split(b"\0"):
-        meta, tab, path = entry.partition(b"\t")
-        parts = meta.split()
-        if not tab or len(parts) != 3 or (not tip and parts[2] != b"0"):  # ls-files: a conflict's stages
-            continue
-        held[path.decode("utf-8", "surrogateescape")] = (parts[0].decode(), parts[2 if tip else 1].decode())
+    held = entries(root, tip, (wiki_rel,), keep_index=True)
+    if held is None:
+        raise GitstoreError(f"git cannot list {wiki_rel} as {tip or 'the index being committed'} holds it")
     contents = blobs(root, sorted({oid for mode, oid in held.values() if mode in _WRITTEN}))
     copy = tempfile.mkdtemp(prefix="gitstore-okf-")
     try:
