@@ -65,6 +65,7 @@ from gitstore import _jsontext
 from gitstore._shown import one_line
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, shown_in, shown_ref, snapshot_of
+from gitstore.providers._packs import Database
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, peeled,
     read_blob,
@@ -564,8 +565,9 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
                        else f"points at a {found.type_str}, not a commit")
     old = _tree_of(repo, before)
     count, dropped, added = 0, set(), set()
+    odb = Database(repo)
     try:
-        for status, path, mode, oid in changes(repo.odb, old, found.tree_id.raw):
+        for status, path, mode, oid in changes(odb, old, found.tree_id.raw):
             match = _PAYLOAD.match(path)
             if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
                 return Checked(count, one_line(f"{path} is at the wrong path"))  # a pushed name: one line
@@ -577,7 +579,7 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
                 continue
             if mode != BLOB_MODE:
                 return Checked(count, f"{path} is not a regular file")
-            if sha256_digest(read_blob(repo.odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
+            if sha256_digest(read_blob(odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
                 return Checked(count, f"payload {path} does not match its digest")
             added.add("sha256:" + match.group(4))
             count += 1

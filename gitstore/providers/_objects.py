@@ -33,7 +33,7 @@ from typing import BinaryIO
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir
-from gitstore.providers._packs import NO_LIMIT, Objects
+from gitstore.providers._packs import NO_LIMIT, Database, Objects, headers_of, object_header, read_header
 
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
@@ -149,7 +149,7 @@ def load_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object:
     """``repo[oid]`` (a commit, or whatever else is there) once its header shows it is no
     bigger than an append's commit can be; ``Oversized`` otherwise, nothing of it inflated.
     KeyError when it is missing."""
-    kind, size = repo.odb.read_header(oid)
+    kind, size = read_header(repo, oid)
     if size > MAX_COMMIT_BYTES:
         raise Oversized(_NAMES.get(kind, b"object").decode(), oid.raw, size, MAX_COMMIT_BYTES)
     return repo[oid]
@@ -180,7 +180,7 @@ def peeled(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Oid:
     found = oid
     for _ in range(MAX_TAG_DEPTH):
         try:
-            kind, size = repo.odb.read_header(found)
+            kind, size = read_header(repo, found)
             if kind != pygit2.GIT_OBJECT_TAG or size > MAX_TAG_BYTES:
                 break
             tag = repo[found]
@@ -194,7 +194,7 @@ def peeled(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Oid:
 
 def _is_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> bool:
     try:
-        return repo.odb.read_header(oid)[0] == pygit2.GIT_OBJECT_COMMIT
+        return read_header(repo, oid)[0] == pygit2.GIT_OBJECT_COMMIT
     except (KeyError, ValueError, pygit2.GitError):
         return False
 
@@ -237,11 +237,12 @@ class PackFirst:
     def __init__(self, repo: pygit2.Repository) -> None:
         self.odb = repo.odb
         self._objects = common_dir(repo) / "objects"
+        self._folder = str(self._objects)
         self._packs: pygit2.Odb | None = None  # opened at the first read
         self.misses = 0
 
     def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        return self.odb.read_header(oid)
+        return object_header(self._folder, headers_of(self._folder), self.odb, oid)
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
@@ -255,7 +256,7 @@ class PackFirst:
         return self.odb.read(oid)
 
 
-Source = pygit2.Odb | Objects | PackFirst  # the object database, it and pack slices, or it packs first
+Source = Database | Objects | PackFirst  # the object database, it and pack slices, or it packs first
 
 
 def _read(odb: Source, oid: bytes, kind: int, what: str, limit: int = NO_LIMIT) -> bytes:
@@ -265,13 +266,12 @@ def _read(odb: Source, oid: bytes, kind: int, what: str, limit: int = NO_LIMIT) 
         data = odb.slices.read(oid, kind, limit)
         if data is not None:
             return data
-        odb = odb.odb
     try:
-        if limit != NO_LIMIT:  # libgit2 reads the header alone (a delta's, its result's size)
-            size = odb.read_header(pygit2.Oid(raw=oid))[1]  # type: ignore[union-attr]
+        if limit != NO_LIMIT:  # the header alone (a delta's, its result's size): see ``object_header``
+            size = odb.read_header(pygit2.Oid(raw=oid))[1]
             if size > limit:
                 raise Oversized(what, oid, size, limit)
-        found, data = odb.read(pygit2.Oid(raw=oid))  # type: ignore[union-attr]
+        found, data = odb.read(pygit2.Oid(raw=oid))
     except KeyError:
         raise Unreadable(f"{what} {oid.hex()} is missing") from None
     except (pygit2.GitError, ValueError) as exc:  # a corrupt loose object, flipped pack bytes

@@ -37,6 +37,12 @@ pack's; naming pairs took the misses after the map from 572,000 to 106,000. Aski
 pack first matters for memory too: a miss on ids sharing three bytes compares whole ids in
 the other pack's index, a page that stays resident until the next release.
 
+Headers: an object's type and size, which a bounded read asks before it inflates anything,
+are read here too (``object_header``), from its pack entry (through its chain of deltas) or its
+loose file, not through libgit2's ``read_header``: that fails part way through a chain whose
+base is damaged holding the size it read, and pygit2 then writes the end of its error's text
+that many bytes past a 41-byte buffer.
+
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
 every ``RESIDENT`` bytes read (a page counted for each object) the maps (packs and indexes)
 are told to drop their pages (the
@@ -72,6 +78,12 @@ _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", 
 _U32 = struct.Struct(">I")
 _U16X2 = struct.Struct("<HH").pack
 _FANOUT = struct.Struct(">256I")
+_WHOLE = frozenset(_NAMES) | {pygit2.GIT_OBJECT_TAG}
+_KINDS = {b"commit": pygit2.GIT_OBJECT_COMMIT, b"tree": pygit2.GIT_OBJECT_TREE, b"blob": pygit2.GIT_OBJECT_BLOB,
+          b"tag": pygit2.GIT_OBJECT_TAG}
+_OFS_DELTA, _REF_DELTA = 6, 7
+MAX_DELTA_CHAIN = 10_000  # git writes chains of 50 by default and of at most 4,095
+MAX_ENDS = 1 << 16  # deltas a pack remembers the type of (see _resolved)
 
 
 class _Pack:
@@ -102,6 +114,7 @@ class _Pack:
             self.close()
             raise ValueError(f"{index}: truncated")
         self._keys: array[int] | None = None  # read at the first lookup (see _read_keys)
+        self.ends: dict[int, int] = {}  # a delta's offset -> the type its chain of bases ends at
         self._starts = (0, *self._fanout[:255])
 
     def _read_keys(self) -> array[int]:
@@ -220,13 +233,144 @@ def _inflated(pack: mmap.mmap, start: int, size: int) -> bytes | None:
     return b"".join(parts) if got == size and inflater.eof else None
 
 
+def _entry(pack: mmap.mmap, at: int) -> tuple[int, int, int]:
+    """(type, size, length of the header) of the pack entry at offset ``at``; ValueError when
+    the offset or the header runs outside the pack's entries."""
+    head = pack[at:min(at + 11, len(pack) - 20)] if 12 <= at else b""
+    if not head:
+        raise ValueError(f"an entry at offset {at} lies outside the pack")
+    byte = head[0]
+    size, shift, i = byte & 0x0F, 4, 1
+    while byte & 0x80:
+        if i == len(head):
+            raise ValueError(f"the entry at offset {at} has no end to its size")
+        byte = head[i]
+        size |= (byte & 0x7F) << shift
+        shift += 7
+        i += 1
+    return (head[0] >> 4) & 7, size, i
+
+
+def _delta_size(pack: mmap.mmap, start: int) -> int:
+    """The size of the object a delta whose zlib stream starts at ``start`` makes: the second
+    of the two numbers the delta begins with (its base's size, then its result's)."""
+    inflater = zlib.decompressobj()
+    try:  # 64 bytes hold the two numbers unless a block's own header is long
+        head = inflater.decompress(pack[start:start + 64], 20)
+        if len(head) < 20 and not inflater.eof:
+            head += inflater.decompress(inflater.unconsumed_tail + pack[start + 64:start + 1024], 20 - len(head))
+    except zlib.error as exc:
+        raise ValueError(f"the delta at offset {start} cannot be inflated ({exc})") from None
+    at = value = 0
+    for _ in range(2):
+        value = shift = 0
+        while True:
+            if at == len(head):
+                raise ValueError(f"the delta at offset {start} is cut short")
+            byte = head[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+    return value
+
+
+def _base_offset(pack: mmap.mmap, at: int, start: int) -> tuple[int, int]:
+    """(where the base of the offset delta at ``at`` starts, how many bytes from ``start`` said
+    so), in git's encoding of the distance back."""
+    data = pack[start:start + 10]
+    if not data:
+        raise ValueError(f"the delta at offset {at} is cut short")
+    byte = data[0]
+    back, i = byte & 0x7F, 1
+    while byte & 0x80:
+        if i == len(data):
+            raise ValueError(f"the delta at offset {at} names no base")
+        byte = data[i]
+        i += 1
+        back = ((back + 1) << 7) | (byte & 0x7F)
+    if not 0 < back <= at - 12:
+        raise ValueError(f"the delta at offset {at} names a base outside the pack")
+    return at - back, i
+
+
+def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int]:
+    """(type, size) of the object whose entry is at ``at`` in ``pack``: a whole object's own
+    header; a delta's result size, and the type of the whole object its chain of bases ends at
+    (a base named by id is looked up in these packs). ValueError when any of it is damaged."""
+    kind, size, used = _entry(pack.pack, at)
+    if kind in _WHOLE:
+        return kind, size
+    result = 0
+    passed: list[tuple[_Pack, int]] = []
+    for step in range(MAX_DELTA_CHAIN):
+        known = pack.ends.get(at) if step else None  # the first delta's own result size is read first
+        if known is not None:
+            kind = known
+            break
+        passed.append((pack, at))
+        if kind == _OFS_DELTA:
+            (base, named), base_pack = _base_offset(pack.pack, at, at + used), pack
+        elif kind == _REF_DELTA:
+            base_id = pack.pack[at + used:at + used + 20]
+            found = slices._find(base_id) if len(base_id) == 20 else None
+            if found is None:
+                raise ValueError(f"the delta at offset {at} of {pack.name} names a base that is not here")
+            (base_pack, base), named = found, 20
+        else:
+            raise ValueError(f"the entry at offset {at} of {pack.name} has no object type ({kind})")
+        if not step:
+            result = _delta_size(pack.pack, at + used + named)
+        pack, at = base_pack, base
+        kind, _, used = _entry(pack.pack, at)
+        if kind in _WHOLE:
+            break
+    else:
+        raise ValueError(f"a delta chain in {pack.name} is longer than {MAX_DELTA_CHAIN}")
+    for held, where in passed:  # deltas share their bases: the next read through one stops there
+        if len(held.ends) >= MAX_ENDS:
+            held.ends.clear()
+        held.ends[where] = kind
+    return kind, result
+
+
+def loose_header(objects: str, oid: bytes) -> tuple[int, int] | None:
+    """(type, size) of object ``oid`` from the header of its loose file in ``objects``, only
+    that much of it inflated; None when there is no such file; ValueError when it is damaged."""
+    name = oid.hex()
+    try:
+        with open(f"{objects}/{name[:2]}/{name[2:]}", "rb") as file:
+            start = file.read(128)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        head = zlib.decompressobj().decompress(start, 40)
+    except zlib.error as exc:
+        raise ValueError(f"loose object {name} cannot be inflated ({exc})") from None
+    kind, space, rest = head.partition(b" ")
+    size, end, _ = rest.partition(b"\0")
+    if not space or not end or kind not in _KINDS or not size.isdigit() or len(size) > 20:
+        raise ValueError(f"loose object {name} has no header")
+    return _KINDS[kind], int(size)
+
+
+def _stamp(folder: Path) -> tuple[int, int] | None:
+    try:
+        found = folder.stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_ino
+
+
 class PackSlices:
     """The packs of one object folder as they were when opened: ``read`` finds an object in
     them, or answers None (then ask the object database)."""
 
     def __init__(self, objects: Path) -> None:
         self._packs: list[_Pack] = []
-        folder = objects / "pack"
+        self._folder = folder = objects / "pack"
+        self._stamp = _stamp(folder)
         try:
             indexes = sorted(folder.glob("pack-*.idx"), key=lambda p: p.stat().st_mtime, reverse=True)
         except OSError:
@@ -245,6 +389,26 @@ class PackSlices:
     def read(self, oid: bytes, kind: int, limit: int = NO_LIMIT) -> bytes | None:
         """Object ``oid``'s bytes when it is a whole object of ``kind`` of at most ``limit``
         bytes in one of these packs (stored or deflated), checked; else None."""
+        found = self._find(oid)
+        if found is None:
+            return None
+        pack, at = found
+        data = _whole(pack.pack, at, kind, oid, limit)
+        if data is not None:
+            self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
+            if self._read >= RESIDENT:
+                self.release()
+        return data
+
+    def header(self, oid: bytes) -> tuple[int, int] | None:
+        """(type, size) of object ``oid`` from its entry in one of these packs, through its
+        delta chain when it is a delta, nothing of it inflated but a delta's first bytes; None
+        when these packs lack it; ValueError when its entry or chain is damaged."""
+        found = self._find(oid)
+        return None if found is None else _resolved(self, *found)
+
+    def _find(self, oid: bytes) -> tuple[_Pack, int] | None:
+        """The pack holding ``oid`` and where in it, or None."""
         packs = self._packs
         if not packs:
             return None
@@ -278,12 +442,7 @@ class PackSlices:
                 if at is None:
                     return None
             self._last = first
-        data = _whole(pack.pack, at, kind, oid, limit)
-        if data is not None:
-            self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
-            if self._read >= RESIDENT:
-                self.release()
-        return data
+        return pack, at
 
     def _search(self, oid: bytes) -> tuple[_Pack, int] | None:
         """The pack holding ``oid`` (the last one an object came from lacks it) and where: the
@@ -329,6 +488,10 @@ class PackSlices:
                     owners[prefix] = _SHARED
         return owners
 
+    def stale(self) -> bool:
+        """Whether the pack folder changed since these packs were opened."""
+        return _stamp(self._folder) != self._stamp
+
     def release(self) -> None:
         """Drop the pages reads touched from the resident set (they stay in the page cache)."""
         self._read = 0
@@ -368,9 +531,69 @@ class Objects:
             self._slices = PackSlices(self._folder)
         return self._slices
 
+    def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
+        return self.odb.read(oid)
+
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
+        return object_header(str(self._folder), self.slices, self.odb, oid)
+
     def close(self) -> None:
         if self._slices is not None:
             self._slices.close()
+
+
+def object_header(objects: str, slices: PackSlices, odb: Reader, oid: pygit2.Oid) -> tuple[int, int]:
+    """(type, size) of object ``oid`` from the headers git wrote: its pack entry's (through its
+    delta chain), or its loose file's in folder ``objects``, read here; ValueError when what
+    is there is damaged, KeyError when it is nowhere. Only an object in neither (in an
+    alternate, or in a pack written since ``slices`` were opened) is asked of ``odb``:
+    libgit2's ``read_header`` may fail part way through a damaged delta chain holding the
+    size it had read, and pygit2 then ends the error's text that far past its buffer (a
+    crash, or the stack overwritten)."""
+    raw = oid.raw
+    found = slices.header(raw)
+    if found is None:
+        found = loose_header(objects, raw)
+    if found is None and slices.stale():
+        found = headers_of(objects, fresh=True).header(raw)
+    return odb.read_header(oid) if found is None else found
+
+
+_HEADERS: dict[str, PackSlices] = {}
+
+
+def headers_of(objects: str, fresh: bool = False) -> PackSlices:
+    """The packs of object folder ``objects`` that this process reads headers from, opened
+    at the first read, and again when ``fresh`` (the packs a reader still uses are never
+    closed under it: dropped, they are unmapped once no one holds them)."""
+    slices = _HEADERS.get(objects)
+    if slices is None or fresh:
+        slices = _HEADERS[objects] = PackSlices(Path(objects))
+    return slices
+
+
+def read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int]:
+    """``object_header`` of ``oid`` in ``repo``."""
+    objects = str(common_dir(repo) / "objects")
+    return object_header(objects, headers_of(objects), repo.odb, oid)
+
+
+class Database:
+    """A repository's object database as libgit2 reads it, but for headers, read as
+    ``object_header`` reads them: what ``_objects``'s readers take in place of ``repo.odb``."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.odb = repo.odb
+        self._folder = str(common_dir(repo) / "objects")
+
+    def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
+        return self.odb.read(oid)
+
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
+        return object_header(self._folder, headers_of(self._folder), self.odb, oid)
+
+    def __contains__(self, oid: pygit2.Oid) -> bool:
+        return oid in self.odb
 
 
 @contextmanager

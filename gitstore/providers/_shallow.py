@@ -28,6 +28,7 @@ from pathlib import Path
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir, git_env
+from gitstore.providers._packs import read_header
 
 SHALLOW_NOTE = "history is shallow here"
 SHALLOW = (f"{SHALLOW_NOTE} (a fetch or clone with `--depth` cut memory's history short, so it reads as "
@@ -76,7 +77,7 @@ def _cut_append(repo: pygit2.Repository, oid: str) -> bool:
     shallow file as not there. A clone whose code alone is shallow (a CI checkout with depth 1)
     then asks git nothing more at each read; False when the commit is not here."""
     try:
-        kind, _ = repo.odb.read_header(oid)
+        kind, _ = read_header(repo, pygit2.Oid(hex=oid))
         if kind != pygit2.GIT_OBJECT_COMMIT:
             return False
         data = repo.odb.read(oid)[1]

@@ -89,7 +89,7 @@ from gitstore.providers._shallow import (SHALLOW, cut_commits, cut_refs, names_c
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
-from gitstore.providers._packs import Objects
+from gitstore.providers._packs import Database, Objects
 from gitstore.providers._tips import (
     LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, made_here, misplaced_refs,
     note_made, restorable, rewound, stray_local_refs, this_clones, tips_log, wrote_as,
@@ -698,7 +698,7 @@ class GitProvider:
         if len(changes) < MERGE_FROM:
             oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
             return _builder_tree(repo, base, oids) or repo.TreeBuilder().write()
-        reader = reader or TreeReader(repo.odb)
+        reader = reader or TreeReader(Database(repo))
         try:
             merged = _merge_tree(reader, writer, base.id.raw if base is not None else None, changes, stored)
         except Unreadable as exc:
@@ -1654,7 +1654,7 @@ class GitProvider:
 
         def unchecked() -> Iterator[Stored]:
             for info, tip, name in tips:
-                reader = TreeReader(info.repo.odb)
+                reader = TreeReader(Database(info.repo))
                 for header, oid, tree in self._since(info, tip, marks.get(name)):
                     for position, (digest, kind, stream) in enumerate(header.lines):
                         if kind in wanted:
@@ -2067,7 +2067,7 @@ def _blob_at(info: RefInfo, reader: TreeReader, tree: bytes, path: str, commit: 
 def _blob(repo: pygit2.Repository, oid: pygit2.Oid, where: str = "blob") -> bytes:
     """A blob's bytes, or IntegrityError naming ``where`` when it cannot be read."""
     try:
-        return read_blob(repo.odb, oid.raw)
+        return read_blob(Database(repo), oid.raw)
     except Unreadable as exc:
         raise IntegrityError(f"{where}: {exc}; run `gitstore verify`") from None
 
@@ -2121,7 +2121,7 @@ class _Readers:
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            fallback = PackFirst(repo) if self.packs_first else repo.odb
+            fallback = PackFirst(repo) if self.packs_first else Database(repo)
             odb = Objects(repo, fallback) if self.slices else fallback
             found = self._readers[repo.path] = TreeReader(odb)
         return found

@@ -1,0 +1,231 @@
+"""Objects' types and sizes read from the headers git wrote (a loose file's, a pack entry's
+through its chain of deltas), checked against git's own answers, and damage to a delta's
+base refused with a plain error: libgit2's ``read_header`` fails part way through such a chain
+holding the size it read, and pygit2 then wrote past its buffer (a crash, or a stack
+overwritten, and an error text with whatever bytes followed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.providers._packs import read_header
+
+from .conftest import git
+
+KINDS = {"commit": pygit2.GIT_OBJECT_COMMIT, "tree": pygit2.GIT_OBJECT_TREE, "blob": pygit2.GIT_OBJECT_BLOB,
+         "tag": pygit2.GIT_OBJECT_TAG}
+
+
+@pytest.fixture(autouse=True)
+def _fixed_dates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same commits, so the same ids and the same packing, on every run."""
+    for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(name, "1767225600 +0000")
+
+
+def _history(root: Path, offsets: bool) -> Path:
+    """A repository whose files grew by a line and had one more changed in each of a dozen
+    commits, repacked so that most of its blobs and trees are deltas in chains (their bases
+    named by offset, or by id), then given a commit and an annotated tag left loose."""
+    git(root.parent, "init", "-q", root.name)
+    for step in range(12):
+        for folder in ("a", "a/b", "c"):
+            (root / folder).mkdir(parents=True, exist_ok=True)
+            lines = [f"line {n} of {folder}" for n in range(60 + step)]
+            for earlier in range(step + 1):  # each version nearest the one before it: chains
+                lines[earlier * 5] = f"changed in step {earlier}"
+            (root / folder / "notes.txt").write_text("\n".join(lines) + "\n")
+        git(root, "add", "-A")
+        git(root, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", f"step {step}")
+    git(root, "-c", f"repack.useDeltaBaseOffset={str(offsets).lower()}", "repack", "-a", "-d", "-f", "-q",
+        "--window=50", "--depth=8")
+    (root / "late.txt").write_text("written after the repack\n")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "late")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@x", "tag", "-a", "-m", "a tag", "v1")
+    return root
+
+
+def _deltas(root: Path) -> list[tuple[str, int]]:
+    """(id, offset in its pack) of every delta in the repository's one pack."""
+    listing = git(root, "verify-pack", "-v", *map(str, (root / ".git/objects/pack").glob("*.idx")))
+    return [(fields[0], int(fields[4])) for line in listing.splitlines() if len(fields := line.split()) == 7]
+
+
+@pytest.mark.parametrize("offsets", [True, False], ids=["by-offset", "by-id"])
+def test_every_objects_type_and_size_are_what_git_says(tmp_path: Path, offsets: bool) -> None:
+    root = _history(tmp_path / "r", offsets)
+    deltas = _deltas(root)
+    assert len(deltas) > 20 and max(depth for depth in _depths(root)) > 1  # chains, not single deltas
+    assert (root / ".git/objects" / git(root, "rev-parse", "v1")[:2]).is_dir()  # a loose tag
+    repo = pygit2.Repository(str(root))
+    listed = git(root, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
+    for line in listed.splitlines():
+        name, kind, size = line.split()
+        assert read_header(repo, pygit2.Oid(hex=name)) == (KINDS[kind], int(size)), line
+    with pytest.raises(KeyError):
+        read_header(repo, pygit2.Oid(hex="13" * 20))
+
+
+def _depths(root: Path) -> list[int]:
+    listing = git(root, "verify-pack", "-v", *map(str, (root / ".git/objects/pack").glob("*.idx")))
+    return [int(fields[5]) for line in listing.splitlines() if len(fields := line.split()) == 7]
+
+
+def _base_field(data: bytes, at: int) -> int:
+    """Where the base of the delta entry at ``at`` is named: past its type-and-size header."""
+    i = at
+    while data[i] & 0x80:
+        i += 1
+    return i + 1
+
+
+@pytest.mark.parametrize("offsets", [True, False], ids=["by-offset", "by-id"])
+def test_a_delta_whose_base_is_not_in_the_pack_is_damage(tmp_path: Path, offsets: bool) -> None:
+    """Each delta's base, named by id, replaced by an id the pack lacks; or, named by offset,
+    by the farthest distance back its bytes can say: before the pack's start, for the deltas
+    near it, refused as such (a distance that stays inside lands on anything)."""
+    root = _history(tmp_path / "r", offsets)
+    pack = next((root / ".git/objects/pack").glob("*.pack"))
+    data = bytearray(pack.read_bytes())
+    deltas = _deltas(root)
+    outside = set()
+    for name, at in deltas:
+        field = _base_field(data, at)
+        if offsets:
+            end, back = field, 0x7F
+            while data[end] & 0x80:
+                data[end] = 0xFF
+                end += 1
+                back = ((back + 1) << 7) | 0x7F
+            data[end] = 0x7F
+            if back > at - 12:
+                outside.add(name)
+        else:
+            data[field:field + 20] = b"\x13" * 20
+    pack.chmod(0o644)
+    pack.write_bytes(bytes(data))
+    repo = pygit2.Repository(str(root))
+    for name, _ in deltas:
+        try:
+            read_header(repo, pygit2.Oid(hex=name))
+        except ValueError as exc:  # a distance that stays inside the pack lands anywhere: damage of any kind
+            if offsets and name not in outside:
+                continue
+            assert ("outside the pack" if offsets else "names a base that is not here") in str(exc)
+        else:
+            assert offsets and name not in outside, name
+    assert not offsets or outside
+
+
+def test_verify_of_a_store_whose_tree_delta_lost_its_base_exits_3_naming_it_in_plain_text(tmp_path: Path) -> None:
+    """A store repacked with its bases named by id, each delta's base then replaced by an id
+    the pack lacks: verify, in processes of different hash seeds (which change the order it
+    reads in), names the damage and exits 3, every character of what it prints printable."""
+    from .world import small_store
+
+    ctx, _ = small_store(tmp_path / "w")
+    root = ctx.workspace.root
+    git(root, "-c", "repack.useDeltaBaseOffset=false", "repack", "-a", "-d", "-f", "-q", "--window=250", "--depth=50")
+    git(root, "prune-packed")
+    pack = next((root / ".git/objects/pack").glob("*.pack"))
+    data = bytearray(pack.read_bytes())
+    deltas = _deltas(root)
+    assert deltas
+    for _, at in deltas:
+        field = _base_field(data, at)
+        data[field:field + 20] = b"\x13" * 20
+    pack.chmod(0o644)
+    pack.write_bytes(bytes(data))
+    for seed in ("1", "2", "3"):
+        done = subprocess.run([sys.executable, "-m", "gitstore", "verify"], cwd=root, capture_output=True, text=True,
+                              errors="replace", env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 3, (done.returncode, done.stderr[-2000:])
+        said = done.stdout + done.stderr
+        assert "names a base that is not here" in said and "Traceback" not in said, said
+        assert all(c.isprintable() for line in said.splitlines() for c in line), said
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _entry(kind: int, delta: bytes, base: bytes) -> bytes:
+    """A pack entry of ``kind`` (6, a delta on a base named by distance back; 7, by id)."""
+    import zlib
+
+    size = len(delta)
+    head = bytearray([(0x80 if size >> 4 else 0) | kind << 4 | size & 0x0F])
+    size >>= 4
+    while size:
+        head.append((0x80 if size >> 7 else 0) | size & 0x7F)
+        size >>= 7
+    return bytes(head) + base + zlib.compress(delta)
+
+
+def _distance(back: int) -> bytes:
+    """``back`` in git's encoding of an offset delta's distance to its base."""
+    out = [back & 0x7F]
+    back >>= 7
+    while back:
+        back -= 1
+        out.insert(0, 0x80 | back & 0x7F)
+        back >>= 7
+    return bytes(out)
+
+
+def _broken_chain_pack(objects: Path, claimed: bytes, result_size: int) -> None:
+    """A pack (and its version-2 index) of two entries: object ``claimed``, a delta whose
+    result would be ``result_size`` bytes, on a base that is itself a delta on a base named by
+    an id no pack holds."""
+    import hashlib
+    import struct
+    import zlib
+
+    inner_id = b"\x11" * 20
+    inner = _entry(7, _varint(10) + _varint(10) + b"\x01x", b"\x13" * 20)
+    outer_at = 12 + len(inner)
+    outer = _entry(6, _varint(10) + _varint(result_size) + b"\x01x", _distance(outer_at - 12))
+    body = b"PACK" + struct.pack(">II", 2, 2) + inner + outer
+    trailer = hashlib.sha1(body).digest()
+    rows = sorted([(inner_id, inner, 12), (claimed, outer, outer_at)])
+    fanout = b"".join(struct.pack(">I", sum(row[0][0] <= byte for row in rows)) for byte in range(256))
+    index = (b"\xfftOc" + struct.pack(">I", 2) + fanout + b"".join(row[0] for row in rows)
+             + b"".join(struct.pack(">I", zlib.crc32(row[1])) for row in rows)
+             + b"".join(struct.pack(">I", row[2]) for row in rows) + trailer)
+    index += hashlib.sha1(index).digest()
+    folder = objects / "pack"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"pack-{trailer.hex()}.pack").write_bytes(body + trailer)
+    (folder / f"pack-{trailer.hex()}.idx").write_bytes(index)
+
+
+def test_a_commit_whose_delta_chain_breaks_is_refused_in_a_process_that_goes_on(tmp_path: Path) -> None:
+    """A pack entry claiming a commit's id, a delta of 1 GiB whose chain of bases breaks a
+    step on: reading the commit's header (as every walk of a writer's history does, before the
+    commit is parsed) is a plain error, and the process goes on to say so."""
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", "r")
+    claimed = bytes.fromhex("5a" * 20)
+    _broken_chain_pack(root / ".git" / "objects", claimed, 1 << 30)
+    script = ("import sys, pygit2\n"
+              "from gitstore.providers._objects import load_commit\n"
+              f"repo = pygit2.Repository({str(root)!r})\n"
+              "try:\n"
+              f"    load_commit(repo, pygit2.Oid(hex={claimed.hex()!r}))\n"
+              "except ValueError as exc:\n"
+              "    print('refused:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, errors="replace")
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.startswith("refused: the delta at offset 12 of pack-") and "not here" in done.stdout, done.stdout
