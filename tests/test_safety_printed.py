@@ -575,6 +575,24 @@ def test_a_command_a_shell_traced_is_read_up_to_the_trace_s_next_command(command
     assert _scan(nested) == nested.replace(SECRET, "[REDACTED:command-secret]")
 
 
+@pytest.mark.parametrize("command", PROMPT_READS, ids=[c.split()[0] for c in PROMPT_READS])
+def test_a_substitution_a_shell_traced_loses_its_value_in_the_command_that_took_it(command: str) -> None:
+    """``export PW=$(pass show db)`` under ``set -x``: the substitution is shown one ``+``
+    deeper and prints nothing; the command after it, one level up, shows what it printed."""
+    redacted = "[REDACTED:command-secret]"
+    for took, hidden in ((f"+ export CONN={SECRET}", f"+ export CONN={redacted}"),
+                         (f"+ CONN={SECRET}", f"+ CONN={redacted}"),
+                         (f"+ curl -su admin:{SECRET} https://db.example.com", f"+ curl {redacted}")):
+        text = f"$ bash -x deploy.sh\n++ {command}\n{took}\n+ echo done\ndone\n"
+        assert _scan(text) == text.replace(took, hidden), _scan(text)
+    two = f"++ {command}\n++ date +%s\n+ export CONN={SECRET}\n+ ls\n"
+    assert _scan(two) == two.replace(SECRET, redacted)
+    nested = f"+++ {command}\n++ echo {SECRET}\n+ X={SECRET}\n+ ls\nREADME.md\n"
+    assert _scan(nested) == nested.replace(SECRET, redacted)
+    plain = f"++ date +%s\n+ T={SECRET}\n+ ls\n"  # a substitution of nothing secret
+    assert _scan(plain) == plain
+
+
 def test_a_plus_line_ends_only_a_traced_command_s_output() -> None:
     """A decrypted file's Markdown list (``+ item``) is what ``gpg`` printed, not a trace."""
     text = f"$ gpg -d notes.md.gpg\n+ {S2}\n+ {SECRET}\n$ ls\nREADME.md\n"

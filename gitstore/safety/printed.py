@@ -15,7 +15,9 @@ to the terminal, ``-o -`` too; ``keyring get`` a service and a user name, words 
 runs it (``env``, ``sudo -u deploy``, ``command``, ``time``, ``nice``, ``xargs -I{}``, ``uvx``, ``pipx run``...), with
 options before its subcommand (``gcloud --project p secrets``). What it prints, on the lines after its own up to a blank line, a prompt
 (in a terminal's text a plain one, PowerShell's, or one of the shape the command was shown at;
-for a command ``set -x`` traced, its next ``+`` line too; in a tool's output, after the command
+for a command ``set -x`` traced, its next ``+`` line too, and where it was a substitution (``++``)
+the value the next command one level up took, an assignment's or its arguments (``+ export
+PW=<it>``); in a tool's output, after the command
 the tool ran, none) or the end of the text, is redacted (``command-secret``); a command in a document's code block (fenced
 or indented) prints up to the block's end, or in the next block when it stands alone in its own
 (``_Blocks``): a fence ends a tool's or a terminal's output only there, and a block opens only
@@ -271,6 +273,16 @@ def _ends_pattern(env: bool, shape: str | None) -> lazy.Pattern:
 
 _ENDS_OUTPUT = {(env, shape): _ends_pattern(env, shape) for env in (False, True) for shape in (None, *_SHAPE_PATTERNS)}
 _TRACE_LINE = lazy.Pattern(r"[ \t]*\+{1,8}+[ \t]+\S")
+# The line ``set -x`` shows for the command a substitution's value went into (``++ pass show db``
+# then ``+ export PW=<what it printed>``): an assignment's value, or a command's arguments (the
+# value is among them: ``+ curl -u admin:<it> https://...``), not the names ``export`` takes.
+_TRACED = lazy.Pattern(
+    r"[ \t]*(?P<d>\+{1,8}+)[ \t]+(?:(?:(?:export|declare|local|readonly|typeset)(?:[ \t]+-\w{1,8}+){0,4}+[ \t]+)?"
+    r"[a-z_][a-z0-9_]{0,128}+(?:\[[^\]\n]{0,128}+\])?\+?="
+    r"|(?!(?:export|declare|local|readonly|typeset|unset)[ \t])[^\s=]{1,256}+[ \t]+)(?P<v>[^\n]*\S)?"
+)
+_TRACE_DEPTH = lazy.Pattern(r"[ \t]*(?P<d>\+{1,8}+)[ \t]+\S")
+_TRACE_LOOKAHEAD = 64  # lines after a substitution's command that the command taking its value is looked for in
 # A line reporting rather than printing: what a failed read says (kept, it tells what went wrong).
 _DIAGNOSTIC = lazy.Pattern(
     r"[ \t]*(?:\(?(?:(?:an[ \t]+)?error|warning|warn|fatal|usage|note|hint|no[ \t]+(?:secret|value|such))\b"
@@ -373,6 +385,8 @@ def printed_secret_hits(text: Text) -> Iterator[Hit]:
             shape = next((name for name in _SHAPE_PATTERNS if m.group(name) is not None), None)
             ends = _ENDS_OUTPUT[bool(m.group("env")), shape]
         start, end = _output(low, command_end, blanks=not alone, comments=command == "gpg", block=block, trace=trace, ends=ends)
+        if trace and len(m.group("trace")) > 1:  # a substitution: what it printed went into a command
+            yield from _substituted(low, max(end, command_end + 1), len(m.group("trace")))
         if start >= end:
             continue
         if command == "gpg":  # the plaintext of a file, blank lines and all
@@ -525,6 +539,29 @@ def _output(low: str, command_end: int, blanks: bool, comments: bool = False,
         lines += not blank or bool(lines)
         position = line_end + 1
     return start, min(position, limit)
+
+
+def _substituted(low: str, position: int, depth: int) -> Iterator[Hit]:
+    """The value of a command substitution ``set -x`` traced at DEPTH (its ``+`` signs), from
+    POSITION (its output's end) on: in the next line traced one level up, past the lines of
+    other substitutions of the same command (deeper or as deep) and what they printed; and, when
+    that command was a substitution too (``X=$(echo $(pass show db))``), in the one above it."""
+    for _ in range(_TRACE_LOOKAHEAD):
+        if position >= len(low):
+            return
+        line_end = low.find("\n", position)
+        line_end = len(low) if line_end == -1 else line_end
+        traced = _TRACE_DEPTH.match(low, position, line_end)
+        if traced is not None and len(traced.group("d")) < depth:
+            found = _TRACED.match(low, position, line_end)
+            if found is None or len(found.group("d")) != depth - 1:
+                return
+            if found.group("v"):
+                yield Hit(found.start("v"), found.end("v"), "command-secret", 3)
+            depth -= 1
+            if depth == 1:
+                return
+        position = line_end + 1
 
 
 def _bare_hits(low: str, start: int, end: int) -> Iterator[Hit]:
