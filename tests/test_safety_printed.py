@@ -544,6 +544,8 @@ PROMPTS = [
     "$ ", "me@box:~$ ", "[me@box widgets]$ ", "[root@box widgets]# ", "(venv) $ ", "(base) me@box:~/w$ ",
     "(venv) [me@box widgets]$ ", "user@host:~/dir $ ", "me@box ~ % ", "me@box widgets % ",
     "➜  widgets git:(main) ", "➜  widgets git:(main) ✗ ", "➜  widgets ", "❯ ", "λ ", "PS C:\\> ", "(venv) PS C:\\repo> ",
+    "me@box ~/widgets> ", "me@box /srv/w> ", "C:\\repo>", "C:\\Program Files\\w> ", "╰─❯ ", "└─$ ",
+    "[12:01:02] $ ", "[09:14] me@box:~/w$ ", "(base) (venv) $ ",
 ]
 PROMPT_READS = [
     "gpg -d notes.gpg",
@@ -556,13 +558,13 @@ PROMPT_READS = [
 @pytest.mark.parametrize("command", PROMPT_READS, ids=[c.split()[0] for c in PROMPT_READS])
 @pytest.mark.parametrize("prompt", PROMPTS)
 def test_a_command_at_any_common_prompt_is_read_and_the_next_prompt_ends_its_output(prompt: str, command: str) -> None:
-    """Whatever prompt a terminal shows (Fedora's brackets, a virtualenv's name, zsh's, a
-    theme's sign), the secret the command prints goes, and the next prompt, of the same shape,
+    """Whatever prompt a terminal shows (Fedora's brackets, a virtualenv's name or two, zsh's,
+    fish's, cmd.exe's, a theme's sign or clock, a two-line prompt's second line), the secret the command prints goes, and the next prompt, of the same shape,
     ends what it printed: the next command and its output stay."""
     text = f"{prompt}{command}\n{SECRET}\n{prompt}ls\nREADME.md\n"
     assert _scan(text) == text.replace(SECRET, "[REDACTED:command-secret]")
     stray = f"{prompt}head -3 README.md\n# Widgets\n\n```\n{prompt}{command}\n{S2}\n```\n{SECRET}\n"
-    if not prompt.startswith(("➜", "❯", "λ")):  # a sign alone does not make a text a terminal's
+    if not prompt.startswith(("➜", "❯", "λ", "╰", "└")):  # a sign alone does not make a text a terminal's
         assert SECRET not in _scan(stray) and S2 not in _scan(stray), _scan(stray)
 
 

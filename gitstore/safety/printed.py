@@ -95,8 +95,11 @@ _WRAPPER = (rf"(?:[a-z_]\w{{0,64}}+=(?:{_WORD})?"
             rf"|{_OPTION}(?:[ \t]+(?!-|{_NAMES}){_WORD})?)")
 # PowerShell's prompt: ``PS C:\Users\me>``, ``PS /home/me>`` (read in lower case).
 _PS_PROMPT = r"ps[ \t]+(?:[a-z]:\\|/|~)[^\n>]{0,160}+>"
-# An environment's name a shell shows before its prompt: a virtualenv's ``(venv)``, conda's ``(base)``.
-_ENV = r"(?:\([^\s()$#%>]{1,64}+\)[ \t]++)?"
+# What a shell shows before its prompt: an environment's name, a virtualenv's ``(venv)``,
+# conda's ``(base)``, two of them (``(base) (venv)``), and a theme's clock (``[12:01:02]``).
+_ENV = r"(?:(?:\([^\s()$#%>]{1,64}+\)|\[\d{1,2}:\d\d(?::\d\d)?\])[ \t]++){0,3}+"
+# Windows' cmd.exe: a drive's path then ``>``, the command right after it (``C:\Users\me>dir``).
+_CMD_PROMPT = r"[a-z]:\\[^\n<>|\"*?]{0,160}+>"
 # The prompts besides a word ending in ``$``, ``#``, ``%`` or ``>`` (``$``, ``me@box:~$``) and
 # PowerShell's, each up to its last character (the blanks after it are not its): Fedora's and
 # RHEL's bracketed ``[me@box widgets]$``; a user and host then up to two words before the sign,
@@ -107,11 +110,14 @@ _ENV = r"(?:\([^\s()$#%>]{1,64}+\)[ \t]++)?"
 _BRACKETED = r"\[[^\n\]]{1,80}+\][$#%]"
 _USER_AT_HOST = r"[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+(?:[ \t]++(?![\d.,]++[ \t])[^\s$#%>]{1,80}+){0,2}+[ \t]++"
 _USER_HOST = _USER_AT_HOST + "[$#%]"
-_GLYPHS = r"➜(?:[ \t]++\S{1,80}+(?:[ \t]++git:\([^\s)]{1,80}+\))?(?:[ \t]++✗)?)?|[❯λ]"
+_GLYPHS = (r"➜(?:[ \t]++\S{1,80}+(?:[ \t]++git:\([^\s)]{1,80}+\))?(?:[ \t]++✗)?)?|[❯λ]"
+           r"|[╰└][─═-]{0,4}+[ \t]?[❯λ$#%>]")  # a two-line prompt's second line (``╰─❯``, ``└─$``)
+# fish's ``me@box ~/w>``: a user and host, then the folder, the sign right after it.
+_FISH = r"[^\s$#%>@]{1,64}+@[^\s$#%>]{1,80}+[ \t]++[~/][^\s>]{0,160}+>"
 # The plain prompt: a word ending in a sign (``$``, ``me@box:~$``); and the named shapes a
 # command is found after (``_AT_COMMAND`` names which one, ``_ends_output`` takes it).
 _PLAIN = r"[^\s$#%>]{0,80}[$#%>]"
-_SHAPE_PATTERNS = {"bracketed": _BRACKETED, "userhost": _USER_HOST, "glyph": _GLYPHS}
+_SHAPE_PATTERNS = {"bracketed": _BRACKETED, "userhost": _USER_HOST, "glyph": _GLYPHS, "fish": _FISH}
 # Where a command stands: a line's start (a prompt before it, an environment's name before
 # that, or the ``+`` a shell's ``set -x`` traces a command with), or after a shell's separators,
 # a command substitution or the quote of ``bash -lc '...'``; not in a backtick, which in prose
@@ -121,7 +127,7 @@ _SHAPE_PATTERNS = {"bracketed": _BRACKETED, "userhost": _USER_HOST, "glyph": _GL
 _AT_COMMAND = (r"(?:^|(?<=[\n;&('\"])|(?<=\S)[ \t]{0,16}+\|)[ \t]*"
                r"(?:(?P<trace>\+{1,8}+)[ \t]+|(?P<env>" + _ENV + r")(?:(?:" + _PLAIN + "|"
                + "|".join(f"(?P<{name}>{shape})" for name, shape in _SHAPE_PATTERNS.items()) + r")[ \t]+|"
-               + _PS_PROMPT + r"[ \t]*))?"
+               + "(?:" + _PS_PROMPT + "|" + _CMD_PROMPT + r")[ \t]*))?"
                rf"(?:{_WRAPPER}[ \t]+){{0,12}}+(?:[^\s;&|()'\"/]{{0,256}}+/){{0,32}}+")
 
 
@@ -268,7 +274,7 @@ _OUTPUT_CHARS = 16384
 def _ends_pattern(env: bool, shape: str | None) -> lazy.Pattern:
     shapes = _PLAIN + ("" if shape is None else "|" + _SHAPE_PATTERNS[shape])
     return lazy.Pattern(r"[ \t]*" + (_ENV if env else "") + r"(?:(?:" + shapes + r")[ \t]+\S|"
-                        + _PS_PROMPT + r"(?:[ \t]|$))")
+                        + _PS_PROMPT + r"(?:[ \t]|$)|" + _CMD_PROMPT + ")")
 
 
 _ENDS_OUTPUT = {(env, shape): _ends_pattern(env, shape) for env in (False, True) for shape in (None, *_SHAPE_PATTERNS)}
@@ -322,7 +328,8 @@ _SHOWN_LINE = lazy.Pattern(
     r"|" + _ENV + r"(?:(?![\d.,]++%|\[[^\s@\]]{0,80}+\][$%])[^\s$#%>]{0,80}+[$%]"
     r"|[^\s$#%>@:~/\\\]]{0,80}+[@:~/\\\]][^\s$#%>]{0,80}+[#>]"
     r"|\[[^\n\]@]{0,80}+@[^\n\]]{1,80}+\][$#%]|" + _USER_AT_HOST + r"[$%]|(?=root@)" + _USER_AT_HOST + "#|"
-    + _PS_PROMPT + r")[ \t]+(?!\d)\S"
+    + _PS_PROMPT + "|" + _FISH + r")[ \t]+(?!\d)\S"
+    r"|" + _ENV + _CMD_PROMPT + r"[ \t]?[a-z][\w.-]{0,64}+(?:[ \t][^\n]*)?$"
     r"|" + _ENV + r"(?:\+{1,8}+|" + _GLYPHS + r")[ \t]+[a-z][\w.+-]{0,64}+[ \t]+"
     r"(?:--?[a-z0-9]|[^\s/]{0,80}+/|[\w-]{1,80}+\.[a-z0-9]{1,8}+(?![^\s]))[^\n]*)",
     re.MULTILINE,
