@@ -68,7 +68,7 @@ def test_every_objects_type_and_size_are_what_git_says(tmp_path: Path, offsets: 
     listed = git(root, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
     for line in listed.splitlines():
         name, kind, size = line.split()
-        assert read_header(repo, pygit2.Oid(hex=name)) == (KINDS[kind], int(size)), line
+        assert read_header(repo, pygit2.Oid(hex=name))[:2] == (KINDS[kind], int(size)), line
     with pytest.raises(KeyError):
         read_header(repo, pygit2.Oid(hex="13" * 20))
 
@@ -185,40 +185,64 @@ def _distance(back: int) -> bytes:
     return bytes(out)
 
 
-def _broken_chain_pack(objects: Path, claimed: bytes, result_size: int) -> None:
-    """A pack (and its version-2 index) of two entries: object ``claimed``, a delta whose
-    result would be ``result_size`` bytes, on a base that is itself a delta on a base named by
-    an id no pack holds."""
+def _write_pack(folder: Path, entries: list[tuple[bytes, bytes]], version: int = 2, large: bool = False,
+                name: str = "") -> None:
+    """A pack of ``entries`` (id, entry bytes), in that order, and its index: version 2 (with
+    ``large``, its last row's offset given through the table of offsets past 2 GiB, as git may
+    write any), or git's first version; named ``pack-<trailer>`` unless ``name`` is given."""
     import hashlib
     import struct
     import zlib
 
-    inner_id = b"\x11" * 20
-    inner = _entry(7, _varint(10) + _varint(10) + b"\x01x", b"\x13" * 20)
-    outer_at = 12 + len(inner)
-    outer = _entry(6, _varint(10) + _varint(result_size) + b"\x01x", _distance(outer_at - 12))
-    body = b"PACK" + struct.pack(">II", 2, 2) + inner + outer
+    body = b"PACK" + struct.pack(">II", 2, len(entries))
+    rows = []
+    for oid, data in entries:
+        rows.append((oid, data, len(body)))
+        body += data
     trailer = hashlib.sha1(body).digest()
-    rows = sorted([(inner_id, inner, 12), (claimed, outer, outer_at)])
+    rows.sort()
     fanout = b"".join(struct.pack(">I", sum(row[0][0] <= byte for row in rows)) for byte in range(256))
-    index = (b"\xfftOc" + struct.pack(">I", 2) + fanout + b"".join(row[0] for row in rows)
-             + b"".join(struct.pack(">I", zlib.crc32(row[1])) for row in rows)
-             + b"".join(struct.pack(">I", row[2]) for row in rows) + trailer)
+    if version == 1:
+        index = fanout + b"".join(struct.pack(">I", row[2]) + row[0] for row in rows) + trailer
+    else:
+        offsets = [struct.pack(">I", row[2]) for row in rows]
+        table = b""
+        if large:
+            offsets[-1], table = struct.pack(">I", 0x80000000), struct.pack(">Q", rows[-1][2])
+        index = (b"\xfftOc" + struct.pack(">I", 2) + fanout + b"".join(row[0] for row in rows)
+                 + b"".join(struct.pack(">I", zlib.crc32(row[1])) for row in rows) + b"".join(offsets) + table
+                 + trailer)
     index += hashlib.sha1(index).digest()
-    folder = objects / "pack"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"pack-{trailer.hex()}.pack").write_bytes(body + trailer)
-    (folder / f"pack-{trailer.hex()}.idx").write_bytes(index)
+    stem = name or f"pack-{trailer.hex()}"
+    (folder / f"{stem}.pack").write_bytes(body + trailer)
+    (folder / f"{stem}.idx").write_bytes(index)
 
 
-def test_a_commit_whose_delta_chain_breaks_is_refused_in_a_process_that_goes_on(tmp_path: Path) -> None:
+def _broken_chain(claimed: bytes, result_size: int) -> list[tuple[bytes, bytes]]:
+    """Two entries: object ``claimed``, a delta whose result would be ``result_size`` bytes, on
+    a base that is itself a delta on a base named by an id no pack holds."""
+    inner = _entry(7, _varint(10) + _varint(10) + b"\x01x", b"\x13" * 20)
+    outer = _entry(6, _varint(10) + _varint(result_size) + b"\x01x", _distance(len(inner)))
+    return [(b"\x11" * 20, inner), (claimed, outer)]
+
+
+@pytest.mark.parametrize("layout", ["v2", "v1", "large", "named", "alternate"])
+def test_a_commit_whose_delta_chain_breaks_is_refused_in_a_process_that_goes_on(tmp_path: Path, layout: str) -> None:
     """A pack entry claiming a commit's id, a delta of 1 GiB whose chain of bases breaks a
     step on: reading the commit's header (as every walk of a writer's history does, before the
-    commit is parsed) is a plain error, and the process goes on to say so."""
-    root = tmp_path / "r"
+    commit is parsed) is a plain error, and the process goes on to say so, wherever libgit2
+    would find the pack: indexed in git's first version or through the table of offsets past
+    2 GiB, named otherwise than ``pack-*``, or in an object folder the alternates name."""
     git(tmp_path, "init", "-q", "r")
+    root = tmp_path / "r"
     claimed = bytes.fromhex("5a" * 20)
-    _broken_chain_pack(root / ".git" / "objects", claimed, 1 << 30)
+    folder = root / ".git" / "objects" / "pack"
+    if layout == "alternate":
+        folder = tmp_path / "elsewhere" / "pack"
+        (root / ".git" / "objects" / "info" / "alternates").write_text("../../../elsewhere\n")  # from .git/objects
+    _write_pack(folder, _broken_chain(claimed, 1 << 30), version=1 if layout == "v1" else 2,
+                large=layout == "large", name="x" if layout == "named" else "")
     script = ("import sys, pygit2\n"
               "from gitstore.providers._objects import load_commit\n"
               f"repo = pygit2.Repository({str(root)!r})\n"
@@ -228,4 +252,70 @@ def test_a_commit_whose_delta_chain_breaks_is_refused_in_a_process_that_goes_on(
               "    print('refused:', exc)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, errors="replace")
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
-    assert done.stdout.startswith("refused: the delta at offset 12 of pack-") and "not here" in done.stdout, done.stdout
+    assert done.stdout.startswith("refused: the delta at offset 12 of ") and "not here" in done.stdout, done.stdout
+
+
+def test_a_small_delta_on_a_huge_base_is_held_to_the_base_s_size(tmp_path: Path) -> None:
+    """A tree of a few bytes stored as a delta on a base of 20 MiB: its header says what
+    reading it would inflate, so a bounded read refuses it before inflating anything."""
+    import hashlib
+    import zlib
+
+    from gitstore.providers._objects import MAX_TREE_BYTES, Oversized, read_tree_bytes
+    from gitstore.providers._packs import Database
+
+    git(tmp_path, "init", "-q", "r")
+    root = tmp_path / "r"
+    big = 20 << 20
+    base = bytes(_whole_header(2, big)) + zlib.compress(b"\0" * big, 1)
+    small = b"40000 a\0" + b"\x11" * 20
+    delta = _entry(6, _varint(big) + _varint(len(small)) + bytes([len(small)]) + small, _distance(len(base)))
+    claimed = hashlib.sha1(b"tree %d\0%s" % (len(small), small)).digest()
+    _write_pack(root / ".git" / "objects" / "pack", [(b"\x22" * 20, base), (claimed, delta)])
+    repo = pygit2.Repository(str(root))
+    assert read_header(repo, pygit2.Oid(raw=claimed)) == (pygit2.GIT_OBJECT_TREE, len(small), big)
+    with pytest.raises(Oversized, match=f"is {big} bytes, over the 16 MiB"):
+        read_tree_bytes(Database(repo), claimed)
+    assert big > MAX_TREE_BYTES
+
+
+def _whole_header(kind: int, size: int) -> bytearray:
+    head = bytearray([(0x80 if size >> 4 else 0) | kind << 4 | size & 0x0F])
+    size >>= 4
+    while size:
+        head.append((0x80 if size >> 7 else 0) | size & 0x7F)
+        size >>= 7
+    return head
+
+
+def test_deltas_naming_each_other_are_refused_at_once(tmp_path: Path) -> None:
+    """Two deltas, each on the other by id: a loop, named as such on its first repeat."""
+    git(tmp_path, "init", "-q", "r")
+    root = tmp_path / "r"
+    one, other = b"\x31" * 20, b"\x32" * 20
+    delta = _varint(10) + _varint(10) + b"\x01x"
+    _write_pack(root / ".git" / "objects" / "pack", [(one, _entry(7, delta, other)), (other, _entry(7, delta, one))])
+    with pytest.raises(ValueError, match="loops back"):
+        read_header(pygit2.Repository(str(root)), pygit2.Oid(raw=one))
+
+
+def test_loose_objects_git_wrote_at_every_compression_read_as_git_reads_them(tmp_path: Path) -> None:
+    """This package's own sources written loose (at git's default compression and at its
+    strongest, where a first block's own header can run past a hundred bytes): each header as
+    ``git cat-file`` gives it; a folder where a loose file should be is damage, not a crash."""
+    sources = sorted(str(path) for path in Path(__file__).resolve().parent.parent.joinpath("gitstore").rglob("*.py"))
+    for level in ("-1", "9"):
+        root = tmp_path / f"r{level}"
+        git(tmp_path, "init", "-q", root.name)
+        names = subprocess.run(["git", "-c", f"core.compression={level}", "hash-object", "-w", "--stdin-paths"],
+                               cwd=root, input="\n".join(sources) + "\n", capture_output=True, text=True,
+                               check=True).stdout.split()
+        repo = pygit2.Repository(str(root))
+        for name, path in zip(names, sources):
+            assert read_header(repo, pygit2.Oid(hex=name)) == (pygit2.GIT_OBJECT_BLOB,) + (Path(path).stat().st_size,) * 2
+    loose = root / ".git" / "objects" / names[0][:2] / names[0][2:]
+    loose.chmod(0o644)
+    loose.unlink()
+    loose.mkdir()
+    with pytest.raises(ValueError, match="cannot be read"):
+        read_header(pygit2.Repository(str(root)), pygit2.Oid(hex=names[0]))

@@ -18,6 +18,7 @@ from typing import Any
 import pygit2
 import pytest
 
+from gitstore.providers._packs import Database
 from gitstore import IntegrityError, Refused
 from gitstore.capture.sessions import import_transcript
 from gitstore.cli import main
@@ -901,7 +902,7 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
 
     def found(old: bytes, new: bytes, *listed: str, clean: set[bytes] | None = None) -> list[tuple[str, str]]:
         at = by_folder(f"event/ab/cd/{name}" for name in listed)
-        return sorted((status, path) for status, path, _, _ in changes(repo.odb, old, new, listed=at, clean=clean))
+        return sorted((status, path) for status, path, _, _ in changes(Database(repo), old, new, listed=at, clean=clean))
 
     def leaf(tree: bytes) -> bytes:
         return repo[pygit2.Oid(raw=tree)]["event/ab/cd"].id.raw
@@ -1054,11 +1055,11 @@ def test_trees_read_uncached_stay_out_of_libgit2s_cache_until_the_outermost_use_
     handle = pygit2.Repository(str(repo))  # nothing cached yet
     with uncached_trees():
         with uncached_trees():
-            read_tree(handle.odb, trees[0].raw)
+            read_tree(Database(handle), trees[0].raw)
         before = pygit2.settings.cached_memory[0]
-        read_tree(handle.odb, trees[1].raw)  # the outer use still holds
+        read_tree(Database(handle), trees[1].raw)  # the outer use still holds
         assert pygit2.settings.cached_memory[0] == before
-    read_tree(handle.odb, trees[2].raw)
+    read_tree(Database(handle), trees[2].raw)
     assert pygit2.settings.cached_memory[0] > before
 
 

@@ -17,7 +17,7 @@ from gitstore.providers import Stream
 from gitstore.providers._objects import (
     BLOB, PACK_MISSES, TREE, Oversized, PackFirst, PackWriter, Unreadable, object_id, read_blob, read_tree_bytes,
 )
-from gitstore.providers._packs import NO_LIMIT, Objects, PackSlices, _Pack
+from gitstore.providers._packs import NO_LIMIT, Database, Objects, PackSlices, _Pack
 from gitstore.providers.git import GitProvider, records_ref
 
 from .conftest import git
@@ -94,7 +94,7 @@ def test_a_bounded_read_refuses_a_bigger_object_from_its_header_packed_or_loose(
     objects = Objects(repo)
     packed = _deflated(repo)
     loose = (repo.odb.write(BLOB, b"written loose, read bounded").raw, b"written loose, read bounded")
-    for source, (oid, data) in ((objects, packed), (objects, loose), (repo.odb, packed), (PackFirst(repo), packed)):
+    for source, (oid, data) in ((objects, packed), (objects, loose), (Database(repo), packed), (PackFirst(repo), packed)):
         with pytest.raises(Oversized, match=f"blob {oid.hex()} is {len(data)} bytes") as refused:
             read_blob(source, oid, len(data) - 1)
         assert refused.value.size == len(data)

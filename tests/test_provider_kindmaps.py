@@ -11,6 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from gitstore.providers._packs import Database
 from gitstore import IntegrityError, kind_of
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch
@@ -51,7 +52,7 @@ def tip_tree(repo: Path) -> bytes:
 
 
 def walked(repo: Path, kind: str = "grant") -> dict[str, bytes]:
-    return _walk(pygit2.Repository(str(repo)).odb, folder(repo, kind))[0]
+    return _walk(Database(pygit2.Repository(str(repo))), folder(repo, kind))[0]
 
 
 def grants(tag: str, n: int) -> list[dict]:
@@ -248,12 +249,12 @@ def test_a_folder_rewritten_to_other_records_is_brought_up_to_date(bare: pygit2.
     after = dict(list(files.items())[10:])  # ten gone, ten kept, ten new: a history rewritten
     path = tmp_path / "one.map"
     old, new = _folder(bare, before), _folder(bare, after)
-    assert folder_map(bare.odb, old, path) == _walk(bare.odb, old)[0]
+    assert folder_map(Database(bare), old, path) == _walk(Database(bare), old)[0]
     assert _load(path) is not None
-    assert folder_map(bare.odb, new, path) == _walk(bare.odb, new)[0]
-    assert len(_walk(bare.odb, new)[0]) == 20
-    assert _load(path) == (new, _walk(bare.odb, new)[0])
-    assert folder_map(bare.odb, old, path) == _walk(bare.odb, old)[0]  # and back
+    assert folder_map(Database(bare), new, path) == _walk(Database(bare), new)[0]
+    assert len(_walk(Database(bare), new)[0]) == 20
+    assert _load(path) == (new, _walk(Database(bare), new)[0])
+    assert folder_map(Database(bare), old, path) == _walk(Database(bare), old)[0]  # and back
 
 
 @pytest.mark.parametrize("stray", ["misplaced", "not-a-record-name", "a-file-among-folders", "folder-name"])
@@ -272,7 +273,7 @@ def test_a_folder_not_laid_out_as_the_store_writes_it_is_walked_every_time(
         files["zz/00/" + "0" * 64 + ".json"] = blob
     tree = _folder(bare, files)
     path = tmp_path / "one.map"
-    assert folder_map(bare.odb, tree, path) == _walk(bare.odb, tree)[0]
+    assert folder_map(Database(bare), tree, path) == _walk(Database(bare), tree)[0]
     assert not path.exists()
 
 
@@ -280,11 +281,11 @@ def test_an_update_meeting_a_stray_entry_walks_and_keeps_nothing(bare: pygit2.Re
     files = _records(bare, [f"r{i}" for i in range(10)])
     path = tmp_path / "one.map"
     first = _folder(bare, files)
-    folder_map(bare.odb, first, path)
+    folder_map(Database(bare), first, path)
     assert _load(path) is not None
     name = next(iter(files))
     strayed = _folder(bare, {**files, "00/00/" + name.rpartition("/")[2]: bare.create_blob(b"{}")})
-    assert folder_map(bare.odb, strayed, path) == _walk(bare.odb, strayed)[0]
+    assert folder_map(Database(bare), strayed, path) == _walk(Database(bare), strayed)[0]
     saved = _load(path)
     assert saved is not None and saved[0] == first  # the stray folder's map was not kept
 
@@ -294,7 +295,7 @@ def test_a_map_file_that_cannot_be_written_leaves_the_read_as_it_was(bare: pygit
     tree = _folder(bare, files)
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    assert folder_map(bare.odb, tree, blocked / "one.map") == _walk(bare.odb, tree)[0]
+    assert folder_map(Database(bare), tree, blocked / "one.map") == _walk(Database(bare), tree)[0]
     assert list(tmp_path.glob(".map-*")) == [] and blocked.read_text() == "not a folder"
 
 
@@ -302,7 +303,7 @@ def test_a_small_folder_keeps_no_map(bare: pygit2.Repository, tmp_path: Path, mo
     monkeypatch.setattr(_kindmaps, "KEEP_FROM", 11)
     tree = _folder(bare, _records(bare, [f"r{i}" for i in range(10)]))
     path = tmp_path / "one.map"
-    assert len(folder_map(bare.odb, tree, path)) == 10
+    assert len(folder_map(Database(bare), tree, path)) == 10
     assert not path.exists()
 
 
@@ -327,13 +328,13 @@ def test_a_reader_of_every_payload_keeps_the_snapshots_map_and_follows_it(
     snapshot = git_provider.payloads_ref("shared", WRITER)
     kept_at = map_path(repo / ".git" / "gitstore" / FOLDER, handle.path, snapshot, "payloads")
     root = handle.revparse_single(f"{snapshot}^{{tree}}").id.raw
-    assert _load(kept_at) == (root, _walk(handle.odb, root)[0])
+    assert _load(kept_at) == (root, _walk(Database(handle), root)[0])
     more = [R.event(f"q{i}", seq=20 + i) for i in range(5)]
     store(repo).append(more)
     reader = GitProvider(repo, WRITER).payload_reader()
     assert all(reader(e["payloadDigest"]) == provider.payload(e["payloadDigest"]) is not None for e in first + more)
     root = pygit2.Repository(str(repo)).revparse_single(f"{snapshot}^{{tree}}").id.raw
-    assert _load(kept_at) == (root, _walk(handle.odb, root)[0])
+    assert _load(kept_at) == (root, _walk(Database(handle), root)[0])
     assert reader("sha256:" + "ab" * 32) is None
     gone = first[3]["payloadDigest"]  # removed: the next snapshot lacks it, and its map too
     provider.append(batch(R.audit("asked", [], action="redact"), removals=[(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from gitstore.providers._packs import Database
 from gitstore.providers._verify_git import Unreadable, changes
 
 from .conftest import git
@@ -57,7 +58,7 @@ def test_changes_match_libgit2s_diff(bare: pygit2.Repository, old: dict[str, obj
                                      new: dict[str, object]) -> None:
     assume(_distinct_folders(old) and _distinct_folders(new))  # as every memory tree's are (see below)
     a, b = _write(bare, old), _write(bare, new)
-    ours = sorted((s, p, int(m, 8)) for s, p, m, _ in changes(bare.odb, a.raw, b.raw))
+    ours = sorted((s, p, int(m, 8)) for s, p, m, _ in changes(Database(bare), a.raw, b.raw))
     assert ours == _libgit2(bare, a, b)
 
 
@@ -87,12 +88,12 @@ def test_a_folder_met_twice_is_refused_not_walked_again(bare: pygit2.Repository,
     other = _write(bare, {"y": b"1"})
     old, new = (other, tree) if side == "new" else (tree, other)
     with pytest.raises(Unreadable, match="is both 000/000/000/ and 000/000/001/: a memory tree never holds one folder"):
-        list(changes(bare.odb, old.raw, new.raw))
+        list(changes(Database(bare), old.raw, new.raw))
 
 
 def test_from_nothing_every_file_is_added(bare: pygit2.Repository) -> None:
     tree = _write(bare, {"a": {"b": b"1", "c": {"d": b"2"}}, "e": b"3"})
-    assert [(s, p) for s, p, _, _ in changes(bare.odb, None, tree.raw)] == [
+    assert [(s, p) for s, p, _, _ in changes(Database(bare), None, tree.raw)] == [
         ("A", "a/b"), ("A", "a/c/d"), ("A", "e")]
 
 
@@ -100,19 +101,19 @@ def test_a_missing_tree_is_named(bare: pygit2.Repository) -> None:
     gone = "12" * 20
     inner = bare.odb.write(pygit2.GIT_OBJECT_TREE, b"40000 sub\0" + bytes.fromhex(gone))
     with pytest.raises(Unreadable, match=f"tree {gone} is missing"):
-        list(changes(bare.odb, None, inner.raw))
+        list(changes(Database(bare), None, inner.raw))
 
 
 def test_a_malformed_tree_is_named(bare: pygit2.Repository) -> None:
     bad = bare.odb.write(pygit2.GIT_OBJECT_TREE, b"100644 name-without-terminator")
     with pytest.raises(Unreadable, match=f"tree {bad} is malformed"):
-        list(changes(bare.odb, None, bad.raw))
+        list(changes(Database(bare), None, bad.raw))
 
 
 def test_a_blob_where_a_tree_belongs_is_named(bare: pygit2.Repository) -> None:
     blob = bare.create_blob(b"not a tree")
     with pytest.raises(Unreadable, match=f"{blob} is not a tree"):
-        list(changes(bare.odb, None, blob.raw))
+        list(changes(Database(bare), None, blob.raw))
 
 
 def test_verify_names_a_commit_whose_subtree_is_missing(tmp_path: Path) -> None:
@@ -184,9 +185,9 @@ def test_a_tree_not_in_gits_order_is_named(bare: pygit2.Repository) -> None:
                  [(b"40000", b"a", folder), (b"100644", b"a.json", blob)]):  # "a/" sorts after "a.json"
         tree = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows(rows))
         with pytest.raises(Unreadable, match=f"tree {tree} is not sorted as git sorts a tree"):
-            list(changes(bare.odb, None, tree.raw))
+            list(changes(Database(bare), None, tree.raw))
     in_order = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", b"a.json", blob), (b"40000", b"a", folder)]))
-    assert [p for _, p, _, _ in changes(bare.odb, None, in_order.raw)] == ["a.json", "a/x"]
+    assert [p for _, p, _, _ in changes(Database(bare), None, in_order.raw)] == ["a.json", "a/x"]
 
 
 def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit2.Repository) -> None:
@@ -198,7 +199,7 @@ def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit
     for order in ((one, three, two), (two, one, three)):
         new = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", name, blob) for name in order]))
         with pytest.raises(Unreadable, match=f"tree {new} is not sorted as git sorts a tree"):
-            list(changes(bare.odb, old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw}))
+            list(changes(Database(bare), old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw}))
     new = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", n, blob) for n in (one, two, three)]))
-    assert [p for _, p, _, _ in changes(bare.odb, old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw})] \
+    assert [p for _, p, _, _ in changes(Database(bare), old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw})] \
         == [two.decode()]

@@ -149,9 +149,9 @@ def load_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object:
     """``repo[oid]`` (a commit, or whatever else is there) once its header shows it is no
     bigger than an append's commit can be; ``Oversized`` otherwise, nothing of it inflated.
     KeyError when it is missing."""
-    kind, size = read_header(repo, oid)
-    if size > MAX_COMMIT_BYTES:
-        raise Oversized(_NAMES.get(kind, b"object").decode(), oid.raw, size, MAX_COMMIT_BYTES)
+    kind, _, inflated = read_header(repo, oid)
+    if inflated > MAX_COMMIT_BYTES:
+        raise Oversized(_NAMES.get(kind, b"object").decode(), oid.raw, inflated, MAX_COMMIT_BYTES)
     return repo[oid]
 
 
@@ -180,8 +180,8 @@ def peeled(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Oid:
     found = oid
     for _ in range(MAX_TAG_DEPTH):
         try:
-            kind, size = read_header(repo, found)
-            if kind != pygit2.GIT_OBJECT_TAG or size > MAX_TAG_BYTES:
+            kind, _, inflated = read_header(repo, found)
+            if kind != pygit2.GIT_OBJECT_TAG or inflated > MAX_TAG_BYTES:
                 break
             tag = repo[found]
             if not isinstance(tag, pygit2.Tag):
@@ -241,8 +241,8 @@ class PackFirst:
         self._packs: pygit2.Odb | None = None  # opened at the first read
         self.misses = 0
 
-    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        return object_header(self._folder, headers_of(self._folder), self.odb, oid)
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
+        return object_header(headers_of(self._folder), self.odb, oid)
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
@@ -267,10 +267,10 @@ def _read(odb: Source, oid: bytes, kind: int, what: str, limit: int = NO_LIMIT) 
         if data is not None:
             return data
     try:
-        if limit != NO_LIMIT:  # the header alone (a delta's, its result's size): see ``object_header``
-            size = odb.read_header(pygit2.Oid(raw=oid))[1]
-            if size > limit:
-                raise Oversized(what, oid, size, limit)
+        if limit != NO_LIMIT:  # the header alone (what reading it inflates): see ``object_header``
+            inflated = odb.read_header(pygit2.Oid(raw=oid))[2]
+            if inflated > limit:
+                raise Oversized(what, oid, inflated, limit)
         found, data = odb.read(pygit2.Oid(raw=oid))
     except KeyError:
         raise Unreadable(f"{what} {oid.hex()} is missing") from None

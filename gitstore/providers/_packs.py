@@ -37,11 +37,12 @@ pack's; naming pairs took the misses after the map from 572,000 to 106,000. Aski
 pack first matters for memory too: a miss on ids sharing three bytes compares whole ids in
 the other pack's index, a page that stays resident until the next release.
 
-Headers: an object's type and size, which a bounded read asks before it inflates anything,
-are read here too (``object_header``), from its pack entry (through its chain of deltas) or its
-loose file, not through libgit2's ``read_header``: that fails part way through a chain whose
-base is damaged holding the size it read, and pygit2 then writes the end of its error's text
-that many bytes past a 41-byte buffer.
+Headers: an object's type, size and the most reading it inflates (a delta's base may be far
+bigger than it), which a bounded read asks before it inflates anything, are read here too
+(``object_header``), from its pack entry (through its chain of deltas) or its loose file, in
+every pack and object folder libgit2 reads, never through libgit2's ``read_header``: that fails
+part way through a chain whose base is damaged holding the size it read, and pygit2 then
+writes the end of its error's text that many bytes past a 41-byte buffer.
 
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
 every ``RESIDENT`` bytes read (a page counted for each object) the maps (packs and indexes)
@@ -53,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import mmap
+import os
 import struct
 import sys
 import zlib
@@ -76,6 +78,7 @@ _PAIRS = 16  # owner values from here name two packs (see _map_owners)
 _PAIRED = 15  # with at most this many packs
 _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
 _U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
 _U16X2 = struct.Struct("<HH").pack
 _FANOUT = struct.Struct(">256I")
 _WHOLE = frozenset(_NAMES) | {pygit2.GIT_OBJECT_TAG}
@@ -83,11 +86,13 @@ _KINDS = {b"commit": pygit2.GIT_OBJECT_COMMIT, b"tree": pygit2.GIT_OBJECT_TREE, 
           b"tag": pygit2.GIT_OBJECT_TAG}
 _OFS_DELTA, _REF_DELTA = 6, 7
 MAX_DELTA_CHAIN = 10_000  # git writes chains of 50 by default and of at most 4,095
-MAX_ENDS = 1 << 16  # deltas a pack remembers the type of (see _resolved)
+MAX_ENDS = 1 << 16  # deltas a pack remembers the end of (see _resolved)
+MAX_ALTERNATES = 5  # object folders deep that alternates are followed, as git and libgit2 do
+LOOSE_HEAD = 64 << 10  # bytes of a loose file's stream inflated, at most, to find its header's end
 
 
 class _Pack:
-    """One pack and its version-2 index, mapped."""
+    """One pack and its index (version 2, or git's first version), mapped."""
 
     def __init__(self, index: Path) -> None:
         self.name = index.name
@@ -100,21 +105,36 @@ class _Pack:
             self._idx.close()
             raise
         idx = self._idx
-        if len(idx) < 8 + 1024 or idx[:8] != b"\xfftOc\x00\x00\x00\x02":
+        version = 2 if idx[:4] == b"\xfftOc" else 1
+        if version == 2 and idx[4:8] != b"\x00\x00\x00\x02":
             self.close()
-            raise ValueError(f"{index}: not a version-2 pack index")
-        self._fanout = _FANOUT.unpack_from(idx, 8)
+            raise ValueError(f"{index}: a pack index of a version this store does not read")
+        fanout_at = 8 if version == 2 else 0
+        if len(idx) < fanout_at + 1024:
+            self.close()
+            raise ValueError(f"{index}: truncated")
+        self._fanout = _FANOUT.unpack_from(idx, fanout_at)
         self.count = count = self._fanout[255]
         if any(a > b for a, b in zip(self._fanout, self._fanout[1:])):
             self.close()
             raise ValueError(f"{index}: fan-out table out of order")
-        self._ids = 8 + 1024
-        self._offsets = self._ids + 24 * count  # after the ids and their CRC-32s
-        if len(idx) < self._offsets + 4 * count + 40:
-            self.close()
-            raise ValueError(f"{index}: truncated")
+        if version == 2:  # ids, their CRC-32s, 4-byte offsets, then the 8-byte ones past 2 GiB
+            self._ids, self._stride = 8 + 1024, 20
+            self._offsets = self._ids + 24 * count
+            self._large = self._offsets + 4 * count
+            self._end = len(idx) - 40
+            if self._end < self._large:
+                self.close()
+                raise ValueError(f"{index}: truncated")
+        else:  # each entry its 4-byte offset then its id
+            self._ids, self._stride = 1024 + 4, 24
+            self._offsets = self._large = self._end = 0
+            if len(idx) < 1024 + 24 * count + 40:
+                self.close()
+                raise ValueError(f"{index}: truncated")
         self._keys: array[int] | None = None  # read at the first lookup (see _read_keys)
-        self.ends: dict[int, int] = {}  # a delta's offset -> the type its chain of bases ends at
+        # a delta's offset -> the type its chain of bases ends at, and the most reading it inflates
+        self.ends: dict[int, tuple[int, int]] = {}
         self._starts = (0, *self._fanout[:255])
 
     def _read_keys(self) -> array[int]:
@@ -122,10 +142,11 @@ class _Pack:
         the first lookup, not at opening: a repository's own packs (its code's history, millions
         of ids) are opened with memory's, and a read that finds its objects in memory's packs
         never asks them."""
-        idx, end = self._idx, self._ids + 20 * self.count
+        idx, stride = self._idx, self._stride
+        end = self._ids + stride * self.count
         pairs = bytearray(2 * self.count)
-        pairs[0::2] = idx[self._ids + 1:end:20]
-        pairs[1::2] = idx[self._ids + 2:end:20]
+        pairs[0::2] = idx[self._ids + 1:end:stride]
+        pairs[1::2] = idx[self._ids + 2:end:stride]
         keys = array("H", pairs)
         if sys.byteorder == "little":
             keys.byteswap()
@@ -134,18 +155,25 @@ class _Pack:
         return keys
 
     def offset(self, oid: bytes) -> int | None:
-        """Where object ``oid`` starts in the pack, or None (absent, or past 2 GiB)."""
+        """Where object ``oid`` starts in the pack, or None (absent, or an offset the index
+        cannot give)."""
         first = oid[0]
         hi = self._fanout[first]
         key = oid[1] << 8 | oid[2]
-        keys, idx, ids = self._keys, self._idx, self._ids
+        keys, idx, ids, stride = self._keys, self._idx, self._ids, self._stride
         if keys is None:
             keys = self._read_keys()
         i = bisect_left(keys, key, self._starts[first], hi)
         while i < hi and keys[i] == key:
-            if idx[ids + 20 * i:ids + 20 * i + 20] == oid:
-                found = _U32.unpack_from(idx, self._offsets + 4 * i)[0]
-                return None if found & 0x80000000 else found
+            at = ids + stride * i
+            if idx[at:at + 20] == oid:
+                if stride == 24:
+                    return int(_U32.unpack_from(idx, at - 4)[0])
+                found: int = _U32.unpack_from(idx, self._offsets + 4 * i)[0]
+                if not found & 0x80000000:
+                    return found
+                large = self._large + 8 * (found & 0x7FFFFFFF)
+                return int(_U64.unpack_from(idx, large)[0]) if large + 8 <= self._end else None
             i += 1
         return None
 
@@ -295,21 +323,26 @@ def _base_offset(pack: mmap.mmap, at: int, start: int) -> tuple[int, int]:
     return at - back, i
 
 
-def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int]:
-    """(type, size) of the object whose entry is at ``at`` in ``pack``: a whole object's own
-    header; a delta's result size, and the type of the whole object its chain of bases ends at
-    (a base named by id is looked up in these packs). ValueError when any of it is damaged."""
+def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int, int]:
+    """(type, size, the most bytes reading it inflates at once) of the object whose entry is at
+    ``at`` in ``pack``: a whole object's own header; for a delta, its result's size, the type
+    of the whole object its chain of bases ends at (a base named by id is looked up in these
+    packs), and the largest of that base, each delta's data and each result on the way (a
+    small delta on a base of gigabytes inflates the base). ValueError when any of it is damaged."""
     kind, size, used = _entry(pack.pack, at)
     if kind in _WHOLE:
-        return kind, size
-    result = 0
-    passed: list[tuple[_Pack, int]] = []
+        return kind, size, size
+    result = below = 0
+    passed: list[tuple[_Pack, int, int]] = []  # each delta on the way, and the most it inflates itself
+    seen: set[tuple[int, int]] = set()
     for step in range(MAX_DELTA_CHAIN):
         known = pack.ends.get(at) if step else None  # the first delta's own result size is read first
         if known is not None:
-            kind = known
+            kind, below = known
             break
-        passed.append((pack, at))
+        if (id(pack), at) in seen:
+            raise ValueError(f"a delta chain in {pack.name} loops back to offset {at}")
+        seen.add((id(pack), at))
         if kind == _OFS_DELTA:
             (base, named), base_pack = _base_offset(pack.pack, at, at + used), pack
         elif kind == _REF_DELTA:
@@ -320,39 +353,78 @@ def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int]:
             (base_pack, base), named = found, 20
         else:
             raise ValueError(f"the entry at offset {at} of {pack.name} has no object type ({kind})")
+        made = _delta_size(pack.pack, at + used + named)
         if not step:
-            result = _delta_size(pack.pack, at + used + named)
+            result = made
+        passed.append((pack, at, max(size, made)))
         pack, at = base_pack, base
-        kind, _, used = _entry(pack.pack, at)
+        kind, size, used = _entry(pack.pack, at)
         if kind in _WHOLE:
+            below = size
             break
     else:
         raise ValueError(f"a delta chain in {pack.name} is longer than {MAX_DELTA_CHAIN}")
-    for held, where in passed:  # deltas share their bases: the next read through one stops there
+    for held, where, own in reversed(passed):  # deltas share their bases: a later read stops at one
+        below = max(below, own)
         if len(held.ends) >= MAX_ENDS:
             held.ends.clear()
-        held.ends[where] = kind
-    return kind, result
+        held.ends[where] = kind, below
+    return kind, result, below
 
 
-def loose_header(objects: str, oid: bytes) -> tuple[int, int] | None:
-    """(type, size) of object ``oid`` from the header of its loose file in ``objects``, only
-    that much of it inflated; None when there is no such file; ValueError when it is damaged."""
+def loose_header(folder: str, oid: bytes) -> tuple[int, int, int] | None:
+    """(type, size, size) of object ``oid`` from the header of its loose file in object folder
+    ``folder``, only as much of it inflated as holds the header; None when there is no such
+    file; ValueError when it cannot be read or is damaged."""
     name = oid.hex()
     try:
-        with open(f"{objects}/{name[:2]}/{name[2:]}", "rb") as file:
-            start = file.read(128)
+        file = open(f"{folder}/{name[:2]}/{name[2:]}", "rb")
     except (FileNotFoundError, NotADirectoryError):
         return None
-    try:
-        head = zlib.decompressobj().decompress(start, 40)
-    except zlib.error as exc:
-        raise ValueError(f"loose object {name} cannot be inflated ({exc})") from None
+    except OSError as exc:
+        raise ValueError(f"loose object {name} cannot be read ({exc.strerror or exc})") from None
+    inflater = zlib.decompressobj()
+    head = b""
+    with file:
+        try:
+            while b"\0" not in head and len(head) < 40 and not inflater.eof:
+                chunk = inflater.unconsumed_tail or file.read(1024)
+                if not chunk or file.tell() > LOOSE_HEAD:
+                    break
+                head += inflater.decompress(chunk, 40 - len(head))
+        except zlib.error as exc:
+            raise ValueError(f"loose object {name} cannot be inflated ({exc})") from None
+        except OSError as exc:
+            raise ValueError(f"loose object {name} cannot be read ({exc.strerror or exc})") from None
     kind, space, rest = head.partition(b" ")
     size, end, _ = rest.partition(b"\0")
     if not space or not end or kind not in _KINDS or not size.isdigit() or len(size) > 20:
         raise ValueError(f"loose object {name} has no header")
-    return _KINDS[kind], int(size)
+    return _KINDS[kind], int(size), int(size)
+
+
+def object_folders(objects: Path) -> list[Path]:
+    """``objects`` and the object folders its alternates name (``info/alternates``: a path a
+    line, relative to the folder naming it), and theirs, ``MAX_ALTERNATES`` deep, each once."""
+    folders, todo, seen = [objects], [(objects, 0)], {str(objects)}
+    while todo:
+        folder, depth = todo.pop(0)
+        if depth == MAX_ALTERNATES:
+            continue
+        try:
+            listed = (folder / "info" / "alternates").read_text(errors="surrogateescape")
+        except OSError:
+            continue
+        for line in listed.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            other = Path(os.path.normpath(folder / line))  # an absolute line stays as it is
+            if str(other) not in seen:
+                seen.add(str(other))
+                folders.append(other)
+                todo.append((other, depth + 1))
+    return folders
 
 
 def _stamp(folder: Path) -> tuple[int, int] | None:
@@ -369,13 +441,17 @@ class PackSlices:
 
     def __init__(self, objects: Path) -> None:
         self._packs: list[_Pack] = []
-        self._folder = folder = objects / "pack"
-        self._stamp = _stamp(folder)
-        try:
-            indexes = sorted(folder.glob("pack-*.idx"), key=lambda p: p.stat().st_mtime, reverse=True)
-        except OSError:
-            indexes = []
-        for index in indexes:  # newest first: a store's recent folders are in its recent packs
+        self.objects = str(objects)
+        self.folders = [str(folder) for folder in object_folders(objects)]
+        self._stamps = [_stamp(Path(folder) / "pack") for folder in self.folders]
+        indexes: list[tuple[float, Path]] = []
+        for folder in self.folders:  # as libgit2 does: every index beside its pack, whatever its name
+            try:
+                indexes.extend((index.stat().st_mtime, index) for index in Path(folder, "pack").glob("*.idx"))
+            except OSError:
+                continue
+        indexes.sort(key=lambda found: found[0], reverse=True)
+        for _, index in indexes:  # newest first: a store's recent folders are in its recent packs
             try:
                 self._packs.append(_Pack(index))
             except (OSError, ValueError):
@@ -400,10 +476,10 @@ class PackSlices:
                 self.release()
         return data
 
-    def header(self, oid: bytes) -> tuple[int, int] | None:
-        """(type, size) of object ``oid`` from its entry in one of these packs, through its
-        delta chain when it is a delta, nothing of it inflated but a delta's first bytes; None
-        when these packs lack it; ValueError when its entry or chain is damaged."""
+    def header(self, oid: bytes) -> tuple[int, int, int] | None:
+        """``_resolved``'s answer for object ``oid`` in one of these packs, nothing of it
+        inflated but its deltas' first bytes; None when these packs lack it; ValueError when
+        its entry or chain is damaged."""
         found = self._find(oid)
         return None if found is None else _resolved(self, *found)
 
@@ -489,8 +565,16 @@ class PackSlices:
         return owners
 
     def stale(self) -> bool:
-        """Whether the pack folder changed since these packs were opened."""
-        return _stamp(self._folder) != self._stamp
+        """Whether a pack folder changed since these packs were opened."""
+        return [_stamp(Path(folder) / "pack") for folder in self.folders] != self._stamps
+
+    def loose(self, oid: bytes) -> tuple[int, int, int] | None:
+        """``loose_header`` of ``oid`` in the first of these object folders holding it."""
+        for folder in self.folders:
+            found = loose_header(folder, oid)
+            if found is not None:
+                return found
+        return None
 
     def release(self) -> None:
         """Drop the pages reads touched from the resident set (they stay in the page cache)."""
@@ -509,9 +593,6 @@ class Reader(Protocol):
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]: ...
 
-    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        """(its type, its size), without reading the object; KeyError when absent."""
-
 
 class Objects:
     """A repository's object database, with whole packed objects read out of the mapped packs:
@@ -522,6 +603,7 @@ class Objects:
 
     def __init__(self, repo: pygit2.Repository, odb: Reader | None = None) -> None:
         self.odb = repo.odb if odb is None else odb
+        self._database = repo.odb
         self._folder = common_dir(repo) / "objects"
         self._slices: PackSlices | None = None
 
@@ -534,48 +616,51 @@ class Objects:
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         return self.odb.read(oid)
 
-    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        return object_header(str(self._folder), self.slices, self.odb, oid)
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
+        return object_header(self.slices, self._database, oid)
 
     def close(self) -> None:
         if self._slices is not None:
             self._slices.close()
 
 
-def object_header(objects: str, slices: PackSlices, odb: Reader, oid: pygit2.Oid) -> tuple[int, int]:
-    """(type, size) of object ``oid`` from the headers git wrote: its pack entry's (through its
-    delta chain), or its loose file's in folder ``objects``, read here; ValueError when what
-    is there is damaged, KeyError when it is nowhere. Only an object in neither (in an
-    alternate, or in a pack written since ``slices`` were opened) is asked of ``odb``:
-    libgit2's ``read_header`` may fail part way through a damaged delta chain holding the
-    size it had read, and pygit2 then ends the error's text that far past its buffer (a
-    crash, or the stack overwritten)."""
+def object_header(slices: PackSlices, odb: pygit2.Odb, oid: pygit2.Oid) -> tuple[int, int, int]:
+    """(type, size, the most bytes reading it inflates at once: what a bound is held to) of
+    object ``oid``, from the headers git wrote: its pack entry's (through its delta chain) or
+    its loose file's, in the object folders ``slices`` read; KeyError when it is nowhere;
+    ValueError when what is there is damaged, or is where libgit2 would read it and this
+    reader does not (a pack written since, opened again first). Never libgit2's
+    ``read_header``: that fails part way through a damaged delta chain holding the size it had
+    read, and pygit2 then ends the error's text that far past its buffer (a crash, or the stack
+    overwritten)."""
     raw = oid.raw
-    found = slices.header(raw)
-    if found is None:
-        found = loose_header(objects, raw)
+    found = slices.header(raw) or slices.loose(raw)
     if found is None and slices.stale():
-        found = headers_of(objects, fresh=True).header(raw)
-    return odb.read_header(oid) if found is None else found
+        slices = headers_of(slices.objects, fresh=True)
+        found = slices.header(raw) or slices.loose(raw)
+    if found is None:
+        if oid in odb:
+            raise ValueError(f"object {oid} is in a pack this store does not read")
+        raise KeyError(str(oid))
+    return found
 
 
 _HEADERS: dict[str, PackSlices] = {}
 
 
 def headers_of(objects: str, fresh: bool = False) -> PackSlices:
-    """The packs of object folder ``objects`` that this process reads headers from, opened
-    at the first read, and again when ``fresh`` (the packs a reader still uses are never
-    closed under it: dropped, they are unmapped once no one holds them)."""
+    """The packs of object folder ``objects`` (and its alternates') that this process reads
+    headers from, opened at the first read, and again when ``fresh`` (the packs a reader still
+    uses are never closed under it: dropped, they are unmapped once no one holds them)."""
     slices = _HEADERS.get(objects)
     if slices is None or fresh:
         slices = _HEADERS[objects] = PackSlices(Path(objects))
     return slices
 
 
-def read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int]:
+def read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int, int]:
     """``object_header`` of ``oid`` in ``repo``."""
-    objects = str(common_dir(repo) / "objects")
-    return object_header(objects, headers_of(objects), repo.odb, oid)
+    return object_header(headers_of(str(common_dir(repo) / "objects")), repo.odb, oid)
 
 
 class Database:
@@ -589,8 +674,8 @@ class Database:
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         return self.odb.read(oid)
 
-    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        return object_header(self._folder, headers_of(self._folder), self.odb, oid)
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
+        return object_header(headers_of(self._folder), self.odb, oid)
 
     def __contains__(self, oid: pygit2.Oid) -> bool:
         return oid in self.odb

@@ -77,7 +77,7 @@ def _cut_append(repo: pygit2.Repository, oid: str) -> bool:
     shallow file as not there. A clone whose code alone is shallow (a CI checkout with depth 1)
     then asks git nothing more at each read; False when the commit is not here."""
     try:
-        kind, _ = read_header(repo, pygit2.Oid(hex=oid))
+        kind = read_header(repo, pygit2.Oid(hex=oid))[0]
         if kind != pygit2.GIT_OBJECT_COMMIT:
             return False
         data = repo.odb.read(oid)[1]
