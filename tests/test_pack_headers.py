@@ -319,3 +319,71 @@ def test_loose_objects_git_wrote_at_every_compression_read_as_git_reads_them(tmp
     loose.mkdir()
     with pytest.raises(ValueError, match="cannot be read"):
         read_header(pygit2.Repository(str(root)), pygit2.Oid(hex=names[0]))
+
+
+@pytest.mark.parametrize("where", ["same folder", "alternate"])
+def test_a_copy_that_is_a_delta_on_a_huge_base_bounds_the_object_wherever_it_is(tmp_path: Path, where: str) -> None:
+    """A small tree held twice, whole in one pack and, in another (of the same object folder,
+    or of one the alternates name, as a fetch or a reference clone brings), as a delta on a
+    base of 20 MiB: libgit2 may read either copy, so the header is held to the bigger."""
+    import hashlib
+    import zlib
+
+    git(tmp_path, "init", "-q", "r")
+    root = tmp_path / "r"
+    big = 20 << 20
+    small = b"40000 a\0" + b"\x11" * 20
+    claimed = hashlib.sha1(b"tree %d\0%s" % (len(small), small)).digest()
+    base = bytes(_whole_header(2, big)) + zlib.compress(b"\0" * big, 1)
+    delta = _entry(6, _varint(big) + _varint(len(small)) + bytes([len(small)]) + small, _distance(len(base)))
+    whole = bytes(_whole_header(2, len(small))) + zlib.compress(small)
+    own = root / ".git" / "objects" / "pack"
+    _write_pack(own, [(claimed, whole)], name="pack-whole")
+    if where == "alternate":
+        (root / ".git" / "objects" / "info" / "alternates").write_text(f"# a reference clone\n{tmp_path / 'ref'}\n")
+        _write_pack(tmp_path / "ref" / "pack", [(b"\x22" * 20, base), (claimed, delta)], name="pack-delta")
+    else:
+        _write_pack(own, [(b"\x22" * 20, base), (claimed, delta)], name="pack-delta")
+    later = (own / "pack-whole.idx").stat().st_mtime + 100
+    os.utime(own / "pack-whole.idx", (later, later))  # the whole copy's pack the newest: asked first
+    assert read_header(pygit2.Repository(str(root)), pygit2.Oid(raw=claimed)) == (pygit2.GIT_OBJECT_TREE, len(small), big)
+
+
+def test_alternates_six_folders_deep_are_read_as_git_reads_them(tmp_path: Path) -> None:
+    """A clone of a clone of ... (each ``--shared``), its objects six folders away: found, as
+    git finds them; a line holding a NUL names no folder and is passed over."""
+    git(tmp_path, "init", "-q", "origin")
+    origin = tmp_path / "origin"
+    (origin / "f").write_text("text\n")
+    git(origin, "add", "f")
+    git(origin, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "one")
+    source = origin
+    for depth in range(6):
+        git(tmp_path, "clone", "-q", "--shared", str(source), f"c{depth}")
+        source = tmp_path / f"c{depth}"
+    alternates = source / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text(alternates.read_text() + "/nowhere\0/x\n")
+    head = git(source, "rev-parse", "HEAD").strip()
+    assert git(source, "cat-file", "-t", head).strip() == "commit"
+    assert read_header(pygit2.Repository(str(source)), pygit2.Oid(hex=head))[0] == pygit2.GIT_OBJECT_COMMIT
+
+
+def test_the_packs_a_process_reads_headers_from_follow_the_folder_while_lookups_find(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-running process (the MCP server) whose lookups all find what they ask: once the
+    pack folder changed (``git gc`` wrote one pack and deleted the others) it reads the new packs
+    and lets go of the old, at its next lookup past the recheck interval."""
+    from gitstore.providers import _packs
+
+    root = _history(tmp_path / "r", True)
+    repo = pygit2.Repository(str(root))
+    head = pygit2.Oid(hex=git(root, "rev-parse", "HEAD~1").strip())  # packed before and after
+    objects = str(root / ".git" / "objects")
+    read_header(repo, head)
+    before = _packs.headers_of(objects)
+    git(root, "gc", "-q", "--aggressive", "--prune=now")
+    read_header(repo, head)
+    assert _packs.headers_of(objects) is before  # within the interval: trusted
+    monkeypatch.setattr(_packs, "RECHECK_SECONDS", 0.0)
+    read_header(repo, head)
+    assert _packs.headers_of(objects) is not before

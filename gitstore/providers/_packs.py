@@ -57,6 +57,7 @@ import mmap
 import os
 import struct
 import sys
+import time
 import zlib
 from array import array
 from bisect import bisect_left
@@ -87,7 +88,7 @@ _KINDS = {b"commit": pygit2.GIT_OBJECT_COMMIT, b"tree": pygit2.GIT_OBJECT_TREE, 
 _OFS_DELTA, _REF_DELTA = 6, 7
 MAX_DELTA_CHAIN = 10_000  # git writes chains of 50 by default and of at most 4,095
 MAX_ENDS = 1 << 16  # deltas a pack remembers the end of (see _resolved)
-MAX_ALTERNATES = 5  # object folders deep that alternates are followed, as git and libgit2 do
+MAX_ALTERNATES = 5  # the deepest object folder whose own alternates are followed, as git and libgit2 do
 LOOSE_HEAD = 64 << 10  # bytes of a loose file's stream inflated, at most, to find its header's end
 
 
@@ -409,7 +410,7 @@ def object_folders(objects: Path) -> list[Path]:
     folders, todo, seen = [objects], [(objects, 0)], {str(objects)}
     while todo:
         folder, depth = todo.pop(0)
-        if depth == MAX_ALTERNATES:
+        if depth > MAX_ALTERNATES:
             continue
         try:
             listed = (folder / "info" / "alternates").read_text(errors="surrogateescape")
@@ -417,7 +418,7 @@ def object_folders(objects: Path) -> list[Path]:
             continue
         for line in listed.splitlines():
             line = line.strip()
-            if not line or line.startswith("#"):
+            if not line or line.startswith("#") or "\0" in line:  # no path holds a NUL
                 continue
             other = Path(os.path.normpath(folder / line))  # an absolute line stays as it is
             if str(other) not in seen:
@@ -430,7 +431,7 @@ def object_folders(objects: Path) -> list[Path]:
 def _stamp(folder: Path) -> tuple[int, int] | None:
     try:
         found = folder.stat()
-    except OSError:
+    except (OSError, ValueError):
         return None
     return found.st_mtime_ns, found.st_ino
 
@@ -441,6 +442,7 @@ class PackSlices:
 
     def __init__(self, objects: Path) -> None:
         self._packs: list[_Pack] = []
+        self.checked = 0.0  # when ``headers_of`` last looked whether the pack folders changed
         self.objects = str(objects)
         self.folders = [str(folder) for folder in object_folders(objects)]
         self._stamps = [_stamp(Path(folder) / "pack") for folder in self.folders]
@@ -477,11 +479,43 @@ class PackSlices:
         return data
 
     def header(self, oid: bytes) -> tuple[int, int, int] | None:
-        """``_resolved``'s answer for object ``oid`` in one of these packs, nothing of it
-        inflated but its deltas' first bytes; None when these packs lack it; ValueError when
-        its entry or chain is damaged."""
-        found = self._find(oid)
-        return None if found is None else _resolved(self, *found)
+        """``_resolved``'s answer for object ``oid`` over every copy these packs and object
+        folders hold (libgit2 may read any: it asks first the pack its last read found something
+        in, and a fetched pack may hold an object this clone holds too, as a delta on a base of
+        gigabytes), the most any copy inflates; nothing of it inflated but its deltas' first
+        bytes. None when none holds it; ValueError when a copy is damaged or two disagree. A
+        loose copy is read only when no pack holds one: it inflates its size alone, which no
+        packed copy's figure is under."""
+        found = None
+        for pack in self._holders(oid):
+            at = pack.offset(oid)
+            if at is None:
+                self._misses += 1
+                continue
+            copy = _resolved(self, pack, at)
+            if found is not None and copy[:2] != found[:2]:
+                raise ValueError(f"two copies of object {oid.hex()} disagree on what it is ({pack.name} has one)")
+            if found is None or copy[2] > found[2]:
+                found = copy
+        return self.loose(oid) if found is None else found
+
+    def _holders(self, oid: bytes) -> list[_Pack] | tuple[_Pack, ...]:
+        """The packs that may hold ``oid``: every one, until enough of them were asked in vain
+        to map which holds which ids (``_map_owners``), then those the map names."""
+        packs, owners = self._packs, self._owners
+        if owners is None:
+            if self._misses >= self._owners_after:
+                self._owners = owners = self._map_owners()
+                self._owners_after = 1 << 62  # mapped, or too many packs to map: never again
+            if owners is None:
+                return packs
+        owner = owners[oid[0] << 16 | oid[1] << 8 | oid[2]]
+        if owner == _SHARED:
+            return packs
+        if owner <= len(packs):
+            return () if owner == 0 else (packs[owner - 1],)
+        first, second = divmod(owner - _PAIRS, 16)
+        return packs[first], packs[second]
 
     def _find(self, oid: bytes) -> tuple[_Pack, int] | None:
         """The pack holding ``oid`` and where in it, or None."""
@@ -626,18 +660,19 @@ class Objects:
 
 def object_header(slices: PackSlices, odb: pygit2.Odb, oid: pygit2.Oid) -> tuple[int, int, int]:
     """(type, size, the most bytes reading it inflates at once: what a bound is held to) of
-    object ``oid``, from the headers git wrote: its pack entry's (through its delta chain) or
-    its loose file's, in the object folders ``slices`` read; KeyError when it is nowhere;
-    ValueError when what is there is damaged, or is where libgit2 would read it and this
-    reader does not (a pack written since, opened again first). Never libgit2's
-    ``read_header``: that fails part way through a damaged delta chain holding the size it had
-    read, and pygit2 then ends the error's text that far past its buffer (a crash, or the stack
-    overwritten)."""
+    object ``oid``, from the headers git wrote: its pack entries' (through their delta chains)
+    and its loose file's, in the object folders ``slices`` read (``PackSlices.header``);
+    KeyError when it is nowhere; ValueError when what is there is damaged, or is where libgit2
+    would read it and this reader does not (a pack written since ``slices`` were opened is
+    looked for first). Never libgit2's ``read_header``: that fails part way through a damaged
+    delta chain holding the size it had read, and pygit2 then ends the error's text that far
+    past its buffer (a crash, or the stack overwritten)."""
     raw = oid.raw
-    found = slices.header(raw) or slices.loose(raw)
-    if found is None and slices.stale():
-        slices = headers_of(slices.objects, fresh=True)
-        found = slices.header(raw) or slices.loose(raw)
+    found = slices.header(raw)
+    if found is None:
+        shared = headers_of(slices.objects, recheck=True)  # opened again if a pack folder changed
+        if shared is not slices:
+            found = shared.header(raw)
     if found is None:
         if oid in odb:
             raise ValueError(f"object {oid} is in a pack this store does not read")
@@ -646,15 +681,20 @@ def object_header(slices: PackSlices, odb: pygit2.Odb, oid: pygit2.Oid) -> tuple
 
 
 _HEADERS: dict[str, PackSlices] = {}
+RECHECK_SECONDS = 1.0  # how long the shared packs of a folder are trusted unchanged between lookups that find
 
 
-def headers_of(objects: str, fresh: bool = False) -> PackSlices:
+def headers_of(objects: str, recheck: bool = False) -> PackSlices:
     """The packs of object folder ``objects`` (and its alternates') that this process reads
-    headers from, opened at the first read, and again when ``fresh`` (the packs a reader still
-    uses are never closed under it: dropped, they are unmapped once no one holds them)."""
+    headers from: opened at the first read, and again once a pack folder changed, looked at
+    when ``recheck`` (a lookup found nothing) or every ``RECHECK_SECONDS`` (a long-running
+    process, the MCP server, so lets go of the packs ``git gc`` deleted; the packs a reader
+    still uses are never closed under it: dropped, they are unmapped once no one holds them)."""
     slices = _HEADERS.get(objects)
-    if slices is None or fresh:
+    now = time.monotonic()
+    if slices is None or ((recheck or now - slices.checked > RECHECK_SECONDS) and slices.stale()):
         slices = _HEADERS[objects] = PackSlices(Path(objects))
+    slices.checked = now
     return slices
 
 
