@@ -29,7 +29,7 @@ _ROLE_LINE = re.compile(  # the pattern as it stood before it was searched after
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("system", "assistant", "developer", " message", " prompt", " instructions", " note", ">", "#",
               "you", "your", "yourself", "the user", "the agent", "the\nmodel", "sys"))
 @example("system: you")
@@ -45,7 +45,7 @@ def test_role_lines_are_counted_as_the_pattern_opening_at_a_line_counts_them(rea
 _READER_ENDS = re.compile(r"(?:ai|ais|llms?)\b")  # the pattern the two literal ones stand in for
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("ai", "ais", "llm", "llms", "a", "i", "l", "m", "s", "thai", "email", "gpt", "language"))
 @example("thai")
 @example("aisle")
@@ -153,7 +153,7 @@ _UNICODE_HIDDEN = ["\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\u00ad", "
                    "\U0001d173", "\u3164"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from([*_CONTROLS, *_UNICODE_HIDDEN, "a", " ", "Z", "~", "é", "\u4e00"]),
                 max_size=12).map("".join))
 @example("")
@@ -167,7 +167,7 @@ def test_holds_hidden_answers_as_the_hidden_class(text: str) -> None:
 _NEAR_EMOJI = ["\u200d", "\ufe0f", "\ufe0e", "\U000e0101", "\U0001f600", "\u2764", "a", "\u4e00", " ", "\u00a9"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(_NEAR_EMOJI), max_size=14).map("".join))
 @example("\u200d")
 @example("\ufe0f\ufe0f")
@@ -180,7 +180,7 @@ def test_joiners_and_selectors_are_counted_as_when_judged_one_at_a_time(text: st
     assert hidden._contextual_counts(text, places) == one_at_a_time
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("`", "a`b", "`x`", "\n\n", "<a ", "~", "\\", size=30))
 @example("`<a `<a `<a `")
 @example("`a` `b")
@@ -193,7 +193,7 @@ def test_lone_backticks_pair_as_when_each_run_is_looked_at(text: str) -> None:
     assert code._single_spans(text, 1, len(text) - 1) == code._runs_spans(text, 1, len(text) - 1, False)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("secret", "token", "api_key", "password", " is ", " the ", "|", ": ", "=", "-", "->",
               "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz", "Ab1" * 6, "abcdefghijklmno", "p", "\n", size=30))
 @example("the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCY here")
@@ -234,7 +234,7 @@ def _tags_by_search(text: str) -> set[int]:
     return found
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("`", "``", "```\n", "~~~\n", "<a ", "<script>", "<img src=x onerror=alert(1)>", "<b>", "\n\n",
               "<a href='javascript:x'>", "`<a ", "<style>", "<img src=`x onerror=alert(1)>", size=30))
 @example("`<a `<a `<a `")
@@ -306,7 +306,7 @@ _PLACEHOLDER_PIECES = ["example", "EXAMPLE", "Example", "eXample", "changeme", "
                        "string", "todo", "fixme", "Ab9", "K"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts(*_PLACEHOLDER_PIECES, size=12))
 @example("95b4237ca84df1a0f7ee258d69697eea")
 @example("NotReal9")
@@ -320,7 +320,7 @@ _TEMPLATE_PIECES = ["${", "$(", "\\$", "$\\{", "#{", "%{", "{{", "[[", "{.", "@@
                     "$", "#!", "$HOME", "%PATH%", "[a]", "__init__", "{name}", "getValue(", "' + ", '"+', "Ab9"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts(*_TEMPLATE_PIECES, size=12))
 @example("95b4237ca84df1a0f7ee258d69697eea")
 def test_a_template_is_found_where_the_whole_value_is_searched(value: str) -> None:
@@ -329,7 +329,7 @@ def test_a_template_is_found_where_the_whole_value_is_searched(value: str) -> No
     assert _templated(value) is (_TEMPLATE.search(value) is not None)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.text(max_size=16) | _texts("a", "Z", "7", "!", "é", "Σ", "²", "ǅ", " "))
 @example("ǅ")
 @example("²")
@@ -341,7 +341,7 @@ def test_character_classes_are_counted_as_asking_each_character_counts_them(valu
     assert char_classes(value) == expected
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_texts("\n", " ", "\t", ">", "#", "(", "[", "-", "a", "ai:", "x", "é", size=30), st.integers(0, 40))
 @example("", 0)
 @example("x" * 20 + "\n" + " " * 15 + "ai", 36)
@@ -367,7 +367,7 @@ def _named_path_by_its_parts(value: str) -> bool:
     return bool(path.group("root")) or values._EXTENSION.fullmatch(parts[-1]) is not None  # type: ignore[union-attr]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("/", "\\", "\\\\", "~/", "./", "../", "C:\\", "src", "App", "Button.test.tsx", "v2", "|", "~", "..",
               "x9Kq", "+", "٣", "é", size=10))
 @example("x10000\\|y")
@@ -379,7 +379,7 @@ def test_a_named_path_is_found_as_matching_and_splitting_it_finds_it(value: str)
     assert _named_path(value) is _named_path_by_its_parts(value)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("~~", "(", ")", "[", "]", "<", ">", "a", "Xk9", "*", "|", "\u00a0", "\u2003", size=12))
 @example("x1\\|y")
 @example("Dict[str,Any]")
@@ -417,7 +417,7 @@ def _image_ends_by_lookup(text: str) -> list[tuple[int, int]]:
     return ends
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("![", "[", "]", "\\]", "\\[", "`", "``", "\n```\n", "\n~~~\n", "\n\n", "\n \n", "a", "(x)", size=30))
 @example("![a `]` b](x) ![c]")
 @example("```\n![a]\n```\n![b]")
@@ -458,7 +458,7 @@ def _decoded_blob_by_trying_both(blob: str) -> str | None:
     return None
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_texts("aGVsbG8g", "d29ybGQ=", "YQ==", "QUJD", "A", "b", "+", "/", "=", "==", "\n", "\\n", " | \n | ", "é",
               size=20))
 @example("aGVsbG8gd29ybGQ=")
@@ -487,7 +487,7 @@ def _name_by_every_shape(value: str) -> bool:
     return not (values._WORD_WITH_NUMBER.fullmatch(value) or values._ONE_WORD_WITH_NUMBER.fullmatch(value))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_texts("*", "**", "/", "src", "a.json", ".", "config", "Key", "v2", "0f3a9c2e", "-1b2c", "::", "Optional[",
               "]", "x9Kq", size=10))
 @example("*rsa.PrivateKey")
@@ -505,7 +505,7 @@ def _mostly_printable_by_characters(text: str) -> bool:
     return printable >= 0.95 * len(text)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=60),
                  _texts("ab", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "é", "\u200b", "\u2028", size=60)))
 @example("a" * 19 + "\x00")

@@ -34,7 +34,7 @@ def _hits(draw: st.DrawFn) -> list[Hit]:
     return [Hit(start, start + length, f"kind{n}", priority) for n, (start, length, priority) in enumerate(spans)]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_hits())
 def test_hits_are_resolved_as_one_by_one_in_order_of_precedence(hits: list[Hit]) -> None:
     assert _resolve(hits) == _resolve_one_by_one(hits)
