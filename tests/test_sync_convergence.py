@@ -5,8 +5,9 @@ of all three, every clone computes the same verdict for every learning and the s
 ``gitstore learnings --json``; text redacted on one clone is gone from every clone's objects
 after their next sync and gc.
 
-A default run plays ``SEEDS_DEFAULT`` seeds; ``GITSTORE_CONVERGENCE_SEEDS=20`` plays the
-acceptance run (3 clones x 200 operations x 20 seeds)."""
+A default run plays ``SEEDS_DEFAULT`` seed of ``OPERATIONS_DEFAULT`` operations, every kind of
+operation among them; ``GITSTORE_CONVERGENCE_SEEDS=20`` plays the acceptance run (3 clones x 200
+operations x 20 seeds)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, s
 from .world import Thread, ref
 
 PEOPLE = ("github:9", "github:10", "github:11")
-OPERATIONS = 200
+OPERATIONS_DEFAULT = 140
 SEEDS_DEFAULT = 1
 SEEDS = int(os.environ.get("GITSTORE_CONVERGENCE_SEEDS", SEEDS_DEFAULT))
+OPERATIONS = 200 if "GITSTORE_CONVERGENCE_SEEDS" in os.environ else OPERATIONS_DEFAULT
 
 
 @pytest.fixture(scope="module")
