@@ -104,7 +104,12 @@ def shared_params(*parts: str, pattern: str = "*", keep: Callable[[Path], bool] 
 
 @pytest.fixture(autouse=True)
 def _pinned_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    home = tmp_path_factory.mktemp("home")
+    pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+def pin_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """A HOME of its own, the test identity for git and no other GIT_ setting: every test runs
+    so, and a module-scoped fixture (set up before any test's own fixtures) pins the same."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     for key in ("CODEX_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",

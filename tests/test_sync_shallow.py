@@ -10,10 +10,12 @@ Real clones of a real bare remote over ``file://`` (git makes no shallow clone o
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.errors import IntegrityError
 from gitstore.ops import learning as ops
@@ -23,7 +25,7 @@ from gitstore.queries.verify import verify
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import git
+from .conftest import git, pin_identity
 from .team import two_reviewers
 from .world import Thread, accepted, grant_all, propose, ref
 
@@ -53,10 +55,16 @@ def state_of(root: Path, learning: str) -> str | None:
     return next((row["state"] for row in rows if row["id"] == learning), None)
 
 
-@pytest.fixture
-def retired(tmp_path: Path) -> tuple[Path, str, Path]:
+@pytest.fixture(scope="module")
+def retired_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """alice accepts a learning, bob retires it and appends five times after; carol's full clone
-    has synced it all. Returns carol's clone, the learning and the remote."""
+    has synced it all; made once (each test takes a copy). Returns its folder and the learning."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        return _retired(tmp_path_factory.mktemp("retired"))
+
+
+def _retired(tmp_path: Path) -> tuple[Path, str]:
     alice, bob = two_reviewers(tmp_path)
     grant_all(alice)
     thread = Thread(alice, 7, "100")
@@ -75,7 +83,20 @@ def retired(tmp_path: Path) -> tuple[Path, str, Path]:
     init(carol)
     sync(str(carol))
     assert state_of(carol, learning) == "retired"
-    return carol, learning, bare
+    return tmp_path, learning
+
+
+@pytest.fixture
+def retired(retired_once: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, Path]:
+    """A copy of that world in this test's folder (alice's, bob's and carol's clones, their
+    keys and the remote, each clone's remote and signing key naming the copy). Returns carol's
+    clone, the learning and the remote."""
+    source, learning = retired_once
+    for entry in sorted(source.iterdir()):
+        copy_as_moved(entry, tmp_path / entry.name)
+    for config in tmp_path.glob("*/.git/config"):
+        config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{tmp_path}{os.sep}"))
+    return tmp_path / "carol", learning, tmp_path / "remote.git"
 
 
 def test_a_history_a_depth_fetch_cut_is_left_out_until_sync_fetches_it_whole(
