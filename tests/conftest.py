@@ -122,6 +122,18 @@ def pin_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
             monkeypatch.delenv(key)
 
 
+def copy_world(source: Path, target: Path) -> None:
+    """Every entry of ``source`` (clones, bare remotes, keys) copied into ``target`` as moved
+    there (``copy_as_moved``), each clone's ``.git/config`` naming the copies (its remotes, its
+    signing key): a world made once per module, copied for each test."""
+    from bench._process import copy_as_moved
+
+    for entry in sorted(source.iterdir()):
+        copy_as_moved(entry, target / entry.name)
+    for config in target.glob("*/.git/config"):
+        config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{target}{os.sep}"))
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run real git in cwd and return its output."""
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)

@@ -10,12 +10,10 @@ Real clones of a real bare remote over ``file://`` (git makes no shallow clone o
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.errors import IntegrityError
 from gitstore.ops import learning as ops
@@ -25,7 +23,7 @@ from gitstore.queries.verify import verify
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import git, pin_identity
+from .conftest import copy_world, git, pin_identity
 from .team import two_reviewers
 from .world import Thread, accepted, grant_all, propose, ref
 
@@ -92,10 +90,7 @@ def retired(retired_once: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, 
     keys and the remote, each clone's remote and signing key naming the copy). Returns carol's
     clone, the learning and the remote."""
     source, learning = retired_once
-    for entry in sorted(source.iterdir()):
-        copy_as_moved(entry, tmp_path / entry.name)
-    for config in tmp_path.glob("*/.git/config"):
-        config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{tmp_path}{os.sep}"))
+    copy_world(source, tmp_path)
     return tmp_path / "carol", learning, tmp_path / "remote.git"
 
 

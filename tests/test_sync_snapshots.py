@@ -21,7 +21,7 @@ from gitstore.sync.remote import sync
 
 from . import cli
 from .advice import below, commands, follow
-from .conftest import git, shared
+from .conftest import copy_world, git, pin_identity, shared
 from .github_server import REPO, FakeGitHub, recorded, serve
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
 
@@ -30,13 +30,31 @@ REPLY, TEXT = "github:comment:284312999", b"Agreed, more emoji."
 INBOX = "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
 
 
+@pytest.fixture(scope="module")
+def clones_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the clones below, made once (each test takes a copy)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        monkeypatch.delenv("GH_TOKEN", raising=False)
+        tmp_path = tmp_path_factory.mktemp("clones")
+        _clones(tmp_path)
+        return tmp_path
+
+
 @pytest.fixture
-def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Context, Context]:
+def clones(clones_once: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Context, Context]:
     """Alice's clone and bob's, of a remote whose repository is Codertocat/Hello-World, under a
     policy letting both do everything; each imported pull request 2 into its inbox, and both
-    synced once, so each holds the other's memory."""
+    synced once, so each holds the other's memory. A copy, in this test's folder, of the world
+    made once."""
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GH_TOKEN", raising=False)
+    copy_world(clones_once, tmp_path)
+    return Context.open(tmp_path / "alice"), Context.open(tmp_path / "bob")
+
+
+def _clones(tmp_path: Path) -> tuple[Context, Context]:
     keys = {who: keypair(tmp_path / "keys", who) for who in (ALICE, BOB)}
     bare = shared_remote(tmp_path)
     git(bare, "remote", "set-url", "origin", f"https://github.com/{REPO}.git")
