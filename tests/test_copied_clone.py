@@ -29,7 +29,7 @@ from gitstore.records.ids import episode_id
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import git
+from .conftest import copy_world, git, pin_identity
 from .team import (EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, team_clone, two_reviewers,
                    write_policy)
 from .world import Thread, accepted, claude_transcript, grant_all, propose, ref
@@ -285,16 +285,53 @@ def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]
     return a, b, bare, proposal
 
 
+@pytest.fixture(scope="module")
+def bobs_proposal_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """``_bobs_proposal`` made once: its folder and the proposal (each test takes a copy)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp("bobs-proposal")
+        return folder, _bobs_proposal(folder)[3]
+
+
+@pytest.fixture(scope="module")
+def stranded_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """``_stranded_decision`` made once: its folder and the proposal (each test takes a copy)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp("stranded")
+        return folder, _stranded_decision(folder)[3]
+
+
+def _copied_world(made: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+    """A copy of a world made once, in this test's folder: alice's and bob's roots, the remote
+    and the proposal, as ``_bobs_proposal`` and ``_stranded_decision`` return them."""
+    source, proposal = made
+    copy_world(source, tmp_path)
+    return tmp_path / "alice", tmp_path / "bob", tmp_path / "remote.git", proposal
+
+
+@pytest.fixture
+def bobs_proposal(bobs_proposal_once: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path, Path, dict]:
+    return _copied_world(bobs_proposal_once, tmp_path)
+
+
+@pytest.fixture
+def stranded(stranded_once: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path, Path, dict]:
+    return _copied_world(stranded_once, tmp_path)
+
+
 def _verdict(root: Path, learning: str) -> tuple[str, bool]:
     [row] = [row for row in learnings(Context.open(root)) if row.status.id == learning]
     return row.status.state, row.status.usable
 
 
-def test_a_decision_a_parted_writer_could_never_push_reaches_the_team_from_a_new_id(tmp_path: Path) -> None:
+def test_a_decision_a_parted_writer_could_never_push_reaches_the_team_from_a_new_id(
+        tmp_path: Path, stranded: tuple) -> None:
     """Someone with push access appended to the remote's copy of alice's writer: her signed
     acceptance after it can never be pushed as that id. ``init --new-writer`` carries it over,
     signed again with her key, and every clone then counts it."""
-    a, b, _, proposal = _stranded_decision(tmp_path)
+    a, b, _, proposal = stranded
     assert sync(str(b)).status in ("ok", "no-update")
     assert _verdict(b, proposal["id"]) == ("proposed", False)
     old = _writer(a)
@@ -312,10 +349,10 @@ def test_a_decision_a_parted_writer_could_never_push_reaches_the_team_from_a_new
         assert cli.gitstore("verify", cwd=root).returncode == 0
 
 
-def test_a_decision_is_carried_only_signed_with_the_key_that_signed_it(tmp_path: Path) -> None:
+def test_a_decision_is_carried_only_signed_with_the_key_that_signed_it(tmp_path: Path, stranded: tuple) -> None:
     """Without the key, ``init --new-writer`` carries nothing and names what it left and why;
     once the key is configured again, the next sync carries it (the new id has no appends)."""
-    a, b, _, proposal = _stranded_decision(tmp_path)
+    a, b, _, proposal = stranded
     key = git(a, "config", "user.signingkey").strip()
     git(a, "config", "--unset", "user.signingkey")
     old = _writer(a)
@@ -331,11 +368,12 @@ def test_a_decision_is_carried_only_signed_with_the_key_that_signed_it(tmp_path:
     assert _verdict(b, proposal["id"]) == ("accepted", True)
 
 
-def test_appends_a_new_id_could_not_carry_before_it_appended_are_carried_by_the_next(tmp_path: Path) -> None:
+def test_appends_a_new_id_could_not_carry_before_it_appended_are_carried_by_the_next(
+        tmp_path: Path, stranded: tuple) -> None:
     """A copy is carried onto an id with no appends of its own only (it keeps the original's
     place in every clone's order): an id that appended first leaves them named, with what to
     do, and the next ``init --new-writer`` carries them."""
-    a, b, _, proposal = _stranded_decision(tmp_path)
+    a, b, _, proposal = stranded
     key = git(a, "config", "user.signingkey").strip()
     git(a, "config", "--unset", "user.signingkey")
     cli.ok("init", "--new-writer", cwd=a)
@@ -392,7 +430,7 @@ def _tip_records(root: Path, writer: str) -> set[str]:
     return {digest for digest, _, _ in parse_message(repo[pygit2.Oid(hex=_records_tip(root, writer))].message).lines}
 
 
-def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: Path) -> None:
+def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: Path, bobs_proposal: tuple) -> None:
     """Alice accepts and syncs, then retires without syncing; someone with push access sets the
     remote's copy of her writer back to a history that parts before the acceptance (refused
     here, held in quarantine). The remote no longer holds the acceptance: it is carried over to
@@ -400,7 +438,7 @@ def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: P
     acceptance (its copy, the copy before it), not where the rewritten history parted: every
     clone, a fresh one too, settles it after the acceptance, and the learning is retired
     everywhere."""
-    a, b, bare, proposal = _bobs_proposal(tmp_path)
+    a, b, bare, proposal = bobs_proposal
     old = _writer(a)
     granted = _records_tip(a, old)
     accepted(Context.open(a), proposal, by="github:9")
@@ -468,11 +506,11 @@ def test_a_pushed_decision_the_remote_s_history_dropped_is_carried_and_reaches_e
         assert cli.gitstore("verify", cwd=root).returncode == 0, root
 
 
-def test_sync_in_another_work_tree_never_carries_the_id_the_main_one_writes_as(tmp_path: Path) -> None:
+def test_sync_in_another_work_tree_never_carries_the_id_the_main_one_writes_as(tmp_path: Path, stranded: tuple) -> None:
     """A linked work tree set up on its own writes as an id of its own, and the main tree's id
     is no former id of it: its sync leaves the main tree's stranded acceptance alone. The main
     tree's own ``init --new-writer`` carries it, and the team holds it once."""
-    a, b, bare, proposal = _stranded_decision(tmp_path)
+    a, b, bare, proposal = stranded
     old = _writer(a)
     acceptance = _tip_records(a, old)
     tree = tmp_path / "alice-tree"
@@ -491,10 +529,10 @@ def test_sync_in_another_work_tree_never_carries_the_id_the_main_one_writes_as(t
     assert _verdict(b, proposal["id"]) == ("accepted", True)
 
 
-def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path) -> None:
+def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path, stranded: tuple) -> None:
     """What an earlier new id holds and the next sync pushes is never carried again onto the
     next one: the team holds the acceptance under one id."""
-    a, b, bare, proposal = _stranded_decision(tmp_path)
+    a, b, bare, proposal = stranded
     acceptance = _tip_records(a, _writer(a))
     assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
     first = _writer(a)
@@ -508,11 +546,11 @@ def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path) 
     assert _verdict(b, proposal["id"]) == ("accepted", True)
 
 
-def test_an_id_another_work_tree_still_writes_as_is_never_carried(tmp_path: Path) -> None:
+def test_an_id_another_work_tree_still_writes_as_is_never_carried(tmp_path: Path, stranded: tuple) -> None:
     """Two work trees given the same state write as one id. The main one leaving it carries
     nothing while the other still appends as it, and says so; the other's own ``init
     --new-writer`` carries the stranded acceptance, once."""
-    a, b, bare, proposal = _stranded_decision(tmp_path)
+    a, b, bare, proposal = stranded
     old = _writer(a)
     acceptance = _tip_records(a, old)
     tree = tmp_path / "agent-tree"
@@ -580,13 +618,14 @@ def _clone_as(tmp_path: Path, bare: Path, name: str, writer: str, key: Path) -> 
     return root
 
 
-def test_an_append_whose_signature_does_not_verify_is_never_signed_again(tmp_path: Path) -> None:
+def test_an_append_whose_signature_does_not_verify_is_never_signed_again(
+        tmp_path: Path, bobs_proposal: tuple) -> None:
     """Someone with push access appends to alice's writer an acceptance of bob's proposal in her
     name, with a signature of hers taken from another append (it names her key and verifies for
     nobody); alice continues that writer on a second clone, which takes the history up as its
     own; the remote's copy is then forced to part before it. ``init --new-writer`` there must not
     sign the forged acceptance with alice's key: it is left out, named, and counts nowhere."""
-    a, b, bare, proposal = _bobs_proposal(tmp_path)
+    a, b, bare, proposal = bobs_proposal
     writer, ref_name = _writer(a), f"refs/memory/v1/records/shared/{_writer(a)}"
     mal_key, mal_public = keypair(tmp_path / "keys", "mal")
     mal = _clone_as(tmp_path, bare, "mal", writer, mal_key)
