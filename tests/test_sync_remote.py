@@ -21,7 +21,7 @@ from gitstore.sync import steps
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import git
+from .conftest import copy_world, git, pin_identity
 from .team import first_clone, shared_remote
 from .world import Thread, accepted, grant_all, propose, ref
 
@@ -62,10 +62,26 @@ def bob_speaks(bob: Context, alice: Context | None = None) -> None:
         sync(str(alice.workspace.root))
 
 
+@pytest.fixture(scope="module")
+def team_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The team below, made once (each test takes a copy): its folder and what it holds."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp("team")
+        return folder, _team(folder)[3]
+
+
 @pytest.fixture
-def team(tmp_path: Path) -> tuple[Context, Context, Path, dict]:
+def team(team_once: tuple[Path, dict], tmp_path: Path) -> tuple[Context, Context, Path, dict]:
     """Alice's clone with a grant, a review thread, an accepted learning and a personal session;
-    bob's clone of the same remote, never synced."""
+    bob's clone of the same remote, never synced. A copy, in this test's folder, of the team
+    made once."""
+    source, held = team_once
+    copy_world(source, tmp_path)
+    return Context.open(tmp_path / "alice"), Context.open(tmp_path / "bob"), tmp_path / "remote.git", held
+
+
+def _team(tmp_path: Path) -> tuple[Context, Context, Path, dict]:
     bare = shared_remote(tmp_path)
     alice = Context.open(first_clone(tmp_path, bare))
     grant_all(alice)
