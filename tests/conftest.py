@@ -124,13 +124,13 @@ def pin_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
 
 def copy_world(source: Path, target: Path) -> None:
     """Every entry of ``source`` (clones, bare remotes, keys) copied into ``target`` as moved
-    there (``copy_as_moved``), each clone's ``.git/config`` naming the copies (its remotes, its
-    signing key): a world made once per module, copied for each test."""
+    there (``copy_as_moved``), each clone's and bare remote's configuration naming the copies (its
+    remotes, its signing key): a world made once per module, copied for each test."""
     from bench._process import copy_as_moved
 
     for entry in sorted(source.iterdir()):
         copy_as_moved(entry, target / entry.name)
-    for config in target.glob("*/.git/config"):
+    for config in [*target.glob("*/.git/config"), *target.glob("*.git/config")]:  # clones', bare remotes'
         config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{target}{os.sep}"))
 
 
