@@ -18,7 +18,7 @@ from gitstore.ops.redact import redact
 from gitstore.providers.git import payloads_ref, records_ref
 from gitstore.sync.remote import sync
 
-from .conftest import all_objects, git
+from .conftest import all_objects, copy_world, git, pin_identity
 from .team import first_clone, shared_remote
 from .world import Thread, grant_all
 
@@ -35,9 +35,25 @@ def clone(tmp: Path, bare: Path, name: str) -> Path:
     return tmp / name
 
 
+@pytest.fixture(scope="module")
+def team_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The team below, made once (each test takes a copy): its folder and alice's writer."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp("team")
+        return folder, _team(folder)[3]
+
+
 @pytest.fixture
-def team(tmp_path: Path) -> tuple[Path, Path, Path, str]:
-    """Alice's clone with a grant and a review comment, pushed; bob's clone, synced twice."""
+def team(team_once: tuple[Path, str], tmp_path: Path) -> tuple[Path, Path, Path, str]:
+    """Alice's clone with a grant and a review comment, pushed; bob's clone, synced twice. A
+    copy, in this test's folder, of the team made once."""
+    source, writer = team_once
+    copy_world(source, tmp_path)
+    return tmp_path / "remote.git", tmp_path / "alice", tmp_path / "bob", writer
+
+
+def _team(tmp_path: Path) -> tuple[Path, Path, Path, str]:
     bare = shared_remote(tmp_path)
     alice = first_clone(tmp_path, bare)
     ctx = Context.open(alice)

@@ -23,7 +23,7 @@ from gitstore.queries.verify import verify
 from gitstore.sync.remote import fetch_specs, sync
 
 from . import cli
-from .conftest import git
+from .conftest import copy_world, git, pin_identity
 from .team import first_clone, shared_remote
 from .world import Thread, grant_all, propose, ref
 
@@ -39,11 +39,26 @@ def digests(ctx: Context) -> set[str]:
     return {item.digest for item in Context.open(ctx.workspace.root).store.items()}
 
 
+@pytest.fixture(scope="module")
+def team_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The team below, made once (each test takes a copy): its folder."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp("team")
+        _team(folder)
+        return folder
+
+
 @pytest.fixture
-def team(tmp_path: Path) -> tuple[Context, Path]:
+def team(team_once: Path, tmp_path: Path) -> tuple[Context, Path]:
     """A remote that serves filters, holding the memory of two writers: alice's grant, review
     thread and proposal, and carol's comment. Returns alice's clone, synced last (it reads
-    both), and the remote."""
+    both), and the remote: a copy, in this test's folder, of the team made once."""
+    copy_world(team_once, tmp_path)
+    return Context.open(tmp_path / "alice"), tmp_path / "remote.git"
+
+
+def _team(tmp_path: Path) -> tuple[Context, Path]:
     bare = shared_remote(tmp_path)
     git(bare, "config", "uploadpack.allowFilter", "true")
     alice = Context.open(first_clone(tmp_path, bare))
