@@ -51,11 +51,18 @@ def gitstore_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
 
 
+def pycache_prefix(folder: Path) -> str:
+    """Where a measured process caches its bytecode: ``folder`` (a folder of this run: the first
+    run fills it), unless ``GITSTORE_BENCH_PYCACHE`` names another (the smoke tests share one
+    among every benchmark they run, so none compiles again what another did)."""
+    return os.environ.get("GITSTORE_BENCH_PYCACHE") or str(folder)
+
+
 def child_env(folder: Path) -> dict[str, str]:
-    """This environment for a measured process, bytecode cached in ``folder/pycache`` (a folder
-    of this run: the first run fills it) and gitstore's own settings dropped."""
+    """This environment for a measured process, bytecode cached in ``folder/pycache``
+    (``pycache_prefix``) and gitstore's own settings dropped."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("GITSTORE_")}
-    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    env["PYTHONPYCACHEPREFIX"] = pycache_prefix(folder / "pycache")
     return env
 
 

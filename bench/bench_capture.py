@@ -117,7 +117,7 @@ from typing import Any
 
 import orjson
 
-from bench._process import copy_as_moved
+from bench._process import copy_as_moved, pycache_prefix
 from gitstore.capture import transcripts as transcripts_module
 from gitstore.capture.screening import MAX_COMMANDS
 from gitstore.capture.normalize import MAX_TURNS
@@ -155,7 +155,7 @@ def _env(pycache: Path | None = None, **extra: str) -> dict[str, str]:
                GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
     if pycache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        env["PYTHONPYCACHEPREFIX"] = pycache_prefix(pycache)
     env.update(extra)
     return env
 

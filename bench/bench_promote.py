@@ -43,6 +43,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from bench._process import pycache_prefix
 from gitstore.promote.okf import render_index_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def _noop(index: int) -> dict[str, object]:
 def _run(root: Path, config: Path, home: Path) -> tuple[float, float, subprocess.CompletedProcess[str]]:
     """(wall seconds, CPU seconds of pre-commit and every process it ran, the outcome)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never", PYTHONPYCACHEPREFIX=str(home / "pycache"))
+    env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never", PYTHONPYCACHEPREFIX=pycache_prefix(home / "pycache"))
     command = [sys.executable, "-m", "pre_commit", "run", "--all-files", "--config", str(config)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

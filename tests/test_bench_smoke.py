@@ -5,6 +5,7 @@ Timings are never asserted: benchmark machines are noisy, and the goal is report
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -134,6 +135,15 @@ CLI_LINES = [
           for name in ("status", "learnings", "show")),
     )
 ]
+
+
+@pytest.fixture(autouse=True)
+def _one_pycache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The processes a benchmark measures cache their bytecode in one folder of this run shared
+    by every benchmark (and every worker), not one folder each: each compiles nothing again."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    monkeypatch.setenv("GITSTORE_BENCH_PYCACHE", str(shared / "bench-pycache"))
 
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
