@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import os
 import subprocess
 from collections.abc import Callable
@@ -132,6 +134,47 @@ def copy_world(source: Path, target: Path) -> None:
         copy_as_moved(entry, target / entry.name)
     for config in [*target.glob("*/.git/config"), *target.glob("*.git/config")]:  # clones', bare remotes'
         config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{target}{os.sep}"))
+
+
+def made_once(build: Callable[..., Any]) -> Callable[..., Any]:
+    """``build(folder, *args)``, which makes a world of clones in ``folder``, run once per process
+    for the same ``args`` (in a folder beside the tests' own); each call ``made(tmp_path, *args)``
+    copies that world into ``tmp_path`` (``copy_world``) and returns what ``build`` returned,
+    every path in the world named in the copy and every context opened there. The world is
+    made under the pinned identity, as a test's own would be."""
+    made: dict[tuple[Any, ...], tuple[Path, Any]] = {}
+
+    def moved(value: Any, source: Path, target: Path) -> Any:
+        from gitstore.context import Context
+
+        if isinstance(value, Path):
+            return target / value.relative_to(source) if value.is_relative_to(source) else value
+        if isinstance(value, Context):
+            return Context.open(moved(value.workspace.root, source, target))
+        if isinstance(value, (tuple, list)):
+            return type(value)(moved(item, source, target) for item in value)
+        if isinstance(value, dict):
+            return {key: moved(item, source, target) for key, item in value.items()}
+        return copy.deepcopy(value)
+
+    @functools.wraps(build)
+    def copied(tmp_path: Path, *args: Any) -> Any:
+        if args not in made:
+            folder = tmp_path.parent / f"made-once-{build.__module__.rsplit('.', 1)[-1]}-{build.__name__}-{len(made)}"
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                folder.mkdir()
+                pin_identity(monkeypatch, _mkdir(folder / "home"))
+                made[args] = folder / "world", build(_mkdir(folder / "world"), *args)
+        source, result = made[args]
+        copy_world(source, tmp_path)
+        return moved(result, source, tmp_path)
+
+    return copied
+
+
+def _mkdir(folder: Path) -> Path:
+    folder.mkdir()
+    return folder
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -13,13 +13,14 @@ from gitstore.deliver.publish import publish
 from gitstore.ops import learning as ops
 from gitstore.sync.remote import sync
 
-from .conftest import git
+from .conftest import git, made_once
 from .team import two_reviewers
 from .world import Thread, accepted, grant_all, propose, ref
 
 ALICE, BOB = "github:9", "github:10"
 
 
+@made_once
 def _published_then_retired(tmp_path: Path) -> tuple[Path, str]:
     """Bob's clone with AGENTS.md and CLAUDE.md published holding alice's accepted learning,
     which alice has retired and pushed since. Returns bob's root and the learning's id."""
