@@ -137,12 +137,12 @@ def copy_world(source: Path, target: Path) -> None:
 
 
 def made_once(build: Callable[..., Any]) -> Callable[..., Any]:
-    """``build(folder, *args)``, which makes a world of clones in ``folder``, run once per process
-    for the same ``args`` (in a folder beside the tests' own); each call ``made(tmp_path, *args)``
+    """``build(folder, ...)``, which makes a world of clones in ``folder``, run once per process
+    for the same arguments (in a folder beside the tests' own); each call ``made(tmp_path, ...)``
     copies that world into ``tmp_path`` (``copy_world``) and returns what ``build`` returned,
     every path in the world named in the copy and every context opened there. The world is
     made under the pinned identity, as a test's own would be."""
-    made: dict[tuple[Any, ...], tuple[Path, Any]] = {}
+    made: dict[tuple[Any, ...], tuple[Path, Any]] = {}  # arguments -> (the world, what build returned)
 
     def moved(value: Any, source: Path, target: Path) -> Any:
         from gitstore.context import Context
@@ -158,14 +158,15 @@ def made_once(build: Callable[..., Any]) -> Callable[..., Any]:
         return copy.deepcopy(value)
 
     @functools.wraps(build)
-    def copied(tmp_path: Path, *args: Any) -> Any:
-        if args not in made:
+    def copied(tmp_path: Path, *args: Any, **kwargs: Any) -> Any:
+        key = (*args, *sorted(kwargs.items()))
+        if key not in made:
             folder = tmp_path.parent / f"made-once-{build.__module__.rsplit('.', 1)[-1]}-{build.__name__}-{len(made)}"
             with pytest.MonkeyPatch.context() as monkeypatch:
                 folder.mkdir()
                 pin_identity(monkeypatch, _mkdir(folder / "home"))
-                made[args] = folder / "world", build(_mkdir(folder / "world"), *args)
-        source, result = made[args]
+                made[key] = folder / "world", build(_mkdir(folder / "world"), *args, **kwargs)
+        source, result = made[key]
         copy_world(source, tmp_path)
         return moved(result, source, tmp_path)
 

@@ -17,7 +17,7 @@ from gitstore.ops.promote import promote
 from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.promote.provenance import provenance
 
-from .conftest import ROOT
+from .conftest import ROOT, made_once
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 
 PAGE = "okf/wiki/reliability.md"
@@ -177,6 +177,7 @@ def test_the_merge_being_made_is_judged_at_commit_msg(promoted: tuple[Context, d
     assert git(root, "rev-parse", "pending-trunk^2").strip() == result.commit
 
 
+@made_once
 def _retired_after_merging(tmp_path: Path) -> tuple[Path, dict[str, Any], str]:
     """A repository whose main merged a promotion, then, its learning retired, removed the block
     in a commit; and the commit of main that still held the block."""

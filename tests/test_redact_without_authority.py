@@ -23,7 +23,7 @@ from gitstore.queries.evidence import evidence
 from gitstore.queries.verify import verify
 
 from .cli import gitstore
-from .conftest import git
+from .conftest import git, made_once
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
 from .world import Thread, grant_all, propose, ref
 
@@ -65,6 +65,7 @@ def _team_without_policy(tmp_path: Path, redacted: bool = True) -> tuple[Context
     return alice, bob, comment, label
 
 
+@made_once
 def _policy_adopted(tmp_path: Path, redacted: bool = True) -> tuple[Context, Context, dict, dict]:
     """``_team_without_policy``, then alice commits a policy letting both of them do
     everything, pushes it, and each clone signs with their key: the redaction alice made
