@@ -136,9 +136,17 @@ def copy_world(source: Path, target: Path) -> None:
         config.write_text(config.read_text().replace(f"{source}{os.sep}", f"{target}{os.sep}"))
 
 
+_FACTORY: list[pytest.TempPathFactory] = []  # this process's, for made_once
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _remembered_factory(tmp_path_factory: pytest.TempPathFactory) -> None:
+    _FACTORY[:] = [tmp_path_factory]
+
+
 def made_once(build: Callable[..., Any]) -> Callable[..., Any]:
     """``build(folder, ...)``, which makes a world of clones in ``folder``, run once per process
-    for the same arguments (in a folder beside the tests' own); each call ``made(tmp_path, ...)``
+    for the same arguments (in a folder of this run's own); each call ``made(tmp_path, ...)``
     copies that world into ``tmp_path`` (``copy_world``) and returns what ``build`` returned,
     every path in the world named in the copy and every context opened there. The world is
     made under the pinned identity, as a test's own would be."""
@@ -161,9 +169,8 @@ def made_once(build: Callable[..., Any]) -> Callable[..., Any]:
     def copied(tmp_path: Path, *args: Any, **kwargs: Any) -> Any:
         key = (*args, *sorted(kwargs.items()))
         if key not in made:
-            folder = tmp_path.parent / f"made-once-{build.__module__.rsplit('.', 1)[-1]}-{build.__name__}-{len(made)}"
+            folder = _FACTORY[0].mktemp(f"made-once-{build.__name__}")
             with pytest.MonkeyPatch.context() as monkeypatch:
-                folder.mkdir()
                 pin_identity(monkeypatch, _mkdir(folder / "home"))
                 made[key] = folder / "world", build(_mkdir(folder / "world"), *args, **kwargs)
         source, result = made[key]

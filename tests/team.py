@@ -13,7 +13,7 @@ from gitstore.context import Context
 from gitstore.ops.setup import init
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, policy_text
 
-from .conftest import git
+from .conftest import git, made_once
 
 EVERYTHING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
 MEMORY_PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
@@ -121,9 +121,11 @@ def sync(*clones: Context) -> list[Context]:
     return [Context.open(ctx.workspace.root) for ctx in clones]
 
 
+@made_once
 def two_reviewers(tmp: Path, alice: str = "github:9", bob: str = "github:10") -> tuple[Context, Context]:
     """A team of two under a policy that lets both do everything: alice's clone (which made
-    the repository) and bob's, each signing with their own key."""
+    the repository) and bob's, each signing with their own key (made once per run, each call
+    given its own copy: ``made_once``)."""
     keys = {who: keypair(tmp / "keys", who) for who in (alice, bob)}
     bare = shared_remote(tmp)
     root = first_clone(tmp, bare)
