@@ -20,8 +20,9 @@ SHARED = testdata_root()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``slow`` first, the rest in their order: two workers then finish together,
-    instead of one running a minute-long stress test alone once the rest are done."""
+    """Tests marked ``slow`` (those of ten seconds or more) first, the rest in their order: the
+    workers then finish together, instead of one running a minute-long stress test, or the
+    convergence run, alone once the rest are done."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 

@@ -141,6 +141,7 @@ def _break_each_file_gate(root: Path) -> None:
     git(root, "add", "-A")
 
 
+@pytest.mark.slow
 def test_try_repo_runs_the_gates_from_this_checkout(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     root = tmp_path / "material"
     _material_repo(root)
@@ -153,6 +154,7 @@ def test_try_repo_runs_the_gates_from_this_checkout(tmp_path: Path, hook_repo: t
         assert any(line.startswith(hook) and line.endswith("Failed") for line in out.splitlines()), out
 
 
+@pytest.mark.slow
 def test_pre_commit_run_passes_real_material_and_fails_each_file_gate(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     root = tmp_path / "material"

@@ -39,6 +39,7 @@ def test_ten_thousand_appends_from_eight_processes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_two_hundred_appends_killed_at_random_moments(tmp_path: Path) -> None:
     suite = _Git()
     suite.make(tmp_path)

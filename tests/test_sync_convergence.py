@@ -188,6 +188,7 @@ def _play(seed: int, clones: list[Clone]) -> dict[str, Any]:
     return world
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(SEEDS))
 def test_three_clones_converge(team: tuple[Path, list[Path]], tmp_path: Path, seed: int) -> None:
     roots = _copy(team, tmp_path)

@@ -404,6 +404,7 @@ def test_a_record_that_inflates_far_past_what_a_record_may_take_is_refused_befor
     assert "wbomb" in quarantined
 
 
+@pytest.mark.slow
 def test_a_commit_that_inflates_to_gigabytes_in_a_writers_history_is_never_inflated(world: tuple) -> None:
     """Alice's records ref, which bob admitted, extended by two commits: the first's message is
     256 MiB of one letter, the tip is small. Checking that the tip extends what bob admitted
