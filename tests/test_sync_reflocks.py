@@ -18,7 +18,7 @@ from gitstore.providers._incoming import SYNC_MOVES
 from gitstore.queries.doctor import doctor
 from gitstore.sync.remote import _update_refs, sync
 
-from .test_sync_remote import bob_speaks, team, verdicts  # noqa: F401  (team: the fixture)
+from .test_sync_remote import bob_speaks, team, team_once, verdicts  # noqa: F401  (team, team_once: the fixtures)
 
 # git runs this while it holds the locks of the refs it is about to move ("prepared"): it kills
 # the process that moves them (git fetch, or git update-ref) and the sync that ran it, as a
