@@ -125,6 +125,16 @@ def pin_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
             monkeypatch.delenv(key)
 
 
+def build_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Any]) -> tuple[Path, Any]:
+    """``build(folder)`` in a new folder ``name`` of this run, under the pinned identity (the
+    world a module-scoped fixture makes once, each test taking a copy): the folder and what
+    ``build`` returned."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
+        folder = tmp_path_factory.mktemp(name)
+        return folder, build(folder)
+
+
 def copy_world(source: Path, target: Path) -> None:
     """Every entry of ``source`` (clones, bare remotes, keys) copied into ``target`` as moved
     there (``copy_as_moved``), each clone's and bare remote's configuration naming the copies (its

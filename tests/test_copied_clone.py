@@ -29,7 +29,7 @@ from gitstore.records.ids import episode_id
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import copy_world, git, pin_identity
+from .conftest import build_once, copy_world, git
 from .team import (EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, team_clone, two_reviewers,
                    write_policy)
 from .world import Thread, accepted, claude_transcript, grant_all, propose, ref
@@ -288,19 +288,13 @@ def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]
 @pytest.fixture(scope="module")
 def bobs_proposal_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """``_bobs_proposal`` made once: its folder and the proposal (each test takes a copy)."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
-        folder = tmp_path_factory.mktemp("bobs-proposal")
-        return folder, _bobs_proposal(folder)[3]
+    return build_once(tmp_path_factory, "bobs-proposal", lambda folder: _bobs_proposal(folder)[3])
 
 
 @pytest.fixture(scope="module")
 def stranded_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """``_stranded_decision`` made once: its folder and the proposal (each test takes a copy)."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
-        folder = tmp_path_factory.mktemp("stranded")
-        return folder, _stranded_decision(folder)[3]
+    return build_once(tmp_path_factory, "stranded", lambda folder: _stranded_decision(folder)[3])
 
 
 def _copied_world(made: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:

@@ -18,7 +18,7 @@ from gitstore.ops.redact import redact
 from gitstore.providers.git import payloads_ref, records_ref
 from gitstore.sync.remote import sync
 
-from .conftest import all_objects, copy_world, git, pin_identity
+from .conftest import all_objects, build_once, copy_world, git
 from .team import first_clone, shared_remote
 from .world import Thread, grant_all
 
@@ -38,10 +38,7 @@ def clone(tmp: Path, bare: Path, name: str) -> Path:
 @pytest.fixture(scope="module")
 def team_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The team below, made once (each test takes a copy): its folder and alice's writer."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
-        folder = tmp_path_factory.mktemp("team")
-        return folder, _team(folder)[3]
+    return build_once(tmp_path_factory, "team", lambda folder: _team(folder)[3])
 
 
 @pytest.fixture

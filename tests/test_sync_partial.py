@@ -23,7 +23,7 @@ from gitstore.queries.verify import verify
 from gitstore.sync.remote import fetch_specs, sync
 
 from . import cli
-from .conftest import copy_world, git, pin_identity
+from .conftest import build_once, copy_world, git
 from .team import first_clone, shared_remote
 from .world import Thread, grant_all, propose, ref
 
@@ -42,11 +42,7 @@ def digests(ctx: Context) -> set[str]:
 @pytest.fixture(scope="module")
 def team_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The team below, made once (each test takes a copy): its folder."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
-        folder = tmp_path_factory.mktemp("team")
-        _team(folder)
-        return folder
+    return build_once(tmp_path_factory, "team", _team)[0]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from gitstore.sync import steps
 from gitstore.sync.remote import sync
 
 from . import cli
-from .conftest import copy_world, git, pin_identity
+from .conftest import build_once, copy_world, git
 from .team import first_clone, shared_remote
 from .world import Thread, accepted, grant_all, propose, ref
 
@@ -65,10 +65,7 @@ def bob_speaks(bob: Context, alice: Context | None = None) -> None:
 @pytest.fixture(scope="module")
 def team_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """The team below, made once (each test takes a copy): its folder and what it holds."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        pin_identity(monkeypatch, tmp_path_factory.mktemp("home"))
-        folder = tmp_path_factory.mktemp("team")
-        return folder, _team(folder)[3]
+    return build_once(tmp_path_factory, "team", lambda folder: _team(folder)[3])
 
 
 @pytest.fixture
