@@ -368,11 +368,10 @@ def test_alternates_six_folders_deep_are_read_as_git_reads_them(tmp_path: Path) 
     assert read_header(pygit2.Repository(str(source)), pygit2.Oid(hex=head))[0] == pygit2.GIT_OBJECT_COMMIT
 
 
-def test_the_packs_a_process_reads_headers_from_follow_the_folder_while_lookups_find(tmp_path: Path,
-                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_packs_a_process_reads_headers_from_follow_the_folder_while_lookups_find(tmp_path: Path) -> None:
     """A long-running process (the MCP server) whose lookups all find what they ask: once the
-    pack folder changed (``git gc`` wrote one pack and deleted the others) it reads the new packs
-    and lets go of the old, at its next lookup past the recheck interval."""
+    pack folder changed (``git gc`` wrote one pack and deleted the others) its next lookup
+    reads the new packs and lets go of the old; an alternate added meanwhile is read too."""
     from gitstore.providers import _packs
 
     root = _history(tmp_path / "r", True)
@@ -381,9 +380,41 @@ def test_the_packs_a_process_reads_headers_from_follow_the_folder_while_lookups_
     objects = str(root / ".git" / "objects")
     read_header(repo, head)
     before = _packs.headers_of(objects)
+    assert _packs.headers_of(objects) is before  # nothing changed: the same packs
     git(root, "gc", "-q", "--aggressive", "--prune=now")
     read_header(repo, head)
-    assert _packs.headers_of(objects) is before  # within the interval: trusted
-    monkeypatch.setattr(_packs, "RECHECK_SECONDS", 0.0)
-    read_header(repo, head)
     assert _packs.headers_of(objects) is not before
+    other = _history(tmp_path / "other", True)
+    git(other, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "only there")
+    elsewhere = pygit2.Oid(hex=git(other, "rev-parse", "HEAD").strip())
+    with pytest.raises(KeyError):
+        read_header(repo, elsewhere)
+    (root / ".git" / "objects" / "info" / "alternates").write_text(f"{other / '.git' / 'objects'}\n")
+    assert read_header(pygit2.Repository(str(root)), elsewhere)[0] == pygit2.GIT_OBJECT_COMMIT
+
+
+def test_a_base_named_by_id_is_the_one_in_the_delta_s_own_pack(tmp_path: Path) -> None:
+    """A tree stored as a delta on a base named by id, that base in the same pack a delta on
+    20 MiB, and whole (small) in a newer pack: libgit2 takes the base from the delta's own
+    pack, so the header is held to the 20 MiB."""
+    import hashlib
+    import zlib
+
+    git(tmp_path, "init", "-q", "r")
+    root = tmp_path / "r"
+    big = 20 << 20
+    small = b"40000 a\0" + b"\x11" * 20
+    base_id = hashlib.sha1(b"tree %d\0%s" % (len(small), small)).digest()
+    tree = b"40000 b\0" + b"\x11" * 20
+    claimed = hashlib.sha1(b"tree %d\0%s" % (len(tree), tree)).digest()
+    huge = bytes(_whole_header(2, big)) + zlib.compress(b"\0" * big, 1)
+    base = _entry(6, _varint(big) + _varint(len(small)) + bytes([len(small)]) + small, _distance(len(huge)))
+    on_base = _entry(7, _varint(len(small)) + _varint(len(tree)) + bytes([len(tree)]) + tree, base_id)
+    own = root / ".git" / "objects" / "pack"
+    _write_pack(own, [(b"\x22" * 20, huge), (base_id, base), (claimed, on_base)], name="pack-chain")
+    _write_pack(own, [(base_id, bytes(_whole_header(2, len(small))) + zlib.compress(small))], name="pack-whole")
+    later = (own / "pack-chain.idx").stat().st_mtime + 100
+    os.utime(own / "pack-whole.idx", (later, later))  # the whole base's pack the newest: asked first
+    repo = pygit2.Repository(str(root))
+    read_header(repo, pygit2.Oid(raw=base_id))  # the last pack a lookup found something in: the whole one
+    assert read_header(repo, pygit2.Oid(raw=claimed)) == (pygit2.GIT_OBJECT_TREE, len(tree), big)

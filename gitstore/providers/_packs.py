@@ -57,7 +57,6 @@ import mmap
 import os
 import struct
 import sys
-import time
 import zlib
 from array import array
 from bisect import bisect_left
@@ -346,12 +345,12 @@ def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int, int]:
         seen.add((id(pack), at))
         if kind == _OFS_DELTA:
             (base, named), base_pack = _base_offset(pack.pack, at, at + used), pack
-        elif kind == _REF_DELTA:
+        elif kind == _REF_DELTA:  # its base in its own pack, as libgit2 takes it (another may hold another copy)
             base_id = pack.pack[at + used:at + used + 20]
-            found = slices._find(base_id) if len(base_id) == 20 else None
+            found = pack.offset(base_id) if len(base_id) == 20 else None
             if found is None:
-                raise ValueError(f"the delta at offset {at} of {pack.name} names a base that is not here")
-            (base_pack, base), named = found, 20
+                raise ValueError(f"the delta at offset {at} of {pack.name} names a base that is not here, in its pack")
+            base_pack, base, named = pack, found, 20
         else:
             raise ValueError(f"the entry at offset {at} of {pack.name} has no object type ({kind})")
         made = _delta_size(pack.pack, at + used + named)
@@ -428,9 +427,9 @@ def object_folders(objects: Path) -> list[Path]:
     return folders
 
 
-def _stamp(folder: Path) -> tuple[int, int] | None:
+def _stamp(path: str) -> tuple[int, int] | None:
     try:
-        found = folder.stat()
+        found = os.stat(path)
     except (OSError, ValueError):
         return None
     return found.st_mtime_ns, found.st_ino
@@ -442,10 +441,10 @@ class PackSlices:
 
     def __init__(self, objects: Path) -> None:
         self._packs: list[_Pack] = []
-        self.checked = 0.0  # when ``headers_of`` last looked whether the pack folders changed
         self.objects = str(objects)
         self.folders = [str(folder) for folder in object_folders(objects)]
-        self._stamps = [_stamp(Path(folder) / "pack") for folder in self.folders]
+        self._watched = [f"{folder}/{part}" for folder in self.folders for part in ("pack", "info/alternates")]
+        self._stamps = self._stamped()
         indexes: list[tuple[float, Path]] = []
         for folder in self.folders:  # as libgit2 does: every index beside its pack, whatever its name
             try:
@@ -598,9 +597,13 @@ class PackSlices:
                     owners[prefix] = _SHARED
         return owners
 
+    def _stamped(self) -> list[tuple[int, int] | None]:
+        """Each object folder's pack folder and alternates file, as they stand."""
+        return [_stamp(path) for path in self._watched]
+
     def stale(self) -> bool:
-        """Whether a pack folder changed since these packs were opened."""
-        return [_stamp(Path(folder) / "pack") for folder in self.folders] != self._stamps
+        """Whether a pack folder or an alternates file changed since these packs were opened."""
+        return self._stamped() != self._stamps
 
     def loose(self, oid: bytes) -> tuple[int, int, int] | None:
         """``loose_header`` of ``oid`` in the first of these object folders holding it."""
@@ -651,7 +654,7 @@ class Objects:
         return self.odb.read(oid)
 
     def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
-        return object_header(self.slices, self._database, oid)
+        return object_header(headers_of(str(self._folder)), self._database, oid)  # the packs as they are now
 
     def close(self) -> None:
         if self._slices is not None:
@@ -663,16 +666,11 @@ def object_header(slices: PackSlices, odb: pygit2.Odb, oid: pygit2.Oid) -> tuple
     object ``oid``, from the headers git wrote: its pack entries' (through their delta chains)
     and its loose file's, in the object folders ``slices`` read (``PackSlices.header``);
     KeyError when it is nowhere; ValueError when what is there is damaged, or is where libgit2
-    would read it and this reader does not (a pack written since ``slices`` were opened is
-    looked for first). Never libgit2's ``read_header``: that fails part way through a damaged
+    would read it and this reader does not. Never libgit2's ``read_header``: that fails part way through a damaged
     delta chain holding the size it had read, and pygit2 then ends the error's text that far
     past its buffer (a crash, or the stack overwritten)."""
     raw = oid.raw
     found = slices.header(raw)
-    if found is None:
-        shared = headers_of(slices.objects, recheck=True)  # opened again if a pack folder changed
-        if shared is not slices:
-            found = shared.header(raw)
     if found is None:
         if oid in odb:
             raise ValueError(f"object {oid} is in a pack this store does not read")
@@ -681,20 +679,18 @@ def object_header(slices: PackSlices, odb: pygit2.Odb, oid: pygit2.Oid) -> tuple
 
 
 _HEADERS: dict[str, PackSlices] = {}
-RECHECK_SECONDS = 1.0  # how long the shared packs of a folder are trusted unchanged between lookups that find
 
 
-def headers_of(objects: str, recheck: bool = False) -> PackSlices:
+def headers_of(objects: str) -> PackSlices:
     """The packs of object folder ``objects`` (and its alternates') that this process reads
-    headers from: opened at the first read, and again once a pack folder changed, looked at
-    when ``recheck`` (a lookup found nothing) or every ``RECHECK_SECONDS`` (a long-running
-    process, the MCP server, so lets go of the packs ``git gc`` deleted; the packs a reader
-    still uses are never closed under it: dropped, they are unmapped once no one holds them)."""
+    headers from: opened at the first read, and again whenever a pack folder or an alternates
+    file changed since, looked at on every read (a stat a folder: a pack a fetch just brought
+    may hold a copy libgit2 reads first; a long-running process, the MCP server, so lets go of
+    the packs ``git gc`` deleted; the packs a reader still uses are never closed under it:
+    dropped, they are unmapped once no one holds them)."""
     slices = _HEADERS.get(objects)
-    now = time.monotonic()
-    if slices is None or ((recheck or now - slices.checked > RECHECK_SECONDS) and slices.stale()):
+    if slices is None or slices.stale():
         slices = _HEADERS[objects] = PackSlices(Path(objects))
-    slices.checked = now
     return slices
 
 
