@@ -323,12 +323,13 @@ def _base_offset(pack: mmap.mmap, at: int, start: int) -> tuple[int, int]:
     return at - back, i
 
 
-def _resolved(slices: PackSlices, pack: _Pack, at: int) -> tuple[int, int, int]:
+def _resolved(pack: _Pack, at: int) -> tuple[int, int, int]:
     """(type, size, the most bytes reading it inflates at once) of the object whose entry is at
     ``at`` in ``pack``: a whole object's own header; for a delta, its result's size, the type
-    of the whole object its chain of bases ends at (a base named by id is looked up in these
-    packs), and the largest of that base, each delta's data and each result on the way (a
-    small delta on a base of gigabytes inflates the base). ValueError when any of it is damaged."""
+    of the whole object its chain of bases ends at (a base named by id is the one in the same
+    pack, as libgit2 takes it), and the largest of that base, each delta's data and each result
+    on the way (a small delta on a base of gigabytes inflates the base). ValueError when any of
+    it is damaged."""
     kind, size, used = _entry(pack.pack, at)
     if kind in _WHOLE:
         return kind, size, size
@@ -491,7 +492,7 @@ class PackSlices:
             if at is None:
                 self._misses += 1
                 continue
-            copy = _resolved(self, pack, at)
+            copy = _resolved(pack, at)
             if found is not None and copy[:2] != found[:2]:
                 raise ValueError(f"two copies of object {oid.hex()} disagree on what it is ({pack.name} has one)")
             if found is None or copy[2] > found[2]:
