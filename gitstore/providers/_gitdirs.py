@@ -39,12 +39,19 @@ def alternates(repo: pygit2.Repository) -> list[str]:
     """The object folders of other repositories ``repo`` reads objects from (git's
     ``objects/info/alternates``: a clone made with ``git clone --shared`` or ``--reference``),
     as absolute paths."""
-    objects = common_dir(repo) / "objects"
+    return alternates_of(common_dir(repo) / "objects")
+
+
+def alternates_of(objects: Path) -> list[str]:
+    """The object folders that object folder ``objects``'s ``info/alternates`` names (a path a
+    line, relative to ``objects`` or absolute; blank lines, ``#`` comments and a line holding a
+    NUL, which names no path, passed over), as absolute paths."""
     try:
         lines = (objects / "info" / "alternates").read_text(encoding="utf-8", errors="surrogateescape").splitlines()
     except OSError:
         return []
-    return [os.path.normpath(objects / line.strip()) for line in lines if line.strip() and not line.startswith("#")]
+    return [os.path.normpath(objects / line.strip()) for line in lines
+            if line.strip() and not line.startswith("#") and "\0" not in line]
 
 
 def state_dir(repo: pygit2.Repository) -> Path:

@@ -33,7 +33,7 @@ from typing import BinaryIO
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir
-from gitstore.providers._packs import NO_LIMIT, Database, Objects, headers_of, object_header, read_header
+from gitstore.providers._packs import NO_LIMIT, Database, Objects, read_header
 
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
@@ -224,7 +224,7 @@ def common_base(repo: pygit2.Repository, one: pygit2.Oid, other: pygit2.Oid) -> 
 PACK_MISSES = 16  # objects a pack-first read finds elsewhere before it asks the whole database first
 
 
-class PackFirst:
+class PackFirst(Database):
     """A repository's objects, read from its packs alone while they hold what is asked.
 
     libgit2 reads an object by id as it reads an abbreviated one, asking every backend so as to
@@ -235,20 +235,15 @@ class PackFirst:
     folder again, every read asks the whole database."""
 
     def __init__(self, repo: pygit2.Repository) -> None:
-        self.odb = repo.odb
-        self._objects = common_dir(repo) / "objects"
-        self._folder = str(self._objects)
+        super().__init__(repo)
         self._packs: pygit2.Odb | None = None  # opened at the first read
         self.misses = 0
-
-    def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
-        return object_header(headers_of(self._folder), self.odb, oid)
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
             if self._packs is None:
                 self._packs = pygit2.Odb()
-                self._packs.add_backend(pygit2.OdbBackendPack(str(self._objects)), 1)
+                self._packs.add_backend(pygit2.OdbBackendPack(self._folder), 1)
             try:
                 return self._packs.read(oid)
             except KeyError:

@@ -67,7 +67,7 @@ from typing import Protocol
 
 import pygit2
 
-from gitstore.providers._gitdirs import common_dir
+from gitstore.providers._gitdirs import alternates_of, common_dir
 
 RESIDENT = 16 << 20
 INFLATE_BLOCK = 64 << 10  # bytes of a deflated object's stream fed to zlib at a time
@@ -412,19 +412,11 @@ def object_folders(objects: Path) -> list[Path]:
         folder, depth = todo.pop(0)
         if depth > MAX_ALTERNATES:
             continue
-        try:
-            listed = (folder / "info" / "alternates").read_text(errors="surrogateescape")
-        except OSError:
-            continue
-        for line in listed.splitlines():
-            line = line.strip()
-            if not line or line.startswith("#") or "\0" in line:  # no path holds a NUL
-                continue
-            other = Path(os.path.normpath(folder / line))  # an absolute line stays as it is
-            if str(other) not in seen:
-                seen.add(str(other))
-                folders.append(other)
-                todo.append((other, depth + 1))
+        for other in alternates_of(folder):
+            if other not in seen:
+                seen.add(other)
+                folders.append(Path(other))
+                todo.append((Path(other), depth + 1))
     return folders
 
 
@@ -713,9 +705,6 @@ class Database:
 
     def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
         return object_header(headers_of(self._folder), self.odb, oid)
-
-    def __contains__(self, oid: pygit2.Oid) -> bool:
-        return oid in self.odb
 
 
 @contextmanager
