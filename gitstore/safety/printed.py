@@ -278,7 +278,7 @@ def _ends_pattern(env: bool, shape: str | None) -> lazy.Pattern:
 
 
 _ENDS_OUTPUT = {(env, shape): _ends_pattern(env, shape) for env in (False, True) for shape in (None, *_SHAPE_PATTERNS)}
-_TRACE_LINE = lazy.Pattern(r"[ \t]*\+{1,8}+[ \t]+\S")
+_TRACE_LINE = lazy.Pattern(r"[ \t]*(?P<d>\+{1,8}+)[ \t]+\S")  # its depth: its ``+`` signs
 # The line ``set -x`` shows for the command a substitution's value went into (``++ pass show db``
 # then ``+ export PW=<what it printed>``): an assignment's value, or a command's arguments (the
 # value is among them: ``+ curl -u admin:<it> https://...``), not the names ``export`` takes.
@@ -287,7 +287,6 @@ _TRACED = lazy.Pattern(
     r"[a-z_][a-z0-9_]{0,128}+(?:\[[^\]\n]{0,128}+\])?\+?="
     r"|(?!(?:export|declare|local|readonly|typeset|unset)[ \t])[^\s=]{1,256}+[ \t]+)(?P<v>[^\n]*\S)?"
 )
-_TRACE_DEPTH = lazy.Pattern(r"[ \t]*(?P<d>\+{1,8}+)[ \t]+\S")
 _TRACE_LOOKAHEAD = 64  # lines after a substitution's command that the command taking its value is looked for in
 # A line reporting rather than printing: what a failed read says (kept, it tells what went wrong).
 _DIAGNOSTIC = lazy.Pattern(
@@ -558,7 +557,7 @@ def _substituted(low: str, position: int, depth: int) -> Iterator[Hit]:
             return
         line_end = low.find("\n", position)
         line_end = len(low) if line_end == -1 else line_end
-        traced = _TRACE_DEPTH.match(low, position, line_end)
+        traced = _TRACE_LINE.match(low, position, line_end)
         if traced is not None and len(traced.group("d")) < depth:
             found = _TRACED.match(low, position, line_end)
             if found is None or len(found.group("d")) != depth - 1:
