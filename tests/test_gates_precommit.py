@@ -1012,7 +1012,9 @@ def test_a_file_the_pushed_commit_holds_but_the_work_tree_lacks_is_judged_at_pre
     """pre-commit drops every name the work tree lacks before handing the rest to a hook: a rule
     file and a skill committed without the hooks, then renamed and removed in the index alone
     (``git mv``, ``git rm``, not committed), were never passed at pre-push, and the push sent
-    them. The gates list the range's files from git and read them from the pushed commit."""
+    them. The gates list the range's files from git and read them from the pushed commit, each
+    through the filters pre-commit would have applied (the configuration's ``exclude`` and the
+    hook's), so a file the configuration leaves out is not judged either."""
     root, learning, branch = hooked
     rule = root / ".claude/rules/style.md"
     rule.parent.mkdir(parents=True)
@@ -1020,14 +1022,22 @@ def test_a_file_the_pushed_commit_holds_but_the_work_tree_lacks_is_judged_at_pre
     skill = root / ".agents/skills/deploy/SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: deploy\ndescription: Deploys the service.\nversion: 2\n---\n\n# Deploy\n")
-    _git(root, "add", ".claude/rules/style.md", ".agents/skills/deploy/SKILL.md")
+    excluded = ("vendor/notes.md", "fixtures/bidi.md")  # the configuration's exclude, the scan's own
+    for name in excluded:
+        (root / name).parent.mkdir(parents=True)
+        (root / name).write_text("Retries. \u202e// off\u202c\n")
+    config = root / ".pre-commit-config.yaml"
+    text = config.read_text().replace("      - id: gitstore-scan\n", "      - id: gitstore-scan\n        exclude: ^fixtures/\n")
+    config.write_text(text + "exclude: ^vendor/\n")
+    _git(root, "add", ".claude/rules/style.md", ".agents/skills/deploy/SKILL.md", ".pre-commit-config.yaml", *excluded)
     _git(root, "commit", "-q", "--no-verify", "-m", "rules: style; deploy skill")
     _git(root, "mv", ".claude/rules/style.md", ".claude/rules/style-old.md")
-    _git(root, "rm", "-q", ".agents/skills/deploy/SKILL.md")
+    _git(root, "rm", "-q", ".agents/skills/deploy/SKILL.md", *excluded)
     out = _git(root, "push", "upstream", "main", code=1)
     assert ".claude/rules/style.md:1: quarantine: prompt-injection" in out, out
     assert ".claude/rules/style.md:2: quarantine: bidi-control" in out, out
     assert ".claude/rules/style-old.md" not in out, out  # not pushed: the index's name is not judged
+    assert not any(name in out for name in excluded), out
     assert ".agents/skills/deploy/SKILL.md:4: " in out and "version" in out, out
     assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~1").strip()
     _git(root.parent, "init", "-q", "--bare", "fresh.git")  # a first push sends the whole history: no range

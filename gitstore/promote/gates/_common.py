@@ -207,15 +207,17 @@ def pushed_whole() -> str | None:
     return local if local and local != ZERO else None
 
 
-def files_of_change(files: Sequence[str], root: Path) -> list[str]:
+def files_of_change(files: Sequence[str], root: Path, hook: str | None = None) -> list[str]:
     """The files a gate judges: those pre-commit passed and, in a run over a range, every file
     the range adds or changes (``git diff --name-only START...TIP``, as pre-commit lists them, a
     rename or a copy as the file it makes) that the work tree holds no file or link at. pre-commit
     drops such a name before handing the rest to a hook, yet the tip holds the file and the push
     sends it (a ``git rm`` or ``git mv`` staged and not committed). A file the work tree holds
-    is judged only when pre-commit passed it, so a hook's ``exclude`` still counts. Names are
-    paths from the repository's root, as pre-commit passes them (it runs hooks from there). A
-    push of a whole history (``pushed_whole``) adds every file of the ref pushed that the work
+    is judged only when pre-commit passed it, so a hook's ``exclude`` still counts, and a file
+    the gate finds itself passes the filters pre-commit would have applied to it
+    (``hook_filter``: the configuration's and the ``hook``'s ``files`` and ``exclude``). Names
+    are paths from the repository's root, as pre-commit passes them (it runs hooks from there).
+    A push of a whole history (``pushed_whole``) adds every file of the ref pushed that the work
     tree lacks."""
     span, whole = range_of_change(), pushed_whole()
     if span is None and whole is None:
@@ -234,15 +236,128 @@ def files_of_change(files: Sequence[str], root: Path) -> list[str]:
         from gitstore.errors import InvalidInput
 
         raise InvalidInput(what)
-    found, here = list(files), Path(os.getcwd())
+    found, here, extra = list(files), Path(os.getcwd()), []
     for path in done.stdout.split(b"\0"):
         if not path:
             continue
         name = path.decode("utf-8", "surrogateescape")
         where = os.path.join(root, name)
         if not os.path.islink(where) and not os.path.isfile(where):
-            found.append(name if here == root else where)
+            extra.append(name)
+    taken = hook_filter(hook, root) if extra and hook else None
+    found += [name if here == root else os.path.join(root, name) for name in extra if taken is None or taken(name)]
     return found
+
+
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"  # pre-commit's default --config
+
+
+def hook_filter(hook: str, root: Path) -> Callable[[str], bool] | None:
+    """Whether pre-commit would pass a file (a path from the repository's root) to the gate
+    ``hook`` (its id, or for a local hook the command its ``entry`` runs): the configuration's
+    ``files`` and ``exclude``, then the hook's, as ``pre-commit run`` applies them before a hook
+    sees a name, a hook repository's defaults being this gitstore's manifest (the hook runs from
+    it). The configuration is the one the run uses: the ``--config`` of the pre-commit process
+    that started the gate (at pre-push, the one ``pre-commit install`` wrote into the hook),
+    read from the repository's root. None, and no file left out, when there is no such process,
+    no such configuration or no such hook in it. Types are not judged: a file the work tree
+    lacks has no type ``identify`` could tell, and every gate takes every file and link."""
+    import re
+
+    config = _run_config(root)
+    if config is None:
+        return None
+    try:
+        from ruamel.yaml import YAML
+
+        with open(config, encoding="utf-8") as handle:
+            data = YAML(typ="safe").load(handle)
+        top = (re.compile(data.get("files") or ""), re.compile(data.get("exclude") or "^$"))
+        hooks = [(re.compile(h.get("files", d.get("files")) or ""), re.compile(h.get("exclude", d.get("exclude")) or "^$"))
+                 for h, d in _configured(data, hook)]
+    except Exception:  # pre-commit itself refuses a configuration it cannot read or a pattern that is no regex
+        return None
+    if not hooks:
+        return None
+    return lambda name: (bool(top[0].search(name)) and not top[1].search(name)
+                         and any(files.search(name) and not exclude.search(name) for files, exclude in hooks))
+
+
+def _configured(data: dict, hook: str) -> list[tuple[dict, dict]]:
+    """Each entry of the configuration that runs the gate ``hook``, with its defaults: a hook
+    repository's entry named ``hook`` (its defaults, this gitstore's manifest), a local one
+    named so or whose ``entry`` runs the command ``hook`` (no defaults)."""
+    found = []
+    for repo in data.get("repos") or []:
+        local = repo.get("repo") == "local"
+        for entry in repo.get("hooks") or []:
+            command = os.path.basename(str(entry.get("entry") or "").split(" ", 1)[0])
+            if entry.get("id") == hook or (local and command == hook):
+                found.append((entry, {} if local else _manifest_hook(hook)))
+    return found
+
+
+def _manifest_hook(hook: str) -> dict:
+    from gitstore.sync.hooks import manifest
+
+    return next((h for h in manifest() if h["id"] == hook), {})
+
+
+def _run_config(root: Path) -> Path | None:
+    """The configuration file of the pre-commit run that started this gate: the nearest of its
+    parent processes (a shell or wrapper may stand between) that is pre-commit."""
+    pid = os.getppid()
+    for _ in range(4):
+        argv, parent = _process(pid)
+        if argv is None:
+            return None
+        config = _config_argument(argv)
+        if config is not None:
+            path = Path(config) if os.path.isabs(config) else root / config  # pre-commit runs from the root
+            return path if path.is_file() else None
+        if parent is None or parent <= 1:
+            return None
+        pid = parent
+    return None
+
+
+def _config_argument(argv: Sequence[str]) -> str | None:
+    """The ``--config`` of pre-commit's command line ``argv`` (its default when not given), or
+    None when ``argv`` is not pre-commit's."""
+    at = next((i for i, arg in enumerate(argv[:3]) if os.path.basename(arg) in ("pre-commit", "pre_commit")
+               or arg in ("-mpre_commit", "pre_commit")), None)
+    if at is None:
+        return None
+    for i, arg in enumerate(argv[at + 1:], start=at + 1):
+        if arg == "--":
+            break
+        if arg in ("-c", "--config") and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--config="):
+            return arg[len("--config="):]
+    return PRE_COMMIT_CONFIG
+
+
+def _process(pid: int) -> tuple[list[str] | None, int | None]:
+    """(command line, parent's id) of the process ``pid``: from /proc, else from ``ps``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            argv = [a.decode("utf-8", "surrogateescape") for a in handle.read().split(b"\0") if a]
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        return argv, parent
+    except (OSError, ValueError, IndexError):
+        pass
+    import subprocess
+
+    try:
+        done = subprocess.run(["ps", "-o", "ppid=", "-o", "args=", "-p", str(pid)], capture_output=True, check=False)
+    except OSError:
+        return None, None
+    fields = done.stdout.decode("utf-8", "surrogateescape").split()
+    if done.returncode != 0 or len(fields) < 2 or not fields[0].isdigit():
+        return None, None
+    return fields[1:], int(fields[0])
 
 
 def entries(root: Path, revision: str | None, paths: Sequence[str] | None = None,

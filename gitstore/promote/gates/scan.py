@@ -379,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def gate() -> int:
         root = top_level()
-        failing, warnings = check(files_of_change(files, root), root)
+        failing, warnings = check(files_of_change(files, root, PROG), root)
         for warning in warnings:
             print(warning)
         return report(failing)

@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def gate() -> int:
         root = top_level() if CommittedFiles.in_a_hook() else None
-        failing, warnings = check(files_of_change(files, root) if root is not None else files, root)
+        failing, warnings = check(files_of_change(files, root, PROG) if root is not None else files, root)
         if strict:
             return report(failing + [w._replace(message=w.message.removeprefix("warning: ")) for w in warnings])
         for warning in warnings:

@@ -777,6 +777,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def gate() -> int:
         root = top_level()
-        return report(check(files_of_change(files, root), root, wiki, base_revision(base, root)))
+        return report(check(files_of_change(files, root, PROG), root, wiki, base_revision(base, root)))
 
     return run(PROG, gate)
