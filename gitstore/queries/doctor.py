@@ -437,6 +437,7 @@ def _gates(report: Report, workspace: Any) -> None:
     branch lets count do, so without one every promotion pull request fails."""
     from gitstore.sync.ci import GATES, gates_policy
 
+    _gates_config(report, workspace.root)
     if not (workspace.root / GATES).is_file():
         return
     found = gates_policy(workspace.repo)
@@ -446,6 +447,37 @@ def _gates(report: Report, workspace: Any) -> None:
     todo = (f"{trust}; then accept the promoted learnings again, signed (decisions made before a policy count on "
             "their own clone only)") if trust and found["mode"] == "single-user" else trust or found["next"]
     report.add("gates", WARN, f"{GATES.as_posix()} is here but {found['warning']}", todo)
+
+
+def _gates_config(report: Report, root: Path) -> None:
+    """Where ``gitstore ci init`` wrote the gates' pre-commit configuration, whether gitstore's
+    hooks there are this gitstore's: an older one wrote hooks without ``always_run``, which
+    pre-commit skips when a change passes them no file (a deleted page, a file the work tree
+    lacks), so the gates judge nothing of it. ``gitstore ci init`` brings them up to date in
+    place, with what the workflows install (read from the gates workflow, as it installs it)."""
+    import re
+
+    from gitstore.sync.ci import GATES, GATES_CONFIG, refreshed_config
+    from gitstore.sync.hooks import outdated
+
+    if not (root / GATES_CONFIG).is_file():
+        return
+    found = refreshed_config(root)
+    stale = outdated(found[1]) if found is not None else {}
+    if not stale:
+        return
+    said = "; ".join(f"{hook} ({', '.join(keys)})" for hook, keys in stale.items())
+    command = "gitstore ci init"
+    try:
+        install = re.search(r"pip install '([^']+)'", (root / GATES).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        install = None
+    if install is not None:
+        command += f" --install {shlex.quote(install.group(1))}"
+    report.add("gates", WARN, f"{GATES_CONFIG.as_posix()} holds gitstore hooks an older gitstore wrote, which differ "
+                              f"from this gitstore's in what a run goes by: {said}; pre-commit may skip a gate "
+                              "where it has no file to pass it (a deleted page, a file the work tree lacks)",
+               f"`{command}` brings gitstore's hooks up to date in place, keeping the rest of the file")
 
 
 def _merge_policy(branch: str | None) -> str:

@@ -16,7 +16,8 @@ unset: the team's policy is read there (for a pull request, a checkout has no br
 Steps for stages this version of gitstore does not have are left out, each replaced by a
 comment saying so, and listed in the report: the files never call a command that does not
 exist. The files are plain YAML with comments; a file that differs from what would be written
-is kept unless ``force``.
+is kept unless ``force``, but for ``.github/gitstore-pre-commit.yaml``, whose gitstore hooks are
+brought up to date in place, the rest of it kept (``gitstore.sync.hooks.refreshed``).
 
 What the workflows install is said with ``--install``, or derived from how this gitstore was
 installed when that names it exactly: a VCS URL and commit (PEP 610's ``direct_url.json``).
@@ -556,14 +557,25 @@ def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
 
 
 def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
-    """Write the workflows under ``root``; a file that differs is kept unless ``force``."""
+    """Write the workflows under ``root``; a file that differs is kept unless ``force``. The
+    gates' configuration, where one is there, has gitstore's hooks brought up to date in place
+    (``refreshed_config``) instead, whatever else it holds, even when a workflow that differs
+    is kept: an older ``gitstore ci init`` wrote hooks that skip what the gates must judge."""
     files, left_out = planned(options)
     for path in files:
         _refuse_link_out(root, root / path)
-    differing = [p for p, text in files.items() if _found(root / p, text) == "replaced"]
+    refreshed = refreshed_config(root) if GATES_CONFIG in files else None
+    if refreshed is not None:
+        files[GATES_CONFIG] = refreshed[0]
+    differing = [p for p, text in files.items()
+                 if _found(root / p, text) == "replaced" and (refreshed is None or p != GATES_CONFIG)]
     if differing and not force:
         names = ", ".join(p.as_posix() for p in differing)
-        raise Refused(f"{names} differ from what gitstore would write (edited?); --force replaces them")
+        updated = ""
+        if refreshed is not None and refreshed[1]:
+            replace_file(root / GATES_CONFIG, refreshed[0])
+            updated = f" ({GATES_CONFIG.as_posix()}: gitstore's hooks brought up to date in place)"
+        raise Refused(f"{names} differ from what gitstore would write (edited?); --force replaces them{updated}")
     report = CiReport(left_out=left_out)
     for path, text in files.items():
         target = root / path
@@ -571,8 +583,23 @@ def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
         if action != "unchanged":
             target.parent.mkdir(parents=True, exist_ok=True)
             replace_file(target, text)
+        if action == "replaced" and refreshed is not None and path == GATES_CONFIG:
+            action = "updated"
         report.files.append({"path": path.as_posix(), "action": action})
     return report
+
+
+def refreshed_config(root: Path) -> tuple[str, dict[str, list[str]]] | None:
+    """The gates' configuration under ``root`` with gitstore's hooks brought up to date in place,
+    and which keys of which hook changed (``hooks.refreshed``); None where there is none, or it
+    is no configuration to update (not UTF-8 YAML with ``repos``: --force replaces it)."""
+    from gitstore.sync.hooks import refreshed
+
+    try:
+        text = read_regular(root / GATES_CONFIG).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return refreshed(text)
 
 
 GATES_NEED_POLICY = (
