@@ -313,6 +313,8 @@ def _run_config(root: Path) -> Path | None:
             return None
         config = _config_argument(argv)
         if config is not None:
+            if not config:
+                return None
             path = Path(config) if os.path.isabs(config) else root / config  # pre-commit runs from the root
             return path if path.is_file() else None
         if parent is None or parent <= 1:
@@ -323,11 +325,14 @@ def _run_config(root: Path) -> Path | None:
 
 def _config_argument(argv: Sequence[str]) -> str | None:
     """The ``--config`` of pre-commit's command line ``argv`` (its default when not given), or
-    None when ``argv`` is not pre-commit's."""
+    None when ``argv`` is not pre-commit's; empty for ``try-repo``, whose configuration is a
+    temporary one of its own."""
     at = next((i for i, arg in enumerate(argv[:3]) if os.path.basename(arg) in ("pre-commit", "pre_commit")
                or arg in ("-mpre_commit", "pre_commit")), None)
     if at is None:
         return None
+    if "try-repo" in argv[at + 1:at + 2]:
+        return ""
     for i, arg in enumerate(argv[at + 1:], start=at + 1):
         if arg == "--":
             break
