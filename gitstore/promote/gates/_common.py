@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # argparse, subprocess and the store load only when a gate needs them
     import argparse
     import subprocess
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from gitstore.store import Store
 
@@ -283,7 +283,7 @@ def hook_filter(hook: str, root: Path) -> Callable[[str], bool] | None:
                          and any(files.search(name) and not exclude.search(name) for files, exclude in hooks))
 
 
-def _configured(data: dict, hook: str) -> list[tuple[dict, dict]]:
+def _configured(data: dict[str, Any], hook: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each entry of the configuration that runs the gate ``hook``, with its defaults: a hook
     repository's entry named ``hook`` (its defaults, this gitstore's manifest), a local one
     named so or whose ``entry`` runs the command ``hook`` (no defaults)."""
@@ -297,7 +297,7 @@ def _configured(data: dict, hook: str) -> list[tuple[dict, dict]]:
     return found
 
 
-def _manifest_hook(hook: str) -> dict:
+def _manifest_hook(hook: str) -> dict[str, Any]:
     from gitstore.sync.hooks import manifest
 
     return next((h for h in manifest() if h["id"] == hook), {})
