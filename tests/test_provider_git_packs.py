@@ -357,6 +357,7 @@ def test_appends_that_read_folders_as_slices_store_what_they_would_through_libgi
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same appends (a bulk one, then one of stored and new entries) with folders read as
     pack slices and through libgit2: the same trees, the same answer, and both verify."""
+    import gitstore.providers._packs as packs_module
     import gitstore.providers.git as provider_module
 
     first = [R.event(f"s{i}", episode="s", seq=i) for i in range(300)]
@@ -366,7 +367,8 @@ def test_appends_that_read_folders_as_slices_store_what_they_would_through_libgi
 
     def counted(self: PackSlices, oid: bytes, kind: int, limit: int = NO_LIMIT) -> bytes | None:
         found = real_read(self, oid, kind, limit)
-        sliced.append(found is not None)
+        if all(self is not headers for headers in packs_module._HEADERS.values()):  # the append's own slices
+            sliced.append(found is not None)
         return found
 
     monkeypatch.setattr(PackSlices, "read", counted)
@@ -454,3 +456,77 @@ def test_packs_first_never_reads_a_damaged_packed_record(bulk: Path, tmp_path: P
         assert oid.hex() in str(exc)
     else:
         assert data == record  # a flipped byte libgit2 passes over (an Adler-32 it does not check)
+
+
+def _packs_sharing_objects(root: Path, packs: int) -> Path:
+    """A repository of ``packs`` packs of 40 blobs each, every pack also holding a few blobs of
+    the one before it (ids two packs share), and a few loose blobs in none."""
+    git(root.parent, "init", "-q", root.name)
+    repo = pygit2.Repository(str(root))
+    written = [[repo.create_blob(f"pack {p} blob {i}\n".encode()) for i in range(40)] for p in range(packs)]
+    for p, blobs in enumerate(written):
+        shared = written[p - 1][:5] if p else []
+        listing = "".join(f"{oid}\n" for oid in [*blobs, *shared])
+        subprocess.run(["git", "pack-objects", "-q", str(root / ".git/objects/pack/pack")], cwd=root,
+                       input=listing.encode(), check=True, capture_output=True)
+    git(root, "prune-packed")
+    for i in range(5):
+        repo.create_blob(f"loose blob {i}\n".encode())
+    return root
+
+
+@pytest.mark.parametrize("packs", [3, 20], ids=["pairs named", "shared"])
+def test_the_sorted_owners_map_answers_as_the_table_does(tmp_path: Path, packs: int) -> None:
+    """``_SortedOwners`` (the header reader's map: bytes for the prefixes held, not a table of
+    every prefix) says for every prefix what the table says: one pack, a pair, shared, none."""
+    root = _packs_sharing_objects(tmp_path / "repo", packs)
+    folder = root / ".git/objects"
+    table = PackSlices(folder)._map_owners()
+    sorted_owners = PackSlices(folder, sorted_owners=True)._map_owners()
+    assert table is not None and sorted_owners is not None
+    held = [prefix for prefix in range(1 << 24) if table[prefix]]
+    assert len(held) >= packs * 40  # every id of every pack
+    codes = {table[prefix] for prefix in held}
+    assert (any(16 <= code < 255 for code in codes) if packs <= 15 else 255 in codes)  # ids two packs hold
+    for prefix in held:
+        assert sorted_owners[prefix] == table[prefix], hex(prefix)
+    for prefix in (0, 1, (1 << 24) - 1, *(p + 1 for p in held[:50]), *(p - 1 for p in held[:50])):
+        assert sorted_owners[prefix] == table[prefix], hex(prefix)
+
+
+def test_bounded_reads_through_the_database_come_from_the_header_packs_and_give_pages_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bounded read of a whole packed object is read out of the packs headers are read from
+    (checked, no second lookup by libgit2); loose objects still read through libgit2; the pages
+    those packs touched are dropped as they pass the header reader's budget, and only the packs
+    touched are told to."""
+    import gitstore.providers._packs as packs_module
+    from gitstore.providers._objects import read_blob as bounded_blob
+
+    root = _packs_sharing_objects(tmp_path / "repo", 6)
+    monkeypatch.setattr(packs_module, "HEADERS_RESIDENT", 3 * packs_module.FAULT)
+    packs_module._HEADERS.clear()
+    repo = pygit2.Repository(str(root))
+    asked: list[bytes] = []
+    real_read = Database.read
+    monkeypatch.setattr(Database, "read", lambda self, oid: asked.append(oid.raw) or real_read(self, oid))
+    released: list[set[str]] = []
+    real_release = _Pack.release
+    told: set[str] = set()
+    monkeypatch.setattr(_Pack, "release", lambda self: told.add(self.name) or real_release(self))
+    real_slices_release = PackSlices.release
+
+    def counted(self: PackSlices) -> None:
+        told.clear()
+        real_slices_release(self)
+        released.append(set(told))
+
+    monkeypatch.setattr(PackSlices, "release", counted)
+    database = Database(repo)
+    loose = set()
+    for oid, kind, data in _objects_in(repo):
+        assert bounded_blob(database, oid, 1 << 20) == data
+        if (root / ".git/objects" / oid.hex()[:2] / oid.hex()[2:]).exists():
+            loose.add(oid)
+    assert set(asked) == loose and len(loose) == 5  # libgit2 read only what no pack holds
+    assert released and all(0 < len(names) < 6 for names in released)  # a few packs a time, not all six

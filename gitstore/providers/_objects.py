@@ -261,6 +261,10 @@ def _read(odb: Source, oid: bytes, kind: int, what: str, limit: int = NO_LIMIT) 
         data = odb.slices.read(oid, kind, limit)
         if data is not None:
             return data
+    elif limit != NO_LIMIT and isinstance(odb, Database):
+        data = odb.packed(oid, kind, limit)
+        if data is not None:
+            return data
     try:
         if limit != NO_LIMIT:  # the header alone (what reading it inflates): see ``object_header``
             inflated = odb.read_header(pygit2.Oid(raw=oid))[2]
