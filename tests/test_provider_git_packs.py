@@ -157,7 +157,10 @@ def test_a_pack_no_read_asks_is_never_indexed(bulk: Path, tmp_path: Path) -> Non
     assert packs[code.name]._keys is None and packs[code.name].count == 500
     theirs = pygit2.hash(b"code 7").raw
     assert slices.read(theirs, BLOB) == b"code 7" == repo.odb.read(pygit2.Oid(raw=theirs))[1]
-    assert packs[code.name]._keys is not None
+    assert packs[code.name]._keys is None  # asked once: its index searched, its ids' keys not read
+    for n in range(100):
+        assert slices.read(pygit2.hash(f"code {n}".encode()).raw, BLOB) == f"code {n}".encode()
+    assert packs[code.name]._keys is not None  # asked often: read
     slices.close()
 
 
@@ -530,3 +533,35 @@ def test_bounded_reads_through_the_database_come_from_the_header_packs_and_give_
             loose.add(oid)
     assert set(asked) == loose and len(loose) == 5  # libgit2 read only what no pack holds
     assert released and all(0 < len(names) < 6 for names in released)  # a few packs a time, not all six
+
+
+@pytest.mark.parametrize("version", ["1", "2", "2,16"], ids=["index v1", "index v2", "v2, large offsets"])
+def test_a_pack_answers_the_same_searched_and_from_its_keys(tmp_path: Path, version: str) -> None:
+    """A pack asked a few times searches its index (a process asking a repository's big code
+    pack for a header's copies reads none of its ids' keys); from ``KEYS_AFTER`` lookups on it
+    reads the keys: both give git's offsets for every id, and None for ids it lacks."""
+    from gitstore.providers import _packs as packs_module
+
+    root = _packs_sharing_objects(tmp_path / "repo", 1)
+    pack = next((root / ".git/objects/pack").glob("*.pack"))
+    again = tmp_path / "again.pack"
+    subprocess.run(["cp", str(pack), str(again)], check=True)
+    git(root, "index-pack", f"--index-version={version}", "-o", str(tmp_path / "again.idx"), str(again))
+    listing = git(root, "verify-pack", "-v", str(tmp_path / "again.idx"))
+    truth = {bytes.fromhex(f[0]): int(f[4]) for line in listing.splitlines() if len(f := line.split()) >= 5
+             and len(f[0]) == 40}
+    assert len(truth) == 40
+    near = [bytes([*oid[:19], oid[19] ^ 1]) for oid in truth] + [bytes(20), b"\xff" * 20]
+    searched = _Pack(tmp_path / "again.idx")
+    for oid, at in truth.items():
+        assert searched.offset(oid) == at
+    assert all(searched.offset(oid) is None for oid in near[:20] if oid not in truth)
+    assert searched._keys is None  # fewer lookups than KEYS_AFTER: searched
+    keyed = _Pack(tmp_path / "again.idx")
+    for _ in range(packs_module.KEYS_AFTER // len(truth) + 1):
+        for oid, at in truth.items():
+            assert keyed.offset(oid) == at
+    assert keyed._keys is not None
+    assert all(keyed.offset(oid) is None for oid in near if oid not in truth)
+    for oid, at in truth.items():
+        assert keyed.offset(oid) == at
