@@ -143,6 +143,13 @@ The bench's own growth, the same day (10 chunks, without fast-import): first 5.4
 5.22 s, chunks 7.29, 7.06, 6.86, 7.30, 7.11, 7.51, 7.96, 7.98, 6.96 s: 13.38x; verify 3.85 s
 and 3.57 s -> 37.95 s, 10.22x, peak RSS 187 MB -> 347 MB.
 
+On 2026-12-07, on a machine slower that day (a first chunk of 6.02 s and 6.80 s): chunks 6.77,
+7.88, 7.69, 10.54, 8.94, 8.75, 8.55, 10.06, 11.01 s: 13.45x; verify 4.61 s and 4.70 s -> 53.73 s,
+11.54x, peak RSS 186 MB -> 353 MB. One more chunk into copies at 0 and 900,000 records, the
+trees' merge timed inside the process: 0.92-1.00 s and 3.27-3.30 s of 5.9-6.3 s and 8.6-9.4
+s; at 900,000, reading the folders 0.9 s, merging their rows 0.75 s, writing them 0.98 s (0.34
+s into the empty store). Each a few C calls per folder already: what grows is bytes.
+
 The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
 16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
 Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
