@@ -715,7 +715,7 @@ class Objects:
 
     def __init__(self, repo: pygit2.Repository, odb: Reader | None = None) -> None:
         self.odb = repo.odb if odb is None else odb
-        self._database = repo.odb
+        self._headers = Database(repo)  # headers as every reader of the repository reads them
         self._folder = common_dir(repo) / "objects"
         self._slices: PackSlices | None = None
 
@@ -729,7 +729,7 @@ class Objects:
         return self.odb.read(oid)
 
     def read_header(self, oid: pygit2.Oid) -> tuple[int, int, int]:
-        return object_header(headers_of(str(self._folder)), self._database, oid)  # the packs as they are now
+        return self._headers.read_header(oid)
 
     def close(self) -> None:
         if self._slices is not None:
@@ -777,7 +777,7 @@ def headers_of(objects: str) -> PackSlices:
 
 def read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int, int]:
     """``object_header`` of ``oid`` in ``repo``."""
-    return object_header(headers_of(str(common_dir(repo) / "objects")), repo.odb, oid)
+    return Database(repo).read_header(oid)
 
 
 class Database:
