@@ -6,8 +6,12 @@ about instructions is not."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
+from gitstore.safety import lazy
 from gitstore.safety.scanner import default_scanner
 
 SCANNER = default_scanner()
@@ -121,3 +125,35 @@ NEAR = [
 def test_prose_about_instructions_in_another_language_is_not_quarantined(text: str) -> None:
     result = SCANNER.scan(text)
     assert not result.quarantined, (text, result.findings)
+
+
+def test_the_patterns_of_other_languages_are_written_out_only_once_a_text_needs_them() -> None:
+    """Those patterns are written as the scanner reads letters (each letter not ASCII made what
+    its reading makes of it): about 10 ms of work, which a process importing the scanner (every
+    capture does) pays only when a text may hold an override in another language."""
+    script = "\n".join((
+        "from gitstore.safety import injection",
+        "from gitstore.safety.scanner import default_scanner",
+        "assert not injection._LETTERS_READ, 'written out on import'",
+        "scanner = default_scanner()",
+        "assert not scanner.scan('Run the tests before you push.').quarantined",
+        "assert not injection._LETTERS_READ, 'written out for English'",
+        f"assert scanner.scan({OVERRIDES['ru']!r}).quarantined",
+        "assert injection._LETTERS_READ",
+    ))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_lazy_pattern_prepares_its_source_once_and_only_when_asked() -> None:
+    calls: list[str] = []
+
+    def prepare(source: str) -> str:
+        calls.append(source)
+        return source.replace("ё", "[её]")
+
+    pattern = lazy.Pattern("всё", prepare=prepare)
+    assert calls == []
+    assert pattern.search("забудь все") and pattern.search("забудь всё")
+    assert pattern.pattern == "вс[её]" and calls == ["всё"]
+    assert lazy.Pattern("x+").pattern == "x+"

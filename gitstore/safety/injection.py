@@ -818,15 +818,21 @@ def _addressed_orders(reading: str, cased: str) -> int:
 # pattern matches however the words are cased.
 def _as_read(pattern: str) -> str:
     """PATTERN with each letter that is not ASCII made what the reading makes of it, a class
-    of its readings where its capital reads otherwise."""
-    out = []
-    for c in pattern:
-        if not c.isascii():
-            forms = sorted({Text.of(c).reading, Text.of(c.upper()).reading})
-            out.append(forms[0] if len(forms) == 1 else "[" + "".join(forms) + "]")
-        else:
-            out.append(c)
-    return "".join(out)
+    of its readings where its capital reads otherwise. Each distinct letter is read once (the
+    patterns below hold some 2,400 letters, about 150 of them distinct: reading each one where
+    it stands took 10 ms of every start that imports the scanner)."""
+    return pattern.translate({ord(c): _letter_as_read(c) for c in set(pattern) if not c.isascii()})
+
+
+_LETTERS_READ: dict[str, str] = {}
+
+
+def _letter_as_read(c: str) -> str:
+    read = _LETTERS_READ.get(c)
+    if read is None:
+        forms = sorted({Text.of(c).reading, Text.of(c.upper()).reading})
+        read = _LETTERS_READ[c] = forms[0] if len(forms) == 1 else "[" + "".join(forms) + "]"
+    return read
 
 
 # German, French, Spanish, Portuguese, Italian: a verb telling the reader to set aside, the
@@ -918,7 +924,7 @@ _CJK_UNBOUND = (
     r"越狱|越獄|制限(?:の|が)?(?:ない|なし)|無制限|開発者モード|脱獄)"
 )
 _FOREIGN_ORDERS = tuple(
-    lazy.Pattern(_as_read(p))
+    lazy.Pattern(p, prepare=_as_read)
     for p in [
         rf"{_DE_VERB}{_DE_FILL}\s+{_DE_EARLIER}\s+(?:\w{1,30}\s+)?{_DE_ORDERS}",
         rf"{_DE_VERB}{_DE_FILL}\s+{_DE_ORDERS}\s+(?:oben|davor|zuvor|von\s+oben)\b",
@@ -929,14 +935,14 @@ _FOREIGN_ORDERS = tuple(
     ]
 )
 _FOREIGN_NOW = tuple(
-    lazy.Pattern(_as_read(p))
+    lazy.Pattern(p, prepare=_as_read)
     for p in [
         rf"(?:{_DE_NOW})\s+(?:ein(?:e|en)?\s+)?(?:(?:assistent|agent|ki|modell|bot)\s+)?{_DE_UNBOUND}",
         rf"(?:{_ROMANCE_NOW})\s+(?:(?:un|une|una|um|uma|uno)\s+)?{_ROMANCE_AI}?{_ROMANCE_UNBOUND}",
     ]
 )
 _FOREIGN_CYRILLIC = tuple(
-    lazy.Pattern(_as_read(p))
+    lazy.Pattern(p, prepare=_as_read)
     for p in [
         rf"{_RU_VERB}{_RU_FILL}\s+{_RU_EARLIER}\s+(?:\w{1,30}\s+)?{_RU_ORDERS}",
         rf"{_RU_VERB}{_RU_FILL}\s+{_RU_ORDERS}\s+(?:выше|сверху)",
@@ -946,7 +952,7 @@ _FOREIGN_CYRILLIC = tuple(
     ]
 )
 _FOREIGN_CJK = tuple(
-    lazy.Pattern(_as_read(p))
+    lazy.Pattern(p, prepare=_as_read)
     for p in [
         rf"{_CJK_VERB}{_CJK_GAP}{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}",
         rf"{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}{_CJK_PARTICLES}{_CJK_VERB}",
@@ -957,14 +963,13 @@ _FOREIGN_CJK = tuple(
 # "Neue Anweisungen:", "Nouvelles instructions :", "新しい指示：" opening a line (as "New
 # instructions:" does in English). Searched for after a line break of its own, as ``_ROLE_LINE``.
 _FOREIGN_NEW_ORDERS = lazy.Pattern(
-    _as_read(
-        r"\n[ \t>#-]{0,8}(?:"
-        r"(?:neue[rn]?|nouvel(?:le)?s?|nouveaux?|nuev[oa]s?|nov[oa]s?|nuov[oaie]|новые|новый|новая)\s+"
-        r"(?:anweisungen|systemanweisungen|systemprompt|instructions|prompt\s+systeme|instrucciones|"
-        r"prompt\s+del\s+sistema|instrucoes|prompt\s+do\s+sistema|istruzioni|prompt\s+di\s+sistema|"
-        r"инструкции|указания|системный\s+промпт)|"
-        r"(?:新的|新)(?:指令|指示|系统提示词?|系統提示詞?)|新しい(?:指示|システムプロンプト))\s*:"
-    )
+    r"\n[ \t>#-]{0,8}(?:"
+    r"(?:neue[rn]?|nouvel(?:le)?s?|nouveaux?|nuev[oa]s?|nov[oa]s?|nuov[oaie]|новые|новый|новая)\s+"
+    r"(?:anweisungen|systemanweisungen|systemprompt|instructions|prompt\s+systeme|instrucciones|"
+    r"prompt\s+del\s+sistema|instrucoes|prompt\s+do\s+sistema|istruzioni|prompt\s+di\s+sistema|"
+    r"инструкции|указания|системный\s+промпт)|"
+    r"(?:新的|新)(?:指令|指示|系统提示词?|系統提示詞?)|新しい(?:指示|システムプロンプト))\s*:",
+    prepare=_as_read,
 )
 # Every match of those patterns holds one of these words (``_ANCHORS``): the orders an override
 # names, a "you are" of a takeover (French gives "tu es" or "vous etes" with "maintenant" or
@@ -977,7 +982,7 @@ _FOREIGN_NEW_ORDERS = lazy.Pattern(
 _ANCHORS = (
     (lazy.Pattern(r"instru|istruz|anweis|prompt"), _FOREIGN_ORDERS),
     (lazy.Pattern(r"bist|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
-    (lazy.Pattern(_as_read(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента")), _FOREIGN_CYRILLIC),
+    (lazy.Pattern(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента", prepare=_as_read), _FOREIGN_CYRILLIC),
     (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今から|これから|今後"), _FOREIGN_CJK),
 )
 # Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.

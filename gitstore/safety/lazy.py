@@ -14,21 +14,32 @@ import re
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 
 
 class Pattern:
-    """``re.compile(pattern, flags)``, compiled on first use; ``pattern`` is there at once."""
+    """``re.compile(pattern, flags)``, compiled on first use; ``pattern`` is there at once,
+    unless ``prepare`` is given: then ``pattern`` is ``prepare(pattern)``, worked out the first
+    time it is asked for (a source that takes milliseconds to build, such as the patterns whose
+    letters are written as the scanner reads them, costs nothing to a process that never uses
+    it)."""
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern = pattern
+    def __init__(self, pattern: str, flags: int = 0, prepare: Callable[[str], str] | None = None) -> None:
+        if prepare is None:
+            self.pattern = pattern
+        else:
+            self._source, self._prepare = pattern, prepare
         self._flags = flags
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("_"):
             raise AttributeError(name)
+        if name == "pattern":  # only where a ``prepare`` was given
+            self.pattern = self._prepare(self._source)
+            return self.pattern
         compiled = re.compile(self.pattern, self._flags)
         for method in _METHODS:  # the compiled pattern's own methods from now on
             setattr(self, method, getattr(compiled, method))
