@@ -11,6 +11,13 @@ listing of that store, which holds little, lost about a fourteenth to some 260 c
 every object as old, where the next full collection (when enough new objects have come since)
 still finds any cycle among them, instead of leaving them all young: the next young collection
 would otherwise go over every one of them at once.
+
+``starting()`` and ``started()`` do the same for a command's start: importing the modules a
+command needs (the command framework, pygit2, the store) creates some hundred thousand objects
+that live as long as the process, and the collector went over them some 55 times before any
+command did its work, 10-12 ms of a 140-190 ms command in a small repository. The console entry
+point holds it off from its first line until the command's modules are loaded, then files what
+start-up made as permanent (``gc.freeze``): no later collection goes over it again.
 """
 
 from __future__ import annotations
@@ -34,4 +41,25 @@ def collector_paused() -> Iterator[None]:
     finally:
         gc.freeze()  # every object the collector tracks, into its permanent generation...
         gc.unfreeze()  # ...and back into the oldest one: old, not young, and collected as any
+        gc.enable()
+
+
+_STARTING: list[bool] = []
+
+
+def starting() -> None:
+    """Hold the collector off while this process starts (see the module's docstring); nothing
+    is done where it is off already."""
+    if gc.isenabled():
+        gc.disable()
+        _STARTING.append(True)
+
+
+def started() -> None:
+    """The modules a command needs are loaded: file every object as permanent and let the
+    collector run again, if ``starting`` held it off (a command run in a process that did not
+    start through the console entry point leaves it as it is)."""
+    if _STARTING:
+        _STARTING.clear()
+        gc.freeze()
         gc.enable()

@@ -300,8 +300,10 @@ def _error(message: str, code: int, as_json: bool) -> None:
 
 def run() -> None:
     """Console-script entry point."""
+    from gitstore._collector import starting
     from gitstore._libgit2 import install
 
+    starting()  # until the command's modules are loaded (``_app.run``)
     install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
     try:  # a file name that is not UTF-8 prints as its own bytes, as ls and git print it
         sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]

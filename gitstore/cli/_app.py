@@ -33,6 +33,7 @@ from typer._coercion import RuntimeParam  # noqa: E402
 from typer.core import TyperArgument, TyperOption  # noqa: E402
 from typer.main import get_command  # noqa: E402
 
+from gitstore._collector import started  # noqa: E402
 from gitstore.cli import COMMANDS, PROG, SUMMARY  # noqa: E402
 from gitstore.cli._values import path  # noqa: E402
 
@@ -156,6 +157,7 @@ def _params(command: Any) -> Iterator[Any]:
 def run(command: str | None, args: list[str]) -> Any:
     """Parse ``args`` and run the command; framework errors propagate for ``main`` to map."""
     root = click_command(command)
+    started()  # the command's modules are loaded: the collector runs again (see ``run()`` of the package)
     given_once(root, args)
     return root.main(args=args, prog_name=PROG, standalone_mode=False)
 
