@@ -470,6 +470,16 @@ class _Builder:
             self.counts["episodes"] += 1
         return eid
 
+    def drop_empty_episodes(self) -> None:
+        """Leave out the episodes this import wrote that none of its events went into: every
+        item of the thread was withheld (quarantined, no text, no GitHub id). Stored, such an
+        episode would be an empty thread said to be completely captured, counted as new."""
+        filled = {r["episode"] for r in self.records.values() if r["schema"] == "gitstore.event/v1"}
+        for rid in [rid for rid, r in self.records.items() if r["schema"] == "gitstore.episode/v1"
+                    and rid not in filled]:
+            del self.records[rid]
+            self.counts["episodes"] -= 1
+
     def event(self, episode: str, type_: str, key: str, at: str, author: str, parent: str | None,
               payload: dict[str, Any]) -> dict[str, Any] | None:
         eid = event_id(episode, key)
@@ -858,6 +868,7 @@ def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str
         pages = [{"collection": "webhook", "page": n + 1, "count": 1, "last": n + 1 == len(data)} for n in range(len(data))]
         missing = [{"collection": "pull-comments", "from": 1, "to": None}]  # deliveries never prove a window
         pr = _only_pull_request(data)
+    builder.drop_empty_episodes()
     record = seal({
         "schema": "gitstore.import/v1", "scope": ctx.scope, "source": source, "repository": repository,
         "pullRequest": pr, "snapshot": snapshot_digest(source, data, canonical), "pages": pages[:10000],
