@@ -124,8 +124,21 @@ def test_a_blocked_dream_under_json_is_an_error_with_nothing_on_stdout(tmp_path:
 
 
 def test_a_degraded_dream_exits_one(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["dream", "--labeler", "command", "--by", "github:9"]) == 1
+    from gitstore.ops.setup import init
+
+    config = repo / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "dream": {"labeler": "command"}}))
+    init(repo, accept_changes=True)
+    assert main(["dream", "--by", "github:9"]) == 1
     assert capsys.readouterr().out.startswith("dream degraded")
+
+
+def test_a_labeler_named_that_cannot_run_is_one_line_with_exit_one(repo: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dream", "--labeler", "command", "--by", "github:9"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("gitstore: error: dream blocked: labeler command unavailable: no program "
+                                 "configured (dream.labelers.command.argv in okf/.memory/config.json)\n"), err
 
 
 def test_the_summary_in_the_command_table_is_the_help_s_first_line() -> None:
@@ -201,3 +214,15 @@ def test_a_report_the_disk_cannot_hold_is_named_and_left_neither_half_written_no
     error = json.loads(done.stderr)["error"]
     assert error.startswith("File too large (") and f"{reports}{'/'}" in error and error.endswith("-instruction.json)")
     assert {p.name: p.read_bytes() for p in reports.iterdir()} == before
+
+
+def test_explain_says_why_when_no_evidence_may_serve_the_purpose(repo: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Before any grant permits a purpose, --explain said nothing of the theme asked about."""
+    assert main(["dream", "--explain", "jitter", "--purpose", "analytics"]) == 0
+    out = capsys.readouterr().out
+    assert "explain jitter:\n  no theme can form: no evidence may serve analytics (" in out, out
+    assert main(["dream", "--explain", "jitter", "--purpose", "analytics", "--json"]) == 0
+    explained = json.loads(capsys.readouterr().out)["explain"]
+    assert explained["asked"] == "jitter" and explained["themes"] == []
+    assert explained["note"].startswith("no theme can form: no evidence may serve analytics")

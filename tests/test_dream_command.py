@@ -156,18 +156,26 @@ def test_a_quarantined_theme_is_dropped_and_counted(ctx: Context) -> None:
 
 
 def test_a_program_not_found_or_not_configured_degrades_without_a_disclosure(ctx: Context) -> None:
+    """The labeler every dream uses (the configuration's) degrades the dream it cannot label;
+    asked for by name (``--labeler``), one that cannot run blocks the dream, which says why."""
     path = ctx.workspace.state / "config.json"
     config = json.loads(path.read_text())
-    config["dream"] = {"labelers": {"command": {"argv": ["no-such-labeler-program"]}}}
+    config["dream"] = {"labeler": "command", "labelers": {"command": {"argv": ["no-such-labeler-program"]}}}
     _edit(path, config)
     notes: list[str] = []
-    report = w.run(ctx, notes, labeler="command")
+    report = w.run(ctx, notes)
     assert report.status == "degraded" and notes == []
     assert "labeler command unavailable: labeler program 'no-such-labeler-program' not found" in report.why[0]
+    config["dream"] = {"labeler": "command"}
+    _edit(path, config)
+    report = w.run(ctx)
+    assert report.status == "degraded" and "no program configured" in report.why[0]
     config["dream"] = {}
     _edit(path, config)
-    report = w.run(ctx, labeler="command")
-    assert "no program configured" in report.why[0]
+    report = w.run(ctx, notes, labeler="command")
+    assert (report.status, report.exit_code, notes) == ("blocked", 1, [])
+    assert report.why == ["labeler command unavailable: no program configured "
+                          "(dream.labelers.command.argv in okf/.memory/config.json)"]
 
 
 def test_options_are_checked() -> None:

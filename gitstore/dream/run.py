@@ -104,6 +104,10 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
         return DreamReport.blocked(request.purpose, str(exc), exc.exit_code)
     labeler = labeler_registry.load(request.labeler or config.labeler,
                                     config.labeler_options(request.labeler or config.labeler))
+    if request.labeler is not None and (problem := labeler.unavailable()) is not None:
+        # asked for by name, it cannot run: an error, where the labeler configured for every
+        # dream degrades the dream it cannot label (``tick`` reports it and carries on)
+        return DreamReport.blocked(request.purpose, f"labeler {labeler.name} unavailable: {problem}", 1)
     chosen = [request.consolidator or config.consolidator, *(["tidy"] if request.tidy else [])]
     consolidators = [consolidator_registry.load(n, config.consolidator_options(n)) for n in dict.fromkeys(chosen)]
     try:
@@ -327,8 +331,11 @@ class _Dream:
     def _no_evidence(self) -> DreamReport:
         report = self.report
         left = ", ".join(f"{n} {why}" for why, n in sorted(self.view.excluded.items()))
-        report.why.append(f"no update: no evidence may serve {self.request.purpose}"
-                          + (f" ({left})" if left else " (the store holds no comments or session texts)"))
+        none = f"no evidence may serve {self.request.purpose}" + (
+            f" ({left})" if left else " (the store holds no comments or session texts)")
+        report.why.append(f"no update: {none}")
+        if self.request.explain is not None:  # no theme at all: the reason is the view's
+            report.explain = {"asked": self.request.explain, "themes": [], "note": f"no theme can form: {none}"}
         if not report.completeness["complete"]:
             report.status = "incomplete"
         return report
