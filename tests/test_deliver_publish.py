@@ -137,7 +137,12 @@ def test_rollback_restores_both_files_byte_for_byte(world: World) -> None:
     assert kept["version"] == 1 and kept["entries"][0]["fact"] == "Builds use make."
     assert [f["action"] for f in rollback(str(world.root))] == ["restored", "restored"]
     assert read(world, "AGENTS.md") == original_agents and read(world, INDEX) == original_index
-    with pytest.raises(Refused, match="nothing to roll back"):
+    with pytest.raises(Refused, match="nothing to roll back: every publish recorded here was rolled back already"):
+        rollback(str(world.root))
+
+
+def test_rollback_with_no_publish_says_none_was_recorded(world: World) -> None:
+    with pytest.raises(Refused, match="nothing to roll back: no publish has been recorded here"):
         rollback(str(world.root))
 
 

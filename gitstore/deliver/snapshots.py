@@ -227,6 +227,9 @@ def rollback(root: Path, state: Path, paths: frozenset[str],
     action is what would be done."""
     newest = _newest(root, state)
     if newest is None:
+        folder = state / FOLDER
+        if folder.is_dir() and any(p.name.endswith(ROLLED_BACK) for p in folder.iterdir()):
+            raise Refused("nothing to roll back: every publish recorded here was rolled back already")
         raise Refused("nothing to roll back: no publish has been recorded here")
     snapshot, manifest, passed = newest
     strays = sorted({e["path"] for e in manifest} - paths)
