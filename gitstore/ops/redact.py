@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 from contextlib import suppress
 from dataclasses import dataclass, field
