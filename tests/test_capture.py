@@ -64,6 +64,26 @@ def test_a_format_gitstore_does_not_read_is_refused_and_nothing_stored(ctx: Cont
     assert list(ctx.store.items()) == []
 
 
+@pytest.mark.parametrize("where", ["part/msg_1/001.json", "message/ses_1/msg_1.json", "part/prt_1.json"])
+def test_an_opencode_part_or_message_file_is_told_to_pass_the_session_file(ctx: Context, tmp_path: Path,
+                                                                            where: str) -> None:
+    """Newer OpenCode part files name neither their message nor their session: where they lie
+    (beside the storage's session folder) tells what they are."""
+    storage = tmp_path / "storage"
+    (storage / "session" / "proj_1").mkdir(parents=True)
+    path = storage / where
+    path.parent.mkdir(parents=True)
+    path.write_text('{"id": "p_user_1", "type": "text", "text": "Hello", "time": {"start": 1730000001000}}')
+    with pytest.raises(InvalidInput, match="an OpenCode message or part file; pass the session file"):
+        import_transcript(ctx, path)
+    elsewhere = tmp_path / "notes" / "001.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(path.read_bytes())
+    with pytest.raises(InvalidInput, match="not a transcript of a harness gitstore reads"):
+        import_transcript(ctx, elsewhere)
+    assert list(ctx.store.items()) == []
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [

@@ -116,9 +116,20 @@ def _document(path: Path, head: bytes, limits: Limits) -> str:
             return "gemini-cli"
         if opencode.is_session(record):
             return "opencode"
-        if isinstance(record.get("sessionID"), str) or isinstance(record.get("messageID"), str):
+        if (isinstance(record.get("sessionID"), str) or isinstance(record.get("messageID"), str)
+                or _in_opencode_storage(path)):
             raise InvalidInput(f"{path}: an OpenCode message or part file; pass the session file (storage/session/...)")
     raise InvalidInput(f"{path}: not a transcript of a harness gitstore reads")
+
+
+def _in_opencode_storage(path: Path) -> bool:
+    """Whether PATH lies in the message or part folder of an OpenCode storage, a session folder
+    beside it: newer part files name neither their message nor their session inside, only by
+    where they are (``part/<message id>/001.json``)."""
+    for parent in list(path.absolute().parents)[:3]:
+        if parent.name in ("message", "part") and (parent.parent / "session").is_dir():
+            return True
+    return False
 
 
 def _gemini_session(head: bytes) -> bool:
