@@ -64,6 +64,32 @@ def test_a_format_gitstore_does_not_read_is_refused_and_nothing_stored(ctx: Cont
     assert list(ctx.store.items()) == []
 
 
+@pytest.mark.parametrize("mode", ["transcript", "hybrid", "summary"])
+def test_a_session_file_edited_since_its_capture_is_captured_again_without_damage(ctx: Context, tmp_path: Path,
+                                                                                  mode: str) -> None:
+    """The same lines with other times (or an unreadable time, read as the session's start):
+    each event kept under the key it was stored under said otherwise than the stored one, two
+    records disputing one event, and verify found the store damaged from then on. An event
+    whose stored namesake disagrees is now keyed by its version, as a rewritten session's are."""
+    from gitstore.queries.verify import verify
+
+    path = claude_transcript(tmp_path / "s.jsonl", [("user", "Fix the retry loop."), ("assistant", "Done.")])
+    first = import_transcript(ctx, path, mode=mode)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for n, line in enumerate(lines):
+        line["timestamp"] = "2026-13-45T99:99:99Z" if n == 0 else "2999-01-01T00:00:00Z"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    again = import_transcript(ctx, path, mode=mode)
+    report = verify(ctx.store)
+    assert report.ok, [str(p) for p in report.problems]
+    assert again.episode["id"] == first.episode["id"]
+    stored = [r for r in _stored(ctx) if r["schema"] == "gitstore.event/v1"]
+    assert {e["id"] for e in first.events} < {e["id"] for e in stored}
+    assert {e["id"] for e in again.events} <= {e["id"] for e in stored}
+    import_transcript(ctx, path, mode=mode)  # the same edited file again: nothing new
+    assert len([r for r in _stored(ctx) if r["schema"] == "gitstore.event/v1"]) == len(stored)
+
+
 @pytest.mark.parametrize("where", ["part/msg_1/001.json", "message/ses_1/msg_1.json", "part/prt_1.json"])
 def test_an_opencode_part_or_message_file_is_told_to_pass_the_session_file(ctx: Context, tmp_path: Path,
                                                                             where: str) -> None:

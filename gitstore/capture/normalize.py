@@ -27,7 +27,7 @@ from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
 from gitstore.errors import GitstoreError, InvalidInput, Refused
-from gitstore.records.ids import episode_id, event_id, versioned_key
+from gitstore.records.ids import AGREED, episode_id, event_id, versioned_key
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
@@ -188,7 +188,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     agent = f"agent:{hook.harness}"
     events: list[dict[str, Any]] = []
 
-    held = _held_events(ctx, eid) if transcript.rewritten else {}
+    held = _held_events(ctx, eid)
 
     def add(key: str, seq: int, at: str | None, author: str, payload: dict[str, Any]) -> None:
         event = seal({
@@ -196,9 +196,14 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             "type": "observation", "seq": seq, "at": at or started, "author": author,
             "parentEventId": None, "payload": payload,
         })
-        if transcript.rewritten and held.get(event["id"]) != event["digest"]:
-            # keyed by its version, but for the very event stored under its key alone (by a
-            # version of gitstore that did not know the harness rewrites its transcript)
+        stored = held.get(event["id"])
+        if (stored is None or stored["digest"] != event["digest"]) if transcript.rewritten else \
+                (stored is not None and any(stored.get(name) != event.get(name) for name in AGREED)):
+            # keyed by its version: where the harness rewrites its transcript, but for the very
+            # event stored under its key alone (by a version of gitstore that did not know it
+            # does); elsewhere, where an event stored under its key says otherwise (the session
+            # file was edited since: another time, other text), which kept under that one key
+            # would leave two records disputing one event, neither of them standing for it
             key = versioned_key(key, {"seq": seq, "at": at or started, "author": author, "payload": payload})
             event["id"] = event_id(eid, key)
             event = seal(event)
@@ -256,9 +261,9 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     return episode, events
 
 
-def _held_events(ctx: Context, episode: str) -> dict[str, str]:
-    """The events the store holds of EPISODE: id -> digest, read once per capture (one stream)."""
-    return {item.record["id"]: item.digest for item in ctx.store.stream(episode) if item.kind == "event"}
+def _held_events(ctx: Context, episode: str) -> dict[str, dict[str, Any]]:
+    """The events the store holds of EPISODE: id -> record, read once per capture (one stream)."""
+    return {item.record["id"]: item.record for item in ctx.store.stream(episode) if item.kind == "event"}
 
 
 def _summary_time(ended: str, told: int) -> str:

@@ -31,6 +31,13 @@ def event_id(episode: str, key: str) -> str:
     return "ev_" + _hex({"episode": episode, "key": key})
 
 
+AGREED = ("episode", "at", "author", "payloadDigest")
+"""What every record claiming one event id must agree on, with what kind of event it is: two
+clones capturing the same comment version write the same (its position, its link to an earlier
+version, and so whether it is the comment or an edit of it, may differ). Records claiming one
+id that disagree on any of these serve no purpose (``gitstore.rules.consent.disagreeing``)."""
+
+
 def versioned_key(key: str, content: Any) -> str:
     """KEY for the version of its event that holds CONTENT: ``KEY#`` + 32 hex digits of sha256
     over CONTENT canonicalized. The same content gives the same key again; other content (the

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gitstore.records.ids import AGREED
 from gitstore.rules.view import View
 
 LABEL_LIKE = frozenset({"label"})
@@ -42,11 +43,6 @@ removed, its text not in this clone though no removal took it (the payload snaps
 it was held back or has not arrived), deleted at its source, no grant in force covers it, a
 label judging nothing, or two records claiming its id (or its episode's) that disagree on
 what it says."""
-
-AGREED = ("episode", "at", "author", "payloadDigest")
-"""What every record claiming one event id must agree on, with what kind of event it is: two
-clones capturing the same comment version write the same (its position, its link to an earlier
-version, and so whether it is the comment or an edit of it, may differ)."""
 
 _TEXT = frozenset({"comment", "edit"})
 
