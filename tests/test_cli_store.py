@@ -222,6 +222,20 @@ def test_an_event_without_its_payload_is_refused_and_nothing_is_stored(ready: Pa
     assert json.loads(run_ok(ready, "records", "list", "--json")) == []
 
 
+def test_a_proposal_under_an_id_its_content_does_not_give_is_refused(ready: Path) -> None:
+    """A stored proposal added again with other text under its id would break the learning's
+    history, and every read would ignore it as damage (gitstore verify said so, exit 3)."""
+    proposal = R.proposal("jitter", R.event("cited"))
+    changed = {k: v for k, v in proposal.items() if k not in ("digest", "contentDigest")}
+    changed["content"] = {**proposal["content"], "text": proposal["content"]["text"] + " Always."}
+    (ready / "batch.jsonl").write_text(jsonl(R.audit("good", []), changed))
+    done = gitstore(ready, "records", "add", "--seal", "batch.jsonl")
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.startswith(f"gitstore: error: batch.jsonl:2: learning {proposal['id']}: a proposal's "
+                                           "id is the one its contentDigest gives, lrn_"), done.stderr
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == []
+
+
 def test_mixed_local_and_shared_batch_is_refused(ready: Path) -> None:
     envelope = json.loads((CONTRACTS / "examples" / "valid" / "envelope.json").read_text())
     done = gitstore(ready, "records", "add", "-", stdin=jsonl(envelope, R.episode("g")).encode())

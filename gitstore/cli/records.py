@@ -11,6 +11,7 @@ from gitstore._collector import collector_paused
 from gitstore.cli._complete import words
 from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
+from gitstore.records.ids import learning_id
 from gitstore.errors import InvalidInput, Refused
 from gitstore.context import Context
 from gitstore.safety.gate import unscreened_record
@@ -30,6 +31,7 @@ _CONSENT_COMMANDS = {
 # An event's text travels in its writer's payload snapshot: an event added without its payload
 # is text no snapshot will ever hold, an event no clone can ever read.
 EVENT_SCHEMA = "gitstore.event/v1"
+LEARNING_SCHEMA = "gitstore.learning/v1"
 _NO_PAYLOAD = "an event is added with its payload (the text it carries): without it, no clone could ever read its text"
 
 # A learning is text people and plug-ins hand the store: proposing redacts its secrets and
@@ -80,11 +82,23 @@ class _Lines:
                 if self.do_seal:
                     value.pop("digest", None)
                     seal(value)
+                _check_proposal_id(value)
                 self.digests.append(value.get("digest", ""))
                 yield value
         self.done = True
         if not self.digests:
             raise InvalidInput(f"{self.name}: no records")
+
+
+def _check_proposal_id(record: dict[str, Any]) -> None:
+    """A learning's first version (its proposal) is named by its contentDigest: one under
+    another id (a stored proposal's, its text changed) would break the learning's history, and
+    every read would ignore it as damage."""
+    digest = record.get("contentDigest")
+    if record.get("schema") == LEARNING_SCHEMA and record.get("version") == 1 and isinstance(digest, str) \
+            and record.get("id") != learning_id(digest):
+        raise InvalidInput(f"learning {record.get('id')}: a proposal's id is the one its contentDigest gives, "
+                           f"{learning_id(digest)} (a proposal with other content is another learning)")
 
 
 @records_app.command("add")

@@ -6,6 +6,7 @@ import hashlib
 from typing import Any
 
 from gitstore.records.contracts import seal
+from gitstore.records.ids import learning_id
 
 SCOPE = "github.com/acme/widgets"
 OTHER_SCOPE = "gitlab.example.com/acme/widgets"
@@ -100,7 +101,7 @@ def proposal(tag: str, cited: dict[str, Any], replaces: tuple[str, ...] = ()) ->
     }
     from gitstore.records.contracts import content_digest
 
-    record["id"] = "lrn_" + content_digest(record)[7:39]
+    record["id"] = learning_id(content_digest(record))
     return seal(record)
 
 

@@ -21,6 +21,7 @@ from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, 
 from gitstore.ops import unfinished
 from gitstore.records.headline import name_of
 from gitstore.records.identity import AUTO_SAFE
+from gitstore.records.ids import learning_id
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, check_step, checked
@@ -98,7 +99,7 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     if unknown:
         raise Refused(f"replaces names unknown learnings: {', '.join(unknown)}")
     screen_together(record)  # as a reviewer reads them: parts that pass alone may not together
-    record["id"] = "lrn_" + content_digest(record)[7:39]
+    record["id"] = learning_id(content_digest(record))
     return seal(record)
 
 

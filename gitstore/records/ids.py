@@ -38,6 +38,11 @@ version, and so whether it is the comment or an edit of it, may differ). Records
 id that disagree on any of these serve no purpose (``gitstore.rules.consent.disagreeing``)."""
 
 
+def learning_id(content_digest: str) -> str:
+    """The id of the learning whose first version (its proposal) has this contentDigest."""
+    return "lrn_" + content_digest[7:39]
+
+
 def versioned_key(key: str, content: Any) -> str:
     """KEY for the version of its event that holds CONTENT: ``KEY#`` + 32 hex digits of sha256
     over CONTENT canonicalized. The same content gives the same key again; other content (the

@@ -49,6 +49,7 @@ from gitstore._shown import bounded
 from gitstore.errors import Refused
 from gitstore.providers import Stored
 from gitstore.records.identity import AUTO_SAFE, is_person
+from gitstore.records.ids import learning_id
 from gitstore.store import Item, store_order_saw
 
 Saw = Callable[[Stored, Stored], bool]
@@ -284,7 +285,7 @@ def check_step(prior: dict[str, Any] | None, record: dict[str, Any]) -> str | No
     if prior is None:
         if record["version"] != 1 or record["state"] != "proposed" or record["previous"] is not None:
             return "a history must start with version 1 in state proposed"
-        if record["id"] != "lrn_" + record["contentDigest"][7:39]:
+        if record["id"] != learning_id(record["contentDigest"]):
             return "the id is not derived from the proposal's contentDigest"
         return None
     if record["version"] != prior["version"] + 1:
