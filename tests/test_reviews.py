@@ -379,6 +379,20 @@ def test_a_secret_in_a_branch_name_never_reaches_an_episode_pin(ctx: Context, tm
     assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)
 
 
+@pytest.mark.parametrize("bad", [-5, 0])
+def test_an_id_below_one_is_no_id_of_githubs(ctx: Context, tmp_path: Path, bad: int) -> None:
+    """GitHub's ids are numbers from 1: a comment naming itself -5 is withheld (and counted) as
+    one naming itself with a string is, and an author whose id is -5 is nobody known."""
+    comment, other = _comment(1), _comment(2)
+    comment["id"] = bad
+    other["user"] = {**other["user"], "id": bad}
+    (tmp_path / "snap.json").write_text(json.dumps(_snapshot([(1, "", [comment, other])])))
+    report = import_reviews(ctx, tmp_path / "snap.json", "github:9")
+    assert report.record["counts"]["skipped"] == 1 and report.record["counts"]["comments"] == 1
+    [event] = events(ctx)
+    assert event["author"] == "github:unknown" and event["payload"]["sourceId"] == "github:comment:1002"
+
+
 def test_a_comment_whose_id_is_not_githubs_is_skipped(ctx: Context, tmp_path: Path) -> None:
     """A thread's id is kept outside the payload (its episode's source): GitHub's ids are
     numbers, so a comment or review naming itself with anything else is not imported."""

@@ -265,6 +265,11 @@ def _number(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _github_id(value: Any) -> TypeGuard[int]:
+    """Whether a JSON value is an id GitHub gives (an object's, a user's): a whole number from 1."""
+    return _number(value) and value >= 1
+
+
 def _pull(value: Any) -> int | None:
     """A pull request's (or issue's) number as a delivery gives it, None when it is none (not a
     whole number from 1, ``true`` included): an episode's pin holds nothing else."""
@@ -609,7 +614,7 @@ def _person(obj: dict[str, Any]) -> str:
     """Who wrote a GitHub object: ``github:<id>``, or ``bot:github:<id>`` for an account GitHub
     types as a bot (or an app's ``name[bot]`` login), which counts as nobody."""
     user = _object(obj.get("user"))
-    if not _number(user.get("id")):
+    if not _github_id(user.get("id")):
         return "github:unknown"
     login = user.get("login")
     bot = user.get("type") == "Bot" or (isinstance(login, str) and login.endswith("[bot]"))
@@ -629,11 +634,11 @@ def _previous_body(payload: dict[str, Any]) -> str | None:
 
 
 def _numbered(obj: Any) -> TypeGuard[dict[str, Any]]:
-    """Whether a GitHub object carries GitHub's ids, which are numbers: a thread's root id is
+    """Whether a GitHub object carries GitHub's ids, which are numbers from 1: a thread's root id is
     kept outside the payload redaction removes (its episode's source), where any other text
     could never be taken back."""
-    return isinstance(obj, dict) and _number(obj.get("id")) and (
-        obj.get("in_reply_to_id") is None or _number(obj.get("in_reply_to_id")))
+    return isinstance(obj, dict) and _github_id(obj.get("id")) and (
+        obj.get("in_reply_to_id") is None or _github_id(obj.get("in_reply_to_id")))
 
 
 def _time_or_none(value: Any) -> str | None:
@@ -789,7 +794,7 @@ def _listed(responses: list[dict[str, Any]]) -> set[str] | None:
     a comment listed in either collection is not deleted at its source. None when an item
     listed has no id of GitHub's (a number): it could be any comment, so none shows deleted."""
     items = [c for r in responses if r.get("collection") in ("pull-comments", "issue-comments") for c in r["body"]]
-    if not all(isinstance(c, dict) and _number(c.get("id")) for c in items):
+    if not all(isinstance(c, dict) and _github_id(c.get("id")) for c in items):
         return None
     return {f"github:comment:{c['id']}" for c in items}
 
