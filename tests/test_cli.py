@@ -551,3 +551,13 @@ def test_a_command_run_in_process_leaves_the_collector_as_it_found_it(repo: Path
     frozen = gc.get_freeze_count()
     assert main(["init"]) == 0
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+@pytest.mark.parametrize("args", [["show", "lrn_" + "a" * 131_000], ["grant", "--purpose", "instruction", "--source",
+                                                                       "review-thread", "--from", "2" * 131_000]])
+def test_an_error_about_a_huge_value_repeats_its_start_and_end_only(repo: Path, args: list[str]) -> None:
+    for flag in ([], ["--json"]):
+        done = subprocess.run([sys.executable, "-m", "gitstore", *args, *flag], cwd=repo, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode in (1, 2) and done.stderr.count("\n") == 1 and len(done.stderr) < 600, done.stderr[:300]
+        assert "…" in done.stderr

@@ -289,13 +289,27 @@ def json_safe(text: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
+LONG_WORD = 200  # characters without a space an error line repeats whole, at most
+
+
 def _error(message: str, code: int, as_json: bool) -> None:
+    if len(message) > LONG_WORD:
+        message = _shortened(message)
     if as_json:
         import json
 
         print(json_safe(json.dumps({"error": message, "code": code}, ensure_ascii=False)), file=sys.stderr)
     else:
         print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def _shortened(message: str) -> str:
+    """MESSAGE with each run of more than ``LONG_WORD`` characters without a space (a value
+    given on the command line, repeated in the error about it: 131,000 characters once) cut to
+    its start and its end, joined by an ellipsis."""
+    import re
+
+    return re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: f"{m[0][:LONG_WORD - 40]}…{m[0][-20:]}", message)
 
 
 def run() -> None:
