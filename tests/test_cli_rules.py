@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from gitstore.context import Context
+from gitstore.records.contracts import content_digest
+from gitstore.records.ids import learning_id
 
 from .cli import gitstore
 from .conftest import shared
@@ -812,7 +814,8 @@ def test_records_add_refuses_a_learning_holding_what_proposing_screens(tmp_path:
         refused = run(root, "records", "add", "--seal", "in.jsonl", code=1)
         assert f"in.jsonl:1: the safety scanner {kind}" in refused and refused.count("\n") == 1, refused
         assert TOKEN not in refused and run(root, "records", "list") == before
-    clean = {**record, "content": {**record["content"], "title": "Retries use full jitter"}, "id": "lrn_" + "ab" * 16}
+    clean = {**record, "content": {**record["content"], "title": "Retries use full jitter"}}
+    clean["id"] = learning_id(content_digest(clean))  # another proposal: its own id
     (root / "in.jsonl").write_text(json.dumps(clean) + "\n")
     assert run(root, "records", "add", "--seal", "in.jsonl").endswith(" added\n")
 
