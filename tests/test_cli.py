@@ -520,11 +520,14 @@ import gitstore._collector as collector
 collections = []
 gc.callbacks.append(lambda phase, info: collections.append(phase) if phase == "start" else None)
 before = []
-real_started = collector.started
+real_starting, real_started = collector.starting, collector.started
+def starting():
+    real_starting()
+    collections.clear()
 def started():
     before.append((len(collections), gc.isenabled()))
     real_started()
-collector.started = started
+collector.starting, collector.started = starting, started
 atexit.register(lambda: print(before, gc.isenabled(), gc.get_freeze_count(), file=sys.stderr))
 sys.argv[1:] = ["init"]
 from gitstore.cli import run
