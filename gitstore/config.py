@@ -129,6 +129,10 @@ class Workspace(NamedTuple):
         state = root / STATE_DIR
         path = state / CONFIG_NAME
         if not path.is_file():
+            if path.is_symlink() or path.exists():  # something is there: init would fail on it too
+                what = "a folder" if path.is_dir() else "a link to no file" if path.is_symlink() else "not a file"
+                raise InvalidInput(f"{path} is {what}: gitstore's settings are a file; move it away and run "
+                                   "`gitstore init`")
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
         data = _config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record

@@ -91,3 +91,22 @@ def test_a_config_that_lost_its_writer_names_the_writer_its_records_are_under(tm
     (root / "okf" / ".memory" / "config.json").unlink()
     cli.ok("init", "--writer", writer, cwd=root)
     assert cli.ok("grants", cwd=root).startswith("sha256:")  # its grant is its own again
+
+
+@pytest.mark.parametrize("broken", ["folder", "loop"])
+def test_settings_that_are_no_file_are_named_not_taken_for_no_set_up(repo: Path, broken: str) -> None:
+    """A settings path holding a folder or a link loop was reported as a repository never set
+    up, and `gitstore init`, which the message named, then failed on it."""
+    import shutil
+
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    shutil.move(path, repo / "config.json.kept")
+    if broken == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(path.name)
+    said = fails(1, "status", cwd=repo)
+    what = "a folder" if broken == "folder" else "a link to no file"
+    assert said == f"gitstore: error: {path} is {what}: gitstore's settings are a file; move it away and run " \
+                   "`gitstore init`\n", said
