@@ -203,6 +203,33 @@ def test_a_second_read_of_the_same_streams_looks_no_path_up_again(repo: Path,
     assert len(lookups) == len(first) + 1
 
 
+
+def test_a_read_of_some_digests_loads_no_map_for_fewer_records_than_its_load_costs(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read told which records it wants (a second pass over a learning's evidence) looks up
+    as many paths as its load costs, then loads the kept map only when the records still to
+    read would cost more looked up: the last few are looked up too, and no map is held."""
+    events = [R.event(f"e{i}", episode="one" if i % 2 else "two", seq=i // 2) for i in range(40)]
+    store(repo).append(events)
+    list(store(repo).items(["event"]))
+    assert kept_rows(kept(repo, "event")) == len(events)
+    monkeypatch.setattr("gitstore.providers.git.ROWS_PER_LOOKUP", 8)  # a load costs 5 lookups
+    streams = {stream_of(events[1], "event")}
+    by_path = [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams)]
+    lookups: list[str] = []
+    loads: list[bytes] = []
+    entry, load = _objects.TreeReader.entry, _kindmaps.folder_map
+    monkeypatch.setattr(_objects.TreeReader, "entry",
+                        lambda self, root, path: lookups.append(path) or entry(self, root, path))
+    monkeypatch.setattr("gitstore.providers.git.folder_map",
+                        lambda odb, tree, path: loads.append(tree) or load(odb, tree, path))
+    some = {digest for digest, _ in by_path[:7]}
+    assert [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams, digests=some)] == by_path[:7]
+    assert len(lookups) == 7 and loads == []  # the map's load costs more than the 2 left
+    lookups.clear()
+    assert [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams)] == by_path
+    assert len(lookups) == 5 and len(loads) == 1  # a read of every record of its streams: 5 lookups, then the map
+
 # -- the maps module on folders built by hand ---------------------------------------------------
 
 

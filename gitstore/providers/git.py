@@ -1599,7 +1599,8 @@ class GitProvider:
         seen: set[str] = set()
         appends: set[pygit2.Oid] = set()  # after a sync, this writer's commits are under two refs
         blobs = _BlobIndex(walk=streams is None, commit=self._commit, tip=self._fetched_target,
-                           kept=self.state / KIND_MAPS, looked_up=self._looked_up)
+                           kept=self.state / KIND_MAPS, looked_up=self._looked_up,
+                           budget=None if digests is None else len(digests))
         for header, info, oid in self._appends(wanted):
             if oid in appends:
                 continue  # each of its records was read from it already
@@ -2215,14 +2216,21 @@ class _BlobIndex:
     folder instead, keeping its map: a lookup reads a leaf folder and the folders above it
     (about twice what a walk reads per leaf), and every later read loads the map for the cost
     of a few hundred lookups, where it would have looked up every record again.
+
+    A read told which records it wants (``budget``: how many at most) loads a kept map only when
+    those still to read would cost more looked up than the load: a second pass for a few
+    thousand of a hundred thousand events would otherwise load the whole folder's map (tens
+    of MB held beside everything the reader keeps) for its last few records.
     """
 
     def __init__(self, *, walk: bool = True,
                  commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at,
                  tip: Callable[[RefInfo], pygit2.Oid | None] | None = None,
                  kept: Path | None = None,
-                 looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] | None = None) -> None:
+                 looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] | None = None,
+                 budget: int | None = None) -> None:
         self.walk = walk
+        self.budget = budget  # the most records this read may still take (None: not known)
         self.looked_up = {} if looked_up is None else looked_up
         self.kept = kept  # where kind folder maps are kept between reads (``_kindmaps``)
         self._commit = commit
@@ -2230,6 +2238,7 @@ class _BlobIndex:
             lambda info: cast(pygit2.Oid, info.repo.references[info.name].target))  # where a ref is read
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._lookups: dict[tuple[str, str, str], int] = {}  # path lookups left before a kept map serves
+        self._loads: dict[tuple[str, str, str], int] = {}  # what loading a kept map costs, in path lookups
         self._unkept: dict[tuple[str, str, str], list[int]] = {}  # folders with no kept map: [looked up, walk at]
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
@@ -2241,6 +2250,8 @@ class _BlobIndex:
         return reader
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
+        if self.budget is not None:
+            self.budget -= 1
         try:
             if self.walk:  # each record is read once: its entry goes as it is used
                 blob = self._map(info, kind).pop(digest[7:], None)
@@ -2296,11 +2307,13 @@ class _BlobIndex:
         left = self._lookups.get(key)
         if left is None:
             rows = None if self.kept is None else kept_rows(map_path(self.kept, info.repo.path, info.name, kind))
-            left = sys.maxsize if rows is None else rows // ROWS_PER_LOOKUP
+            left = self._loads[key] = sys.maxsize if rows is None else rows // ROWS_PER_LOOKUP
             if rows is None and self.kept is not None:
                 self._unkept[key] = [0, WALK_FROM]
         if left <= 0:
-            return self._map(info, kind)
+            if self.budget is None or self.budget >= self._loads[key]:
+                return self._map(info, kind)
+            return None  # the records this read may still take cost less looked up than the map's load
         self._lookups[key] = left - 1
         unkept = self._unkept.get(key)
         if unkept is not None:
