@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.cli._io import JSON_OPTION, PURPOSE_OPTION, echo, emit_json
+from gitstore.cli._io import JSON_OPTION, PURPOSE_OPTION, echo, emit_json_array
 from gitstore.cli._learnings import print_rows
 from gitstore.context import Context
 from gitstore.queries.learnings import learnings as query
@@ -18,7 +18,7 @@ def learnings(
     """List learnings with their standing for a purpose (default: instruction)."""
     rows = query(Context.open(), purpose, active=active)
     if as_json:
-        emit_json([r.to_json() for r in rows])
+        emit_json_array(r.to_json() for r in rows)  # a few thousand rows encoded at a time
     elif not rows:
         echo(f"no learning is in force for {purpose}" if active else
              "no learnings yet: `gitstore dream` proposes them, a person accepts them (`gitstore proposals`)")
