@@ -3,6 +3,7 @@ held as they were read, and reads again only the others (``gitstore.queries._vie
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,19 @@ def test_a_cited_event_its_duplicate_and_its_edit_are_held_and_nothing_is_read_a
     assert asked == []
     assert all(i.stored.data == b"" for i in kept)  # held without their bytes
 
+
+
+def test_held_records_keep_equal_values_once() -> None:
+    """A held record keeps each of its strings as the view will: interned, so the thousands
+    held share their names, people and times (each read from its own bytes) while they wait."""
+    read = [_event("c1", "A"), _event("ed1", "A", "edit", "c1")]
+    for item in read:
+        item.record.update(author="".join(["github:", "42"]), scope="".join(["github.com/", "acme"]))
+    kept, _, _ = _kept({"c1"}, read)
+    first, second = (i.record for i in kept)
+    assert first == read[0].record and second == read[1].record
+    assert first["author"] is second["author"] and first["scope"] is second["scope"]
+    assert first["episode"] is second["episode"] and sys.intern(first["id"]) is first["id"]
 
 def test_only_the_streams_of_the_records_missing_are_read_again() -> None:
     read = [_event("c1", "A"), _event("c2", "B"), _event("ed2", "B", "edit", "c2"), _event("lb2", "C", "label", "c2")]

@@ -17,7 +17,7 @@ from typing import Any
 from gitstore._collector import collector_paused
 from gitstore.errors import IntegrityError
 from gitstore.rules.lifecycle import USABLE, History
-from gitstore.rules.view import View
+from gitstore.rules.view import View, _interned
 from gitstore.store import Item, Store
 
 POLICY_KINDS = ("learning", "grant", "withdrawal")
@@ -95,6 +95,7 @@ class Evidence:
         self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
         self._cited = cited  # events whose records (and their edits' and retractions') are held as read
         self._held: dict[str, tuple[int, Item]] | None = {}  # digest -> (place in the read, item)
+        self._values: dict[tuple[Any, ...], Any] = {}  # equal plain values among those held, kept once
         self._places: dict[str, int] = {}  # digest -> place in the read
         self._streams: list[str] = []  # place in the read -> stream
 
@@ -116,7 +117,9 @@ class Evidence:
                     self._places[item.digest] = place
                     self._streams.append(intern(item.stored.stream))
                     if event_id in self._cited or (parent in self._cited and kind in FOLLOWED):
-                        self._held[item.digest] = (place, item.lean())  # kept: see ``closure``
+                        # kept (see ``closure``), its values kept once as the view will keep them
+                        # (a record's names, people and times are those of thousands of others)
+                        self._held[item.digest] = (place, _interned(item.lean(), self._values))
             first = self._events.get(event_id)
             if first is None:
                 self._events[event_id] = (kind, parent, item.digest)
@@ -128,6 +131,7 @@ class Evidence:
     def let_go(self) -> None:
         """Hold nothing more: ``kept`` reads every record it returns again, in store order."""
         self._held = None
+        self._values = {}
         self._places = {}
         self._streams = []
 
