@@ -85,6 +85,24 @@ def test_only_the_streams_of_the_records_missing_are_read_again() -> None:
     assert asked == [({"B"}, {"sha256:c2-B", "sha256:ed2-B"})]
 
 
+
+def test_the_graph_is_let_go_of_before_the_second_read() -> None:
+    """What the second read returns is held beside the view; the links and places of every
+    event read are gone by then, and the records read again are kept without their bytes."""
+    graph = Evidence({"lb1"})
+    list(graph.read(READ))
+    digests = graph.digests(graph.closure({"lb1"}))
+    seen: list[tuple[int, Any, int]] = []
+
+    def again(streams: set[str], wanted: set[str]) -> list[Item]:
+        seen.append((len(graph._events), graph._held, len(graph._places)))
+        return [i for i in READ if i.stored.stream in streams and i.digest in wanted]
+
+    kept = list(graph.kept(digests, {"A", "B"}, again))
+    assert seen == [(0, None, 0)]
+    assert [i.digest for i in kept] == ["sha256:c1-A", "sha256:ed1-A", "sha256:lb1-A", "sha256:c1-again"]
+    assert all(i.stored.data == b"" for i in kept)
+
 def test_a_record_returned_twice_makes_every_kept_record_read_again() -> None:
     read = [*READ, _event("c2", "B")]  # the same record (digest) a second time
     kept, asked, again = _kept({"c1"}, read)

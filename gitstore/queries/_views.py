@@ -15,6 +15,7 @@ from sys import intern
 from typing import Any
 
 from gitstore._collector import collector_paused
+from gitstore._memory import give_back
 from gitstore.errors import IntegrityError
 from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View, _interned
@@ -69,7 +70,8 @@ def _learning_view(store: Store, judged: Callable[[History], bool] | None) -> tu
         digests = graph.digests(keep)
         view.add(graph.kept(digests, episodes,
                             lambda streams, wanted: store.items(["event"], streams=streams, digests=wanted)))
-        del graph  # the links of every event read: the payloads need the memory
+        del graph  # used up (``kept``): what the second read made and let go of is given back for the payloads
+        give_back()
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
         store.attach_payloads(view.events[e] for e in events | parents if e in view.events)
@@ -139,16 +141,25 @@ class Evidence:
              read: Callable[[set[str], set[str]], Iterable[Item]]) -> Iterable[Item]:
         """The records of these digests, read before from ``streams``, in store order: those
         held, and the others read again (``read(streams, digests)``, which checks each again)
-        from their own streams alone. After ``let_go``, every one is read again."""
-        if self._held is None:
+        from their own streams alone. After ``let_go``, every one is read again.
+
+        The graph is used up: the links and places of every event read, and the records held
+        that are not kept, are let go of (their pages given back: ``gitstore._memory``) before
+        the second read, whose records the view then holds beside everything it held."""
+        held, places, read_from = self._held, self._places, self._streams
+        self.let_go()
+        self._events, self._again, self._children = {}, {}, {}
+        if held is None:
+            give_back()
             return read(streams, digests)
-        held = self._held
-        missing = digests - held.keys()
         found = [held[d] for d in digests & held.keys()]
+        missing = digests - held.keys()
+        at = {d: places[d] for d in missing}  # place in the first read: the order kept
+        where = {read_from[place] for place in at.values()}
+        del held, places, read_from
+        give_back()
         if missing:
-            places, read_from = self._places, self._streams
-            found.extend((places[item.digest], item)
-                         for item in read({read_from[places[d]] for d in missing}, missing))
+            found.extend((at[item.digest], item.lean()) for item in read(where, missing))
         found.sort(key=lambda pair: pair[0])
         return [item for _, item in found]
 
