@@ -61,12 +61,12 @@ def _encoded(value: Any) -> str:
 JSON_CHUNK = 4096  # values encoded, or lines printed, at a time (emit_json_array, echo_lines)
 
 
-def emit_json_array(values: Iterable[Any]) -> None:
-    """Print a list as ``emit_json`` does, its values taken from an iterator and encoded a
-    few thousand at a time: memory holds the text of the answer and a few thousand values,
-    not every value at once (listing a big store). Nothing is printed before the last value
-    is in, so a read that fails part way prints no half list."""
-    parts = [_encoded(chunk)[2:-2] for chunk in _batches(values)]  # each without its "[\n" and "\n]"
+def emit_json_array(values: Iterable[Any], chunk: int = JSON_CHUNK) -> None:
+    """Print a list as ``emit_json`` does, its values taken from an iterator and encoded
+    ``chunk`` at a time (a few thousand): memory holds the text of the answer and a chunk of
+    values, not every value at once (listing a big store). Nothing is printed before the last
+    value is in, so a read that fails part way prints no half list."""
+    parts = [_encoded(batch)[2:-2] for batch in _batches(values, chunk)]  # each without its "[\n" and "\n]"
     out = sys.stdout
     if not parts:
         out.write("[]\n")
@@ -87,12 +87,12 @@ def echo_lines(lines: Iterable[str]) -> None:
         typer.echo("\n".join(batch))
 
 
-def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
-    """``values`` in lists of ``JSON_CHUNK`` (the last may be shorter, none is empty)."""
+def _batches(values: Iterable[Any], size: int = JSON_CHUNK) -> Iterator[list[Any]]:
+    """``values`` in lists of ``size`` (the last may be shorter, none is empty)."""
     batch: list[Any] = []
     for value in values:
         batch.append(value)
-        if len(batch) == JSON_CHUNK:
+        if len(batch) == size:
             yield batch
             batch = []
     if batch:

@@ -9,6 +9,8 @@ from gitstore.cli._learnings import print_rows
 from gitstore.context import Context
 from gitstore.queries.learnings import learnings as query
 
+ROWS_CHUNK = 256  # rows encoded at a time: a row is hundreds of bytes of JSON, a listed record a few dozen
+
 
 def learnings(
     active: bool = typer.Option(False, "--active", help="Only learnings in force for the purpose."),
@@ -18,7 +20,7 @@ def learnings(
     """List learnings with their standing for a purpose (default: instruction)."""
     rows = query(Context.open(), purpose, active=active)
     if as_json:
-        emit_json_array(r.to_json() for r in rows)  # a few thousand rows encoded at a time
+        emit_json_array((r.to_json() for r in rows), ROWS_CHUNK)
     elif not rows:
         echo(f"no learning is in force for {purpose}" if active else
              "no learnings yet: `gitstore dream` proposes them, a person accepts them (`gitstore proposals`)")
