@@ -26,7 +26,7 @@ def give_back() -> None:
             import ctypes
 
             _trim.append(ctypes.CDLL(None).malloc_trim)
-        except (AttributeError, OSError):  # not glibc (macOS, musl): nothing to ask
+        except (AttributeError, OSError, TypeError):  # not glibc (macOS, musl, Windows): nothing to ask
             _trim.append(None)
     trim = _trim[0]
     if trim is not None:
