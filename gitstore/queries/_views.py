@@ -18,7 +18,7 @@ from gitstore._collector import collector_paused
 from gitstore._memory import give_back
 from gitstore.errors import IntegrityError
 from gitstore.rules.lifecycle import USABLE, History
-from gitstore.rules.view import View, _interned
+from gitstore.rules.view import View, interned
 from gitstore.store import Item, Store
 
 POLICY_KINDS = ("learning", "grant", "withdrawal")
@@ -121,7 +121,7 @@ class Evidence:
                     if event_id in self._cited or (parent in self._cited and kind in FOLLOWED):
                         # kept (see ``closure``), its values kept once as the view will keep them
                         # (a record's names, people and times are those of thousands of others)
-                        self._held[item.digest] = (place, _interned(item.lean(), self._values))
+                        self._held[item.digest] = (place, interned(item.lean(), self._values))
             first = self._events.get(event_id)
             if first is None:
                 self._events[event_id] = (kind, parent, item.digest)

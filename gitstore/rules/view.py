@@ -110,18 +110,18 @@ class View:
                 self._add(item)
 
     def _shared(self, item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
-        """``item``, its values kept once (``_interned``) when the view has read ``SHARE_FROM``
+        """``item``, its values kept once (``interned``) when the view has read ``SHARE_FROM``
         records, and at that point those of every record it read before: sharing keeps the view
         of a big store small, and would cost a small one's read about a tenth of its time for
         memory nobody misses."""
         unshared = self._unshared
         if unshared is None:
-            return _interned(item, values)
+            return interned(item, values)
         unshared.append(item)
         if len(unshared) >= SHARE_FROM:
             self._unshared = None
             for earlier in unshared:
-                _interned(earlier, values)
+                interned(earlier, values)
         return item
 
     def _judge(self, items: list[Item], bare: dict[str, str]) -> None:
@@ -239,7 +239,7 @@ def _what(item: Item) -> str:
 _SHARED_KINDS = frozenset({"episode", "event", "learning", "audit"})
 
 
-def _interned(item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
+def interned(item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
     """``item``, its record holding values kept once (``_intern``) when it is of a kind a view
     keeps many of."""
     if item.kind in _SHARED_KINDS:  # not an event's payload: its text is its own, and long
