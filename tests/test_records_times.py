@@ -122,3 +122,10 @@ def test_a_time_outside_the_years_0001_to_9999_in_utc_is_refused_in_one_line(typ
     ok("init", cwd=repo)
     assert "not between the years 0001 and 9999" in fails(2, "grant", "--purpose", "review", "--from", typed,
                                                           "--by", "github:9", cwd=repo)
+
+
+@pytest.mark.parametrize("age", ["3000000w", "999999999w", "99999999999999999999999999d", "1" * 5000 + "h"])
+def test_an_age_reaching_before_the_year_0001_says_so(age: str) -> None:
+    """An age of more digits than five was told it is neither a time nor an age."""
+    with pytest.raises(InvalidInput, match="reaches before the year 0001"):
+        time_or_age(age)

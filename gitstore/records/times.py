@@ -93,7 +93,7 @@ def now() -> str:
     return format_time(datetime.now(timezone.utc))
 
 
-_AGE = re.compile(r"^(\d{1,5})([hdw])\Z")
+_AGE = re.compile(r"^(\d+)([hdw])\Z")
 
 
 def time_or_age(value: str, moment: datetime | None = None) -> str:
@@ -101,10 +101,12 @@ def time_or_age(value: str, moment: datetime | None = None) -> str:
     reads it."""
     age = _AGE.match(value.strip())
     if age:
+        if len(age.group(1)) > 12:  # past any date, and past what int() reads of a string
+            raise InvalidInput(f"{value!r} reaches before the year 0001")
         hours = int(age.group(1)) * {"h": 1, "d": 24, "w": 168}[age.group(2)]
         try:
             return format_time((moment or datetime.now(timezone.utc)) - timedelta(hours=hours))
-        except OverflowError:
+        except (OverflowError, ValueError):
             raise InvalidInput(f"{value!r} reaches before the year 0001") from None
     try:
         return user_time(value)
