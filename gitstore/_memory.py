@@ -14,20 +14,23 @@ costs a pass over its free lists (a millisecond or two); it does nothing on anot
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-
-_trim: list[Callable[[int], int] | None] = []
 
 
 def give_back() -> None:
     """Return the C heap's free pages to the system, where the C library can (glibc)."""
-    if not _trim:
-        try:
-            import ctypes
-
-            _trim.append(ctypes.CDLL(None).malloc_trim)
-        except (AttributeError, OSError, TypeError):  # not glibc (macOS, musl, Windows): nothing to ask
-            _trim.append(None)
-    trim = _trim[0]
+    trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, looked up once; None where the C library has none."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError, TypeError):  # not glibc (macOS, musl, Windows): nothing to ask
+        return None
