@@ -30,7 +30,6 @@ def test_a_list_printed_in_chunks_is_the_list_printed_at_once(capsys: pytest.Cap
     assert capsys.readouterr().out == whole
 
 
-
 @pytest.mark.parametrize(("count", "chunk"), [(0, 3), (3, 3), (4, 3), (10, 1), (10, 4)])
 def test_a_list_printed_in_chunks_of_any_size_is_the_list_printed_at_once(
         capsys: pytest.CaptureFixture[str], count: int, chunk: int) -> None:
@@ -39,6 +38,7 @@ def test_a_list_printed_in_chunks_of_any_size_is_the_list_printed_at_once(
     whole = capsys.readouterr().out
     emit_json_array(iter(values), chunk)
     assert capsys.readouterr().out == whole
+
 
 def test_values_orjson_refuses_are_printed_as_json_prints_them(capsys: pytest.CaptureFixture[str]) -> None:
     values = [_value(n) for n in range(JSON_CHUNK + 2)]

@@ -65,7 +65,6 @@ def test_a_cited_event_its_duplicate_and_its_edit_are_held_and_nothing_is_read_a
     assert all(i.stored.data == b"" for i in kept)  # held without their bytes
 
 
-
 def test_held_records_keep_equal_values_once() -> None:
     """A held record keeps each of its strings as the view will: interned, so the thousands
     held share their names, people and times (each read from its own bytes) while they wait."""
@@ -78,12 +77,12 @@ def test_held_records_keep_equal_values_once() -> None:
     assert first["author"] is second["author"] and first["scope"] is second["scope"]
     assert first["episode"] is second["episode"] and sys.intern(first["id"]) is first["id"]
 
+
 def test_only_the_streams_of_the_records_missing_are_read_again() -> None:
     read = [_event("c1", "A"), _event("c2", "B"), _event("ed2", "B", "edit", "c2"), _event("lb2", "C", "label", "c2")]
     kept, asked, again = _kept({"lb2"}, read)
     assert [i.digest for i in kept] == [i.digest for i in again]
     assert asked == [({"B"}, {"sha256:c2-B", "sha256:ed2-B"})]
-
 
 
 def test_the_graph_is_let_go_of_before_the_second_read() -> None:
@@ -102,6 +101,7 @@ def test_the_graph_is_let_go_of_before_the_second_read() -> None:
     assert seen == [(0, None, 0)]
     assert [i.digest for i in kept] == ["sha256:c1-A", "sha256:ed1-A", "sha256:lb1-A", "sha256:c1-again"]
     assert all(i.stored.data == b"" for i in kept)
+
 
 def test_a_record_returned_twice_makes_every_kept_record_read_again() -> None:
     read = [*READ, _event("c2", "B")]  # the same record (digest) a second time
