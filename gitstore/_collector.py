@@ -44,22 +44,24 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-_STARTING: list[bool] = []
+_held_off_at_start = False  # ``starting`` held the collector off, ``started`` has not yet let it run
 
 
 def starting() -> None:
     """Hold the collector off while this process starts (see the module's docstring); nothing
     is done where it is off already."""
+    global _held_off_at_start
     if gc.isenabled():
         gc.disable()
-        _STARTING.append(True)
+        _held_off_at_start = True
 
 
 def started() -> None:
     """The modules a command needs are loaded: file every object as permanent and let the
     collector run again, if ``starting`` held it off (a command run in a process that did not
     start through the console entry point leaves it as it is)."""
-    if _STARTING:
-        _STARTING.clear()
+    global _held_off_at_start
+    if _held_off_at_start:
+        _held_off_at_start = False
         gc.freeze()
         gc.enable()
