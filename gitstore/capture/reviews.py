@@ -273,7 +273,7 @@ def _github_id(value: Any) -> TypeGuard[int]:
 def _pull(value: Any) -> int | None:
     """A pull request's (or issue's) number as a delivery gives it, None when it is none (not a
     whole number from 1, ``true`` included): an episode's pin holds nothing else."""
-    return value if _number(value) and value >= 1 else None
+    return value if _github_id(value) else None
 
 
 _STEP = {"created": 0, "submitted": 0, "edited": 1, "resolved": 1, "unresolved": 1, "dismissed": 2, "deleted": 3}
