@@ -86,8 +86,10 @@ def test_the_child_finds_what_reading_here_finds(spare: None, payload: dict[str,
     path = Path(payload["transcript_path"])
     assert readahead.start("claude-code", payload, str(tmp_path), 10)
     found = readahead.take(path, "claude-code")
-    here = readahead.read_and_scan(path, "claude-code")
+    hook = HookInput.from_payload("claude-code", payload, str(tmp_path))
+    here = readahead.read_and_scan(path, "claude-code", given=readahead.hook_names(hook))
     assert found is not None and found == here
+    assert "SessionEnd" in found[2], "the hook's own names are scanned too"
     transcript, problem, scanned = found
     assert problem is None and transcript is not None and len(transcript.commands) == 3
     assert any(quarantined for _, quarantined, _ in scanned.values()), "the download piped into a shell"
@@ -118,7 +120,8 @@ def test_the_child_hands_over_a_large_result_without_waiting_to_be_read(spare: N
         lines.append(json.dumps(last))
     path.write_text("\n".join(lines) + "\n")
     payload = {"session_id": "sess-ahead", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
-    here = readahead.read_and_scan(path, "claude-code")
+    hook = HookInput.from_payload("claude-code", payload, str(tmp_path))
+    here = readahead.read_and_scan(path, "claude-code", given=readahead.hook_names(hook))
     assert 64 * 1024 < len(pickle.dumps(((str(path), "claude-code"), here, None))) < readahead.PIPE_SIZE
     assert readahead.start("claude-code", payload, str(tmp_path), 30)
     pid = readahead._PENDING[0][0]
@@ -141,6 +144,29 @@ def test_a_capture_read_ahead_writes_what_a_capture_reading_itself_writes(
     receipt = ahead[-1]
     assert receipt["redactions"] >= 2 and "quarantined" in receipt["reasons"]
     assert TOKEN not in json.dumps(ahead)
+
+
+def test_a_capture_read_ahead_scans_nothing_itself(spare: None, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text and name the capture keeps was scanned by the child (the hook's event and
+    session id too, and the branch the transcript names, HEAD's), so the capture's own process
+    never runs, nor imports, the scanner."""
+    from gitstore.capture import screening
+
+    ctx = ready_repo(tmp_path / "repo")
+    path = _session(tmp_path / "session.jsonl")
+    path.write_text("".join(json.dumps({**json.loads(line), "gitBranch": "main"}) + "\n"
+                            for line in path.read_text().splitlines()))
+    payload = {"session_id": "sess-ahead", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
+    assert readahead.start("claude-code", payload, str(ctx.workspace.root), 10)
+    asked: list[str] = []
+    scan = screening.scan
+    monkeypatch.setattr(screening, "scan", lambda value, context="": asked.append(value) or scan(value, context))
+    written = _written(ctx, payload, "summary")
+    assert not readahead._PENDING, "the capture took the child's result"
+    assert asked == []
+    envelope = next(r for r in written if r["schema"] == "gitstore.envelope/v1")
+    assert (envelope["event"], envelope["session"], envelope["branch"]) == ("SessionEnd", "sess-ahead", "main")
 
 
 def test_a_killed_child_leaves_the_capture_to_read_itself(spare: None, payload: dict[str, str], tmp_path: Path) -> None:

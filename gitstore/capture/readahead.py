@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from gitstore.capture.hookinput import HookInput
     from gitstore.capture.screening import Scan
     from gitstore.capture.transcripts import Transcript
 
@@ -75,11 +76,14 @@ def read(path: Path | None, harness: str, session: str | None = None) -> tuple[T
         return None, "transcript-unreadable"
 
 
-def read_and_scan(path: Path | None, harness: str, session: str | None = None) -> Reading:
+def read_and_scan(path: Path | None, harness: str, session: str | None = None,
+                  given: tuple[str | None, ...] = ()) -> Reading:
     """``read``, and the texts a summary of the transcript screens and the names the capture
-    keeps (the files touched, the branch, the session, the version, the file's name), scanned.
-    A name the hook or the checkout gives otherwise (a hook's own session id, HEAD's branch)
-    is scanned by the capture itself."""
+    keeps (the files touched, the branch, the session, the version, the file's name), scanned,
+    with the names the hook GIVEN (``hook_names``) too: a capture that finds every text it
+    keeps scanned never imports the scanner (some 10 ms of its process's time). A name the
+    checkout gives otherwise (HEAD's branch, where the transcript names another) is scanned by
+    the capture itself."""
     from gitstore.capture.screening import compact, file_name, file_names, scan, summary_texts
 
     transcript, problem = read(path, harness, session)
@@ -87,11 +91,19 @@ def read_and_scan(path: Path | None, harness: str, session: str | None = None) -
     if transcript is not None and path is not None:
         task, outcome, commands = summary_texts(transcript)
         names = (*file_names(transcript), transcript.branch, compact(transcript.session or ""), transcript.version,
-                 file_name(path.name))
+                 file_name(path.name), *given)
         for text in (task, outcome, *commands, *names):
             if text and text not in scanned:
                 scanned[text] = scan(text)
     return transcript, problem, scanned
+
+
+def hook_names(hook: HookInput) -> tuple[str | None, ...]:
+    """The names of HOOK's own payload a capture's envelope keeps once screened: its event,
+    its session id (as sent and without blanks: ``Screen.key``) and the harness's version."""
+    from gitstore.capture.screening import compact
+
+    return hook.event, hook.session, compact(hook.session or ""), hook.version
 
 
 def start(harness: str, payload: dict[str, Any], cwd: str, limit: float, *, leaving: int = 0) -> bool:
@@ -189,8 +201,8 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
         from gitstore.capture.hookinput import HookInput
 
         hook = HookInput.from_payload(harness, payload, cwd)
-        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness, hook.session),
-                 _switched(cwd))
+        found = ((str(hook.transcript), hook.harness),
+                 read_and_scan(hook.transcript, hook.harness, hook.session, hook_names(hook)), _switched(cwd))
         data = pickle.dumps(found, pickle.HIGHEST_PROTOCOL)
         with os.fdopen(into, "wb") as sink:
             sink.write(data)
