@@ -8,6 +8,7 @@ once; each attack runs on a copy of it."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -257,10 +258,21 @@ def snapshot_dropping_payloads(bare: Path, held: dict[str, Any]) -> tuple[str, s
     return held["alice"], "no stored append removed"
 
 
+def odd_encoding(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """An append whose commit names a text encoding no codec has (git's ``encoding`` header):
+    pygit2 decoding its message raises ``LookupError``."""
+    tip = forge(bare, "wodd", [grant_like(held["scope"])])
+    head, _, body = git(bare, "cat-file", "commit", tip).partition("\n\n")
+    made = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=bare, check=True,
+                          input=f"{head}\nencoding x-bogus\n\n{body}", capture_output=True, text=True).stdout.strip()
+    git(bare, "update-ref", records_ref("shared", "wodd"), made)
+    return "wodd", "names the encoding 'x-bogus'"
+
+
 ATTACKS: list[Callable[[Path, dict[str, Any]], tuple[str, str]]] = [
     rewound, rewritten, bad_digest, decision_without_audit, decision_with_a_review_digest_never_shown, blob_ref,
     code_commit_ref, huge_record, nested_record, deep_tree, repeated_folders, many_seen, other_scope, snapshot_removing_others,
-    snapshot_of_repeated_folders, event_copy_holding_a_redaction,
+    snapshot_of_repeated_folders, event_copy_holding_a_redaction, odd_encoding,
 ]
 
 
@@ -334,7 +346,8 @@ def test_damage_a_plain_fetch_brought_is_named_by_sync_too(world: tuple) -> None
     assert _state(bob)["verdicts"]  # reads leave it out and go on
 
 
-@pytest.mark.parametrize("attack", [bad_digest, deep_tree, repeated_folders, other_scope, event_copy_holding_a_redaction],
+@pytest.mark.parametrize("attack", [bad_digest, deep_tree, repeated_folders, other_scope, event_copy_holding_a_redaction,
+                                    odd_encoding],
                          ids=lambda a: a.__name__)
 def test_what_a_plain_fetch_brought_is_admitted_as_sync_would(world: tuple, attack: Callable) -> None:
     """Reads after a plain ``git fetch`` leave out, and name, what ``gitstore sync`` refuses:

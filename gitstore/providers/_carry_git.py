@@ -48,7 +48,8 @@ from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._base import Namespace
 from gitstore.providers._gitdirs import SCRATCH, ref_names, state_dir
 from gitstore.providers._incoming import INCOMING, ref_tip
-from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, parse_message
+from gitstore.providers._message import (SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, message_of,
+                                         parse_message)
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, note_path, payload_path, payloads_ref,
                                       record_path, records_ref)
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
@@ -122,7 +123,7 @@ def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     held = _Held(repo, writer, chain)
     made = made_here(state_dir(repo), records_ref("shared", writer), chain[::-1])[::-1]  # newest first, as chain
     appends = tuple(oid for position, oid in reversed(list(enumerate(chain[:cut])))
-                    if made[position] and not held.holds(_paths(parse_message(_commit(repo, oid).message))))
+                    if made[position] and not held.holds(_paths(parse_message(message_of(_commit(repo, oid))))))
     return Stranded(writer, appends, held) if appends else None
 
 
@@ -218,7 +219,7 @@ class _Held:
         for writer, tip, _ in self.refs:
             if oid in self._chain(tip):
                 return writer, oid
-        paths = _paths(parse_message(_commit(self.repo, oid).message))
+        paths = _paths(parse_message(message_of(_commit(self.repo, oid))))
         for writer, tip, tree in self.refs:
             if all(path in tree for path in paths):
                 return writer, self._first_holding(tip, paths)
@@ -297,7 +298,7 @@ def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) 
             why = f"{exc}; the next sync tries again, while {writer} has no appends"
     for item in found:
         if why is None:
-            records = sum(len(parse_message(_commit(repo, oid).message).lines) for oid in item.appends)
+            records = sum(len(parse_message(message_of(_commit(repo, oid))).lines) for oid in item.appends)
             done.lines.append(f"{item.writer}: {len(item.appends)} append(s) ({records} record(s)) the remote's "
                               f"history of {item.writer} parted from, carried over to {writer} so that sync "
                               "sends them")
@@ -398,7 +399,7 @@ def _write(provider: Writing, found: list[Stranded]) -> str | None:
     ref = records_ref("shared", writer)
     if ref_tip(repo, ref) is not None:
         return f"this clone has appended as {writer} meanwhile; `gitstore init --new-writer` carries them over"
-    appends = sorted(((parse_message(_commit(repo, oid).message), item, oid) for item in found for oid in item.appends),
+    appends = sorted(((parse_message(message_of(_commit(repo, oid))), item, oid) for item in found for oid in item.appends),
                      key=lambda each: (each[0].clock, each[1].writer))
     objects, journals = ObjectWriter(provider.state / SCRATCH), []
     try:
@@ -457,7 +458,7 @@ def _clock(repo: pygit2.Repository, commit: pygit2.Oid) -> int:
     """The clock of the append ``commit`` (0: not held here): a copy's is above every one it
     names as seen, as verify requires."""
     try:
-        return parse_message(_commit(repo, commit).message).clock
+        return parse_message(message_of(_commit(repo, commit))).clock
     except (KeyError, ValueError, pygit2.GitError, IntegrityError):
         return 0
 
@@ -489,7 +490,7 @@ def _payload_tree(provider: Writing, appends: list[tuple[str, pygit2.Oid]],
             continue
         held = repo[snapshot].peel(pygit2.Tree)
         original = _commit(repo, oid)
-        for digest, kind, _ in parse_message(original.message).lines:
+        for digest, kind, _ in parse_message(message_of(original)).lines:
             if kind != "event":
                 continue
             named = PAYLOAD_DIGEST.search(original.tree[record_path(kind, digest)].read_raw())

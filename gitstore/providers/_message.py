@@ -106,6 +106,31 @@ _BLOCK = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
 _KIND = re.compile(r" ([a-z]+) ")  # in a record line only the kind has a space on each side
 
 
+class Committed(Protocol):
+    """What ``message_of`` reads of a commit (a ``pygit2.Commit``)."""
+
+    @property
+    def message_encoding(self) -> str | None: ...
+
+    @property
+    def raw_message(self) -> bytes: ...
+
+
+def message_of(commit: Committed) -> str:
+    """COMMIT's message as an append is read: its bytes as UTF-8, which every append writes,
+    naming no other encoding. ``ValueError`` otherwise, as for a message that is no append's:
+    a commit whose ``encoding`` header names a codec Python lacks makes pygit2's decoding raise
+    ``LookupError`` (anyone who can push can write one), and one naming a codec it has would be
+    read one way here and another by git."""
+    encoding = commit.message_encoding
+    if encoding is not None:
+        raise ValueError(f"commit names the encoding {encoding[:40]!r}: an append is UTF-8 and names none")
+    try:
+        return commit.raw_message.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"commit message is not UTF-8 (byte {exc.start})") from None
+
+
 def parse_message(message: str) -> Header:
     """Parse a records commit message, refusing anything off format."""
     clock, fields, removes, seen, policy, block = _parse_head(message)

@@ -27,7 +27,7 @@ from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
 from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
-from gitstore.providers._message import Append, parse_message, parse_order
+from gitstore.providers._message import Append, message_of, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow, unmended, unmended_tips
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound, stray_local_refs
@@ -230,12 +230,12 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
     held = HeldClocks(holders)
     if since is not None:
         base = repo[since]
-        previous_clock, parent_tree = parse_message(base.message).clock, base.tree_id.raw
+        previous_clock, parent_tree = parse_message(message_of(base)).clock, base.tree_id.raw
     for oid in _chain(repo, ref, tip, report, since):
         commit = repo[oid]
         where = f"{ref} commit {str(oid)[:12]}"
         try:
-            header = parse_message(commit.message)
+            header = parse_message(message_of(commit))
         except (ValueError, pygit2.GitError) as exc:
             report.problems.append(Problem(where, str(exc)))
             return
@@ -374,7 +374,7 @@ def _append_at(holders: tuple[pygit2.Repository, ...], oid: pygit2.Oid) -> tuple
         commit = load_commit(repo, oid)
         if not isinstance(commit, pygit2.Commit) or len(commit.parent_ids) > 1:
             return None
-        return parse_order(commit.message), commit.parent_ids[0] if commit.parent_ids else None
+        return parse_order(message_of(commit)), commit.parent_ids[0] if commit.parent_ids else None
     except (KeyError, ValueError, pygit2.GitError, Oversized):
         return None
 
@@ -405,7 +405,7 @@ def _named(holders: tuple[pygit2.Repository, ...], named: str) -> tuple[str, int
     if found is not None:
         return found
     try:
-        append = parse_order(load_commit(repo, pygit2.Oid(hex=named)).message)  # type: ignore[attr-defined]
+        append = parse_order(message_of(load_commit(repo, pygit2.Oid(hex=named))))  # type: ignore[attr-defined]
     except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
         return None
     if len(_NAMED) >= _NAMED_LIMIT:

@@ -78,8 +78,9 @@ from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, ST
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
-from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE_EMAIL, SIGNATURE_NAME, Append, Header, format_message, parse_message,
-                                        parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
+from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE_EMAIL, SIGNATURE_NAME, Append, Header,
+                                         format_message, message_of, parse_message, parse_order, record_lines,
+                                         record_lines_holding, record_lines_of, seen_text)
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line,
                                       is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
                                       records_ref, shown_in, snapshot_of)
@@ -1287,7 +1288,7 @@ class GitProvider:
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
         try:
-            return parse_message(self._commit(repo, oid, "records history", keep=False).message)
+            return parse_message(message_of(self._commit(repo, oid, "records history", keep=False)))
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
 
@@ -1364,7 +1365,7 @@ class GitProvider:
     def _order(self, commit: pygit2.Commit) -> tuple[Append, pygit2.Oid]:
         """An append commit's header, remembered by its id with its parent when the commit is
         big (see ``_remembered_order``; a small one costs less to read again than to keep)."""
-        message = commit.message
+        message = message_of(commit)
         append = parse_order(message)
         parents = commit.parent_ids
         if len(parents) <= 1 and len(message) >= REMEMBER_ORDER_FROM:  # a merge is refused by the walk
@@ -1457,7 +1458,7 @@ class GitProvider:
             clock = self._clocks[tip] = known[0][0].clock
         if clock is None:
             try:
-                clock = self._clocks[tip] = parse_order(self._commit(repo, tip, name).message).clock
+                clock = self._clocks[tip] = parse_order(message_of(self._commit(repo, tip, name))).clock
             except ValueError as exc:
                 raise IntegrityError(f"commit {tip}: {exc}") from None
         return clock
@@ -1572,7 +1573,7 @@ class GitProvider:
         found by searching when there are few (``FEW_MARKS``), else the lines of ``streams``
         (``record_lines_of``), else every line."""
         try:
-            message = self._commit(repo, oid, "records history", keep=False).message
+            message = message_of(self._commit(repo, oid, "records history", keep=False))
             if marks is not None and len(marks) <= FEW_MARKS:
                 yield from record_lines_holding(message, marks)
             elif streams is not None:
@@ -1768,7 +1769,7 @@ class GitProvider:
         """A ref's append commits after ``checked`` (all of them when it is not in the history),
         oldest first, walking back from the tip only as far as needed: (header, id, tree id)."""
         return self._walk(info, tip, lambda oid: str(oid) == checked,
-                          lambda commit: (parse_message(commit.message), commit.id, commit.tree_id))[0]
+                          lambda commit: (parse_message(message_of(commit)), commit.id, commit.tree_id))[0]
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
         with readable(f"stream {stream}"):

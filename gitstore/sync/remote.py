@@ -121,6 +121,7 @@ from gitstore.providers._incoming import (
 from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
+from gitstore.providers._message import message_of
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
@@ -1462,7 +1463,7 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
     newest first; None when every one is (records keep the scope they were stored under, so a
     clone whose origin changed since holds some of its old one)."""
     for commit in _appends_after(repo, tip, base):
-        for digest, kind, _ in parse_message(commit.message).lines:
+        for digest, kind, _ in parse_message(message_of(commit)).lines:
             try:
                 found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
             except (KeyError, ValueError, AttributeError):
@@ -1501,7 +1502,7 @@ def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid], 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
     """How many records the appends after ``base`` up to ``tip`` hold."""
-    return sum(len(parse_message(commit.message).lines) for commit in _appends_after(repo, tip, base))
+    return sum(len(parse_message(message_of(commit)).lines) for commit in _appends_after(repo, tip, base))
 
 
 def _appends_after(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> Iterator[pygit2.Commit]:
