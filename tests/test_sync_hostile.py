@@ -581,6 +581,69 @@ def test_gc_erases_redacted_text_from_a_quarantined_snapshot(world: tuple) -> No
     assert [(q.writer, q.kind) for q in again.quarantined] == [("wcopy", "payloads")], again.line
 
 
+# -- refs whose names no read can take for a writer's: dropped by sync and by gc -------------------
+
+ODD_NAMES = {"not-utf8": b"w\xff\xfe", "no-writer-id": "w\u00a0x".encode()}
+
+
+def _odd_copy(bare: Path, kind: str, writer: str, name: bytes) -> bytes:
+    """Someone with push access copies ``writer``'s ``kind`` ref to a name git takes and no
+    writer has (git takes any bytes in a ref's name); returns that name's last part."""
+    subprocess.run([b"git", b"update-ref", f"refs/memory/v1/{kind}/shared/".encode() + name,
+                    _tip(bare, f"refs/memory/v1/{kind}/shared/{writer}").encode()], cwd=bare, check=True)
+    return name
+
+
+def _memory_refs(root: Path) -> list[bytes]:
+    listed = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/memory/"], cwd=root,
+                            check=True, capture_output=True).stdout
+    return listed.splitlines()
+
+
+@pytest.mark.parametrize("odd", list(ODD_NAMES), ids=list(ODD_NAMES))
+def test_a_ref_no_read_can_take_for_a_writers_is_named_by_sync_and_dropped(world: tuple, odd: str) -> None:
+    """A ref whose name is not UTF-8 is one no listing of libgit2's names: it was left out of
+    every read and every check alike, so sync said nothing of it and left it fetched. It is
+    named and dropped as a name that is no writer id is."""
+    bare, bob, carol, held = world
+    name = _odd_copy(bare, "records", held["alice"], ODD_NAMES[odd])
+    report = sync(str(bob))
+    assert report.status == "degraded" and len(report.misnamed) == 1, report.render()
+    assert report.misnamed[0].startswith("refs/memory/v1/records/shared/w"), report.misnamed
+    assert not [ref for ref in _memory_refs(bob) if ref.endswith(b"/" + name)]
+    done = cli.gitstore("sync", cwd=bob)
+    assert done.returncode == 3 and "named by no writer id" in done.stdout + done.stderr, (done.stdout, done.stderr)
+    assert cli.gitstore("verify", cwd=bob).returncode == 0
+
+
+def test_verify_names_a_ref_whose_name_is_not_utf8(world: tuple) -> None:
+    bare, bob, carol, held = world
+    _odd_copy(bare, "records", held["alice"], ODD_NAMES["not-utf8"])
+    git(bob, "fetch", "-q", "origin")  # gitstore init's refspecs: straight into the fetched namespace
+    done = cli.gitstore("verify", cwd=bob)
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    assert "shared/w\\udcff\\udcfe: its name is not UTF-8" in done.stdout + done.stderr, (done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("odd", list(ODD_NAMES), ids=list(ODD_NAMES))
+def test_gc_erases_text_a_misnamed_snapshot_a_plain_fetch_brought_kept(world: tuple, odd: str) -> None:
+    """Alice's payload snapshot copied to a name no writer has, brought by a plain ``git fetch``
+    after bob removed one of its payloads: never read, it kept the removed text reachable
+    through gc. gc drops such refs of the fetched namespaces first, as sync does."""
+    from .conftest import all_objects
+
+    bare, bob, carol, held = world
+    name = _odd_copy(bare, "payloads", held["alice"], ODD_NAMES[odd])
+    text = held["comments"][0]["payload"]["text"].encode()
+    cli.ok("redact", "--comment", held["comments"][0]["payload"]["sourceId"], "--reason", "asked", "--by", ALICE,
+           cwd=bob)
+    git(bob, "fetch", "-q", "origin")
+    assert [ref for ref in _memory_refs(bob) if ref.endswith(b"/" + name)]
+    cli.ok("gc", cwd=bob)
+    assert not [ref for ref in _memory_refs(bob) if ref.endswith(b"/" + name)]
+    assert text not in all_objects(bob)
+
+
 # -- refs nested under a writer's name: no writer's, never read, and in the way of git's -----------
 
 def _nest(bare: Path, writer: str, *, move: bool) -> str:

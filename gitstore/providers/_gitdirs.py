@@ -123,6 +123,26 @@ def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None
             for name, hexid in sorted(ids.items()) if _valid(name)}
 
 
+def odd_refs(repo: pygit2.Repository, prefix: str) -> dict[str, bytes | None]:
+    """Name -> hexadecimal id (None: symbolic) of the refs under ``prefix`` that ``ref_names``
+    leaves out for their name: git holds and fetches a ref whose name is not UTF-8 (any bytes
+    but a few), which libgit2 cannot name, so no read sees it, while everything it points to
+    stays reachable for git's gc and gitstore's. A name's bytes that are not UTF-8 come as
+    lone surrogates (``surrogateescape``): ``encoded_ref`` gives them back to git. Refs kept in
+    git's ``reftable``: none (libgit2 lists those it can name)."""
+    root = _common(repo)
+    if os.path.isdir(os.path.join(root, "reftable")):
+        return {}
+    loose = _loose_ids(os.path.join(root, prefix), prefix)
+    ids = {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
+    return {name: hexid for name, hexid in sorted(ids.items()) if not _valid(name)}
+
+
+def encoded_ref(name: str) -> bytes:
+    """A ref's name as git has it: its bytes, those that are not UTF-8 included (``odd_refs``)."""
+    return name.encode("utf-8", "surrogateescape")
+
+
 def may_nest(repo: pygit2.Repository, prefix: str) -> bool:
     """Whether a ref may stand more than one level below ``prefix``: a folder among its loose
     ones, or a packed one whose name holds a slash past it. Asked without reading a ref file,

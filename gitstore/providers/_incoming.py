@@ -33,8 +33,8 @@ import pygit2
 from gitstore._files import held
 from gitstore.errors import IntegrityError
 from gitstore.providers._admit import ANCHORS
-from gitstore.providers._gitdirs import clear_stale_lock, common_dir, git_env, ref_ids, ref_targets
-from gitstore.providers._names import PREFIX, QUARANTINE
+from gitstore.providers._gitdirs import clear_stale_lock, common_dir, git_env, odd_refs, ref_ids, ref_targets
+from gitstore.providers._names import PREFIX, QUARANTINE, WRITER_PATTERN
 from gitstore.providers._policy_git import default_branch
 
 INCOMING = "refs/memory/sync/"
@@ -45,6 +45,8 @@ LOCK = "sync.lock"
 # a fetched snapshot): a ref lock left there by a process killed holding it (a sync's `git fetch`)
 # blocks every later sync, which removes it once it is stale (``clear_stale_ref_locks``)
 SYNC_MOVES = (INCOMING, f"{PREFIX}remotes/", ANCHORS, QUARANTINE)
+FETCHED = (f"{PREFIX}remotes/", INCOMING)  # the namespaces fetches fill, one folder per remote
+KINDS = ("records", "payloads")
 
 
 @contextmanager
@@ -120,3 +122,39 @@ def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> l
             raise IntegrityError(f"could not delete the refs a sync fetched under {INCOMING}: {said[0]}")
     return names
 
+
+
+def misnamed_refs(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
+    """Name -> tip of the refs a fetch put in a remote's namespace (``prefix``: one of
+    ``FETCHED`` and the remote's name) that no read takes for a writer's: directly under
+    ``{records,payloads}/shared/`` with a name that is no writer id, and any name git holds and
+    libgit2 cannot name (not UTF-8: ``odd_refs``), which no listing of refs would otherwise
+    show. None is ever read, while all they point to stays reachable (a snapshot holding text
+    a removal took, kept through gc), and their names are whatever whoever pushed them chose."""
+    found: dict[str, str] = {}
+    for kind in KINDS:
+        under = f"{prefix}{kind}/shared/"
+        found.update({name: str(tip) for name, tip in ref_targets(repo, under).items()
+                      if "/" not in name[len(under):] and not WRITER_PATTERN.match(name[len(under):])})
+    found.update({name: hexid.decode("ascii") for name, hexid in odd_refs(repo, prefix).items() if hexid is not None})
+    return found
+
+
+def drop_misnamed(repo: pygit2.Repository) -> list[str]:
+    """Delete the misnamed refs (``misnamed_refs``) of every remote's fetched namespaces, as a sync
+    of that remote does, in one ref transaction; their names. gc runs it before it tells what
+    is reachable: a plain ``git fetch`` brings them without a sync. The caller holds the sync
+    lock."""
+    found: dict[str, str] = {}
+    for space in FETCHED:
+        remotes = {name[len(space):].split("/", 1)[0] for name in [*ref_ids(repo, space), *odd_refs(repo, space)]}
+        for remote in sorted(remotes):
+            found.update(misnamed_refs(repo, f"{space}{remote}/"))
+    if found:
+        script = "".join(f"delete {name} {tip}\n" for name, tip in found.items())
+        done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
+                              env=git_env(), capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
+        if done.returncode != 0:
+            said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
+            raise IntegrityError(f"could not delete the misnamed refs a fetch brought: {said[0]}")
+    return sorted(found)

@@ -26,7 +26,7 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
-from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
+from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, odd_refs, ref_names
 from gitstore.providers._message import Append, message_of, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow, unmended, unmended_tips
@@ -95,6 +95,8 @@ def bounded_memory() -> Iterator[None]:
 
 MISPLACED = ("local records in the repository's own refs, where `git push --mirror` sends them; "
              "`gitstore init` moves them to .git/gitstore/local")
+ODD_NAME = ("its name is not UTF-8 (git takes any bytes): no read sees it, while git and gc keep all it points to; "
+            "sync and gc drop such a ref where a fetch put it, elsewhere delete it with `git update-ref -d`")
 STRAY = ("another clone's personal memory in the repository's own refs (someone pushed it, a plain fetch brought "
          "it), never read here: remove it with `git update-ref -d {}`")
 
@@ -115,6 +117,9 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
     broken = broken_refs(repo, PREFIX)
     report.refs += len(broken)
     report.problems.extend(Problem(name, BROKEN_REF) for name in broken)
+    odd = odd_refs(repo, PREFIX)
+    report.refs += len(odd)
+    report.problems.extend(Problem(name, ODD_NAME) for name in odd)
     stray: set[str] = set()  # another clone's personal memory in the repository's own refs
     if not local:  # every ref this clone logged, wherever it should be
         report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state)
@@ -405,7 +410,7 @@ def _named(holders: tuple[pygit2.Repository, ...], named: str) -> tuple[str, int
     if found is not None:
         return found
     try:
-        append = parse_order(message_of(load_commit(repo, pygit2.Oid(hex=named))))  # type: ignore[attr-defined]
+        append = parse_order(message_of(load_commit(repo, pygit2.Oid(hex=named))))  # type: ignore[arg-type]
     except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
         return None
     if len(_NAMED) >= _NAMED_LIMIT:

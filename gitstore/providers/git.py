@@ -1892,7 +1892,7 @@ class GitProvider:
     def gc(self) -> GcReport:
         """Erase what memory removed, and nothing of anyone else's (see ``_gc_git``)."""
         from gitstore.providers._gc_git import collect, drop_prefetched
-        from gitstore.providers._incoming import drop_stale_incoming, sync_locked
+        from gitstore.providers._incoming import drop_misnamed, drop_stale_incoming, sync_locked
         from gitstore.providers._maintain import pack_count, roll_up
 
         self.move_local()
@@ -1901,6 +1901,7 @@ class GitProvider:
             self._settle_fetched_snapshots()
             self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
+            drop_misnamed(self.repo)  # nor through refs a plain fetch brought that no read takes for a writer's
             drop_prefetched(self.repo)  # nor through git's prefetch of memory's refspecs
             with readable("redaction notes"):  # unreachable, its text goes whoever's note names it
                 removed: dict[str, set[str]] = {namespace: self._notes_governing(namespace) for namespace in NAMESPACES}

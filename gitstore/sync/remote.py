@@ -110,13 +110,14 @@ from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
                                         git_env, may_nest, ref_names, ref_targets, state_dir)
-from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
+from gitstore.providers._names import QUARANTINE, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._tips import never_logged, note_made, take_up, tips_log, wrote_as
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
-    INCOMING, SYNC_MOVES, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
+    INCOMING, SYNC_MOVES, drop_stale_incoming, misnamed_refs, policy_incoming, ref_tip, remote_head_incoming,
+    sync_locked,
 )
 from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
@@ -917,25 +918,13 @@ def _drop_nested(repo: pygit2.Repository, prefix: str) -> None:
         _update_refs(repo, [(name, cast(pygit2.Oid, ZERO), tip) for name, tip in found.items()])
 
 
-def _misnamed(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
-    """The refs directly under ``prefix`` + ``{records,payloads}/shared/`` whose name is no
-    writer id: no writer's, so nothing reads them, and their name is whatever whoever pushed
-    them chose (words addressed to whoever reads a command's output, say)."""
-    found: dict[str, pygit2.Oid] = {}
-    for kind in KINDS:
-        under = f"{prefix}{kind}/shared/"
-        found.update({name: tip for name, tip in ref_targets(repo, under).items()
-                      if "/" not in name[len(under):] and not WRITER_PATTERN.match(name[len(under):])})
-    return found
-
-
 def _drop_misnamed(repo: pygit2.Repository, prefix: str) -> set[str]:
     """Delete the refs whose name is no writer id from a namespace a fetch fills (``prefix``),
     as nested ones are: never read, they would be named by verify and warned about by every
     command. Their names on the remote."""
-    found = _misnamed(repo, prefix)
+    found = misnamed_refs(repo, prefix)
     if found:
-        _update_refs(repo, [(name, cast(pygit2.Oid, ZERO), tip) for name, tip in found.items()])
+        _update_refs(repo, [(name, ZERO, tip) for name, tip in found.items()])
     return {PREFIX + name[len(prefix):] for name in found}
 
 
@@ -1193,15 +1182,16 @@ class _Admitting:
         self._admissions.save(self.repo)  # nothing when nothing changed
 
 
-def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
+def _update_refs(repo: pygit2.Repository, moves: Sequence[tuple[str, pygit2.Oid | str, pygit2.Oid | str | None]]) -> None:
     """Move refs all at once, each only from where it was read (git's ref transaction). A stale
-    lock of one of memory's (``SYNC_MOVES``) is removed first: the caller holds the sync lock."""
+    lock of one of memory's (``SYNC_MOVES``) is removed first: the caller holds the sync lock.
+    A name's bytes that are not UTF-8 (``odd_refs``) go to git as they came."""
     for ref, _, _ in moves:
         if ref.startswith(SYNC_MOVES):
             clear_stale_lock(common_dir(repo) / f"{ref}.lock")
     script = "".join(f"update {ref} {tip} {before or ZERO}\n" for ref, tip, before in moves)
     done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
-                          env=git_env(), capture_output=True, text=True)
+                          env=git_env(), capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
     if done.returncode != 0:
         lock = _lock_in_way(done)
         if lock:  # no move of the remote's: running sync again alone changes nothing
