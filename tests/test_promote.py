@@ -340,6 +340,19 @@ def test_the_safety_scanner_reads_what_would_be_written() -> None:
         check_safety(learning, ["key AKIAIOSFODNN7EXAMPLQ"])
 
 
+@pytest.mark.parametrize("memory", ["semantic", "procedural"])
+def test_what_delivery_withholds_is_never_promoted(tmp_path: Path, memory: str) -> None:
+    """A title naming a password over a bare value in the text: each passes the scanner alone,
+    read together they are a credential, so no agent is given the learning (accept says so).
+    A skill's description and a wiki page set them side by side: promotion stops, writing
+    nothing, rather than give every agent reading the repository what delivery withholds."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, title="Staging database password", memory=memory,
+                                 text="Tr0ub4dor-Zq81xWv3 (used by the retry job in src/retry.py)")
+    _refused(ctx, learning["id"], "stopped at safety: agents are given none of it \\(unsafe text: "
+                                  "credential-assignment when read with its title\\)")
+
+
 # -- the rubric and the other routes -----------------------------------------------------------
 
 def test_route_may_only_be_made_stricter(tmp_path: Path) -> None:

@@ -250,13 +250,21 @@ def _tests(view: View, learning: dict[str, Any]) -> list[Citation]:
 
 
 def check_safety(learning: dict[str, Any], texts: list[str], name: str | None = None) -> str | None:
-    """Stops when the safety scanner finds anything (hidden text, injection, secret) in what
-    would be written; returns what it only warns of (look-alike words, spelled out), or None.
-    A warning does not stop a promotion, as the ``gitstore-scan`` gate passes a file it only
-    warns of: the person reviewing the promotion is told instead."""
+    """Stops when delivery would give agents none of the learning (``withheld_why``: what the
+    scanner finds only in its title and text read together, such as a password its title names
+    over a bare value, which a skill's description writes side by side), or when the safety
+    scanner finds anything (hidden text, injection, secret) in what would be written; returns
+    what it only warns of (look-alike words, spelled out), or None. A warning does not stop a
+    promotion, as the ``gitstore-scan`` gate passes a file it only warns of: the person
+    reviewing the promotion is told instead."""
+    from gitstore.deliver.build import withheld_why
     from gitstore.safety.hidden import mixed_script_warning
     from gitstore.safety.scanner import WARN, default_scanner
 
+    withheld = withheld_why(learning, name) if name is not None else None
+    if withheld:
+        raise Stopped(learning, "safety", f"agents are given none of it ({withheld}), and a promoted file would give "
+                      "it to every agent reading the repository", name)
     scanner = default_scanner()
     warned: set[str] = set()
     own = marker(learning["id"], learning["contentDigest"]) if "contentDigest" in learning else None
