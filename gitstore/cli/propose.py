@@ -38,7 +38,7 @@ def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
 
 
 def propose(
-    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title (at most 200 characters).",
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title, one line (at most 200 characters).",
                               callback=checked(filled, at_most(200))),
     text: str = typer.Option(..., "--text", metavar="TEXT", help="The learning as agents will read it.",
                              callback=checked(filled, at_most(4000))),

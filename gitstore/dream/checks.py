@@ -56,6 +56,7 @@ _REFS = {
 _SIGNALS = {"type": "object", "maxProperties": 16, "additionalProperties": {"type": "integer"}}
 _TEXT = {"type": "string", "minLength": 1}
 _THEME = {"type": "string", "pattern": THEME_PATTERN}
+_ONE_LINE = "^[^\\n\\r\\v\\f\\x1c-\\x1e\\x85\\u2028\\u2029]*$"  # a title: proposing refuses a line break
 
 OUTCOME_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -68,7 +69,8 @@ OUTCOME_SCHEMA: dict[str, Any] = {
                          "rationale", "memory", "counterevidence", "targets", "replaces", "revises",
                          "confidence", "signals"],
             "properties": {
-                "theme": _THEME, "title": {**_TEXT, "maxLength": MAX_TITLE}, "text": {**_TEXT, "maxLength": MAX_TEXT},
+                "theme": _THEME, "title": {**_TEXT, "maxLength": MAX_TITLE, "pattern": _ONE_LINE},
+                "text": {**_TEXT, "maxLength": MAX_TEXT},
                 "category": {"enum": list(CATEGORIES)}, "audience": {"enum": list(AUDIENCES)},
                 "audience_rationale": {**_TEXT, "maxLength": MAX_AUDIENCE_RATIONALE},
                 "evidence": {**_REFS, "minItems": 1},

@@ -19,7 +19,7 @@ from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
 from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
 from gitstore.ops import unfinished
-from gitstore.records.headline import name_of
+from gitstore.records.headline import name_of, one_line
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.records.ids import learning_id
 from gitstore.rules import evidence as ev
@@ -82,6 +82,9 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
                                  ("audience", draft.audience, AUDIENCES)):
         if value not in allowed:
             raise UsageError(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
+    if one_line(draft.title) != draft.title:
+        raise UsageError("a title is one line: it holds a line break (a skill's heading and a commit's subject "
+                         "would start a line of their own there)")
     evidence, counter = _cited(view, draft.evidence, draft.counterevidence)
     record: dict[str, Any] = {
         "schema": "gitstore.learning/v1", "scope": ctx.scope, "version": 1, "previous": None,

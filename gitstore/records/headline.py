@@ -41,12 +41,24 @@ def headline(text: str, limit: int = LIMIT) -> str:
     return sentence[:keep] + ELLIPSIS
 
 
+# Line breaks as Python's ``str.splitlines`` knows them, with the blanks around each.
+_LINE_BREAKS = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+
+
+def one_line(title: str) -> str:
+    """TITLE with each line break (and the blanks around it) one space: proposing refuses a
+    title holding one, but a record added whole may hold one, and a title is written where a
+    line break starts a line of its own (a skill's or a page's heading, a commit's subject)."""
+    return _LINE_BREAKS.sub(" ", title).strip() if _LINE_BREAKS.search(title) else title
+
+
 def title_for(content: Any, proposed_text: str) -> str:
-    """The title to name a learning by: its own, or, once a person edited its text at accept
-    (accepting changes the text alone, so the title stays as proposed), the headline of the text
-    they accepted, so nothing names a learning by words its edit corrected. ``proposed_text``
-    is the text of the learning's first version (revisions never change it)."""
-    return str(content["title"]) if content["text"] == proposed_text else headline(content["text"])
+    """The title to name a learning by: its own (on one line: ``one_line``), or, once a person
+    edited its text at accept (accepting changes the text alone, so the title stays as
+    proposed), the headline of the text they accepted, so nothing names a learning by words its
+    edit corrected. ``proposed_text`` is the text of the learning's first version (revisions
+    never change it)."""
+    return one_line(str(content["title"])) if content["text"] == proposed_text else headline(content["text"])
 
 
 def name_of(history: Any) -> str:
