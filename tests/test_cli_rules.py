@@ -814,6 +814,12 @@ def test_records_add_refuses_a_learning_holding_what_proposing_screens(tmp_path:
         refused = run(root, "records", "add", "--seal", "in.jsonl", code=1)
         assert f"in.jsonl:1: the safety scanner {kind}" in refused and refused.count("\n") == 1, refused
         assert TOKEN not in refused and run(root, "records", "list") == before
+    split = {**record, "content": {"title": "Staging database password", "text": "Tr0ub4dor-Zq81xWv3 in the retry job."},
+             "id": "lrn_" + "ef" * 16}  # a secret only read together, as agents would get them
+    (root / "in.jsonl").write_text(json.dumps(split) + "\n")
+    refused = run(root, "records", "add", "--seal", "in.jsonl", code=1)
+    assert "in.jsonl:1: the safety scanner takes its title and text read as one line for a secret " \
+           "(credential-assignment)" in refused and refused.count("\n") == 1, refused
     clean = {**record, "content": {**record["content"], "title": "Retries use full jitter"}}
     clean["id"] = learning_id(content_digest(clean))  # another proposal: its own id
     (root / "in.jsonl").write_text(json.dumps(clean) + "\n")

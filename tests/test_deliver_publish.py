@@ -1084,12 +1084,14 @@ def test_a_link_in_place_of_the_snapshots_folder_keeps_the_publish_from_writing(
 
 
 def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published_file(
-        world: World) -> None:
-    """Each part alone holds no secret, so the store's screening kept both; read together,
-    ``title: text``, they hold a credential assignment. Agents get the text alone, which the
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each part alone holds no secret; read together, ``title: text``, they hold a credential
+    assignment. Proposing refuses such a pair now; one an earlier version's screening kept (as
+    here, that screening set aside) is still stored. Agents get the text alone, which the
     scanner cannot tell is a password: the learning is unsafe, so recall and the context hook
     leave it out and publish, whose files are committed, leaves it out and says why."""
     ctx = world.ctx
+    monkeypatch.setattr(ops, "screen_together", lambda version, what="", named=None: None)
     thread = Thread(ctx, 61, "c61")
     event = thread.comment("c61", "Staging deploys need the password set.", "2026-03-02T10:00:00.000000Z")
     thread.save()

@@ -80,3 +80,20 @@ def test_a_title_holding_a_line_break_is_refused(tmp_path: Path, title: str) -> 
     with pytest.raises(UsageError, match="a title is one line: it holds a line break"):
         propose(ctx, [ref(comment)], title=title)
     assert len(list(ctx.store.items())) == before
+
+
+def test_a_title_and_text_that_are_a_secret_read_together_are_refused(tmp_path: Path) -> None:
+    """Each passes the scanner alone; read as one line, as agents get a learning, the title
+    names a password and the text holds its value: a secret in memory every clone shares, which
+    delivery would withhold. Proposing refuses it, storing nothing."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    before = len(list(ctx.store.items()))
+    with pytest.raises(Refused, match=r"the title and text read as one line, as agents would get them, hold what the "
+                                      r"safety scanner takes for a secret \(credential-assignment\)"):
+        propose(ctx, [ref(comment)], title="Staging database password", text="Tr0ub4dor-Zq81xWv3 in the retry job.")
+    assert len(list(ctx.store.items())) == before
+    propose(ctx, [ref(comment)], title="Staging database access", text="Ask the on-call engineer for the password.")

@@ -341,14 +341,19 @@ def test_the_safety_scanner_reads_what_would_be_written() -> None:
 
 
 @pytest.mark.parametrize("memory", ["semantic", "procedural"])
-def test_what_delivery_withholds_is_never_promoted(tmp_path: Path, memory: str) -> None:
+def test_what_delivery_withholds_is_never_promoted(tmp_path: Path, memory: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A title naming a password over a bare value in the text: each passes the scanner alone,
-    read together they are a credential, so no agent is given the learning (accept says so).
-    A skill's description and a wiki page set them side by side: promotion stops, writing
-    nothing, rather than give every agent reading the repository what delivery withholds."""
+    read together they are a credential, so no agent is given the learning. Proposing refuses
+    such a pair now; one an earlier version stored (as here, its screening set aside) stays in
+    the store, and a skill's description and a wiki page set title and text side by side:
+    promotion stops, writing nothing, rather than give every agent reading the repository what
+    delivery withholds."""
     ctx = wiki_repo(tmp_path / "widgets")
+    monkeypatch.setattr(ops, "screen_together", lambda version, what="", named=None: None)
     learning = accepted_learning(ctx, title="Staging database password", memory=memory,
                                  text="Tr0ub4dor-Zq81xWv3 (used by the retry job in src/retry.py)")
+    monkeypatch.undo()
     _refused(ctx, learning["id"], "stopped at safety: agents are given none of it \\(unsafe text: "
                                   "credential-assignment when read with its title\\)")
 

@@ -19,7 +19,7 @@ from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
 from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
 from gitstore.ops import unfinished
-from gitstore.records.headline import name_of, one_line
+from gitstore.records.headline import name_of, one_line, title_for
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.records.ids import learning_id
 from gitstore.rules import evidence as ev
@@ -286,7 +286,8 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     record["state"] = "accepted"
     if edit is not None:
         record["content"] = {**current["content"], "text": screen_text(edit, "edited text")}
-        screen_together(record, "the edited text with the rest of the learning")
+        screen_together(record, "the edited text with the rest of the learning",
+                        named=title_for(record["content"], history.chain[0].record["content"]["text"]))
     record["decision"] = {"by": by, "reviewDigest": review_digest,
                           "edited": record["content"] != current["content"], "reason": None}
     if current["replaces"]:

@@ -7,6 +7,7 @@ import functools
 from typing import Any
 
 from gitstore.errors import Refused
+from gitstore.records.headline import headline
 from gitstore.safety import lazy
 
 
@@ -30,21 +31,34 @@ def read_together(version: dict[str, Any]) -> str:
                         ", ".join(version["targets"])])
 
 
-def screen_together(version: dict[str, Any], what: str = "the title, text, rationales and targets") -> None:
+def screen_together(version: dict[str, Any], what: str = "the title, text, rationales and targets",
+                    named: str | None = None) -> None:
     """Refuses a learning version whose parts, each passing alone, are quarantined read together
-    (:func:`read_together`); nothing is stored."""
+    (:func:`read_together`), or whose title and text, each screened already, hold a secret read
+    as one line, ``title: text`` (a title naming a password over a bare value in the text): a
+    credential only together, which delivery withholds and a promotion would write side by
+    side, is no more stored in memory every clone shares than one in a single part; nothing is
+    stored. ``named``: the title the version goes by when not its own (``title_for``: a text
+    edited at accept goes by its headline)."""
     from gitstore.safety.scanner import default_scanner
 
-    result = default_scanner().scan(read_together(version))
+    scanner = default_scanner()
+    result = scanner.scan(read_together(version))
     if result.quarantined:
         kinds = ", ".join(sorted({f.kind for f in result.findings if f.action == "quarantine"}))
         raise Refused(f"{what} read together were quarantined by the safety scanner ({kinds}); nothing was stored")
+    content = version["content"]
+    found = _secret_in_line(scanner, content["title"] if named is None else named, content["text"])
+    if found:
+        raise Refused(f"the title and text read as one line, as agents would get them, hold what the safety scanner "
+                      f"takes for a secret ({found}); nothing was stored: word them so neither completes the other")
 
 
 def unscreened(version: dict[str, Any]) -> str | None:
     """Why a learning version written elsewhere (``gitstore records add``) holds text proposing
     would not have stored as it is: a part (title, text, rationales, targets) the safety scanner
-    quarantines or redacts something in, or parts it quarantines read together; None when
+    quarantines or redacts something in, parts it quarantines read together, or a title and
+    text it takes for a secret read as one line (``screen_together``); None when
     screening would leave every part as written. A sealed record cannot be redacted without
     changing the digests that name it, so such a record is refused, never rewritten."""
     from gitstore.safety.scanner import default_scanner
@@ -67,11 +81,29 @@ def unscreened(version: dict[str, Any]) -> str | None:
         together = read_together(version)
     except (KeyError, TypeError, AttributeError):
         return None  # the store's schema check names what is missing
-    result = default_scanner().scan(together)
+    scanner = default_scanner()
+    result = scanner.scan(together)
     if result.quarantined:
         kinds = ", ".join(sorted({f.kind for f in result.findings if f.action == "quarantine"}))
         return f"the safety scanner quarantines {kinds} in its title, text, rationales and targets read together"
+    content = version["content"]
+    decision = version.get("decision")
+    edited = isinstance(decision, dict) and decision.get("edited") is True  # goes by its text's headline
+    found = _secret_in_line(scanner, headline(content["text"]) if edited else content["title"], content["text"])
+    if found:
+        return f"the safety scanner takes its title and text read as one line for a secret ({found})"
     return None
+
+
+def _secret_in_line(scanner: Any, title: str, text: str) -> str | None:
+    """The kinds of secret the scanner redacts in a learning's TITLE and TEXT read as one line,
+    ``title: text``, as agents would get them; None when it finds none. (What it quarantines
+    there is no stored secret: a headline cut from an edited text can read as an order the whole
+    text is not, and delivery withholds the learning, as accept warns.)"""
+    from gitstore.safety.scanner import REDACT
+
+    line = scanner.scan(f"{title.strip()}: {text.strip()}")
+    return ", ".join(sorted({f.kind for f in line.findings if f.action == REDACT})) or None
 
 
 # strings made by gitstore's formats, in which the scanner finds nothing (a digest, a record id,
