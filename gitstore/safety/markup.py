@@ -231,7 +231,9 @@ COMMAND_WORDS = 4  # words it holds to read as one opening with a verb ("Downloa
 _MODAL = lazy.Pattern(
     r"\b(?:you|your|yours|yourself|must|should|shall|may|ought|needs?\s+to|ha(?:ve|s)\s+to|required|"
     r"allowed|permitted|mandatory|always|never|do\s+not|does\s+not|don'?t|please|instead)\b")
-_COMMAND = lazy.Pattern(rf"(?:^|[.!?;:]\s)[\s\"'*_(>-]*{_IMPERATIVE}\b")
+# a word or two that only lead into an order ("also commit ...", "then just skip ...")
+_LEAD_IN = r"(?:(?:also|and|then|now|just|simply|first|next|finally|quickly|so|please)\s+){0,3}"
+_COMMAND = lazy.Pattern(rf"(?:^|[.!?;:]\s)[\s\"'*_(>-]*{_LEAD_IN}{_IMPERATIVE}\b")
 
 
 def _words(hidden: str) -> list[str]:
@@ -249,7 +251,8 @@ def reads_as_sentence(hidden: str) -> bool:
 def reads_as_order(hidden: str) -> bool:
     """Whether ``hidden`` (a title, an alt text) reads as an order: three words or more, one of
     them a modal or a reader spoken to ("may", "must", "you", "always", "do not"); four or more,
-    a sentence among them opening with the verb of an order ("skip", "push", "run"); or five
+    a sentence among them opening with the verb of an order ("skip", "push", "run"), after a word
+    or two that only lead into it ("also commit ...", "then just skip ..."); or five
     words joined by dashes or underscores. A description ("screenshot of the CVE form", "a tree
     with the word ARBORIST superimposed on it") or a label ("Build status") is no order, however
     long."""
