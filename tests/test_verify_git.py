@@ -203,3 +203,23 @@ def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit
     new = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", n, blob) for n in (one, two, three)]))
     assert [p for _, p, _, _ in changes(Database(bare), old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw})] \
         == [two.decode()]
+
+
+@pytest.mark.parametrize("header, body", [("encoding x-bogus\n", b"gitstore: records\n"),
+                                           ("encoding ISO-8859-1\n", b"gitstore: records\n"),
+                                           ("", b"gitstore: records \xff\n")])
+def test_a_commit_naming_another_encoding_is_no_append_wherever_it_is_named(bare: pygit2.Repository, header: str,
+                                                                             body: bytes) -> None:
+    """A commit whose message names an encoding (a codec Python lacks made pygit2's decoding
+    raise LookupError) or is not UTF-8 is no append: reading its message says so as a
+    ValueError, as for any message that is no append's, and an append's Seen header naming it
+    names nothing, whatever ref holds it (one whose name no listing shows, say)."""
+    from gitstore.providers._message import message_of
+    from gitstore.providers._verify_git import _named
+
+    tree = _write(bare, {"a": b"x"})
+    raw = (f"tree {tree}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n{header}\n").encode() + body
+    oid = bare.odb.write(pygit2.GIT_OBJECT_COMMIT, raw)
+    with pytest.raises(ValueError, match="names the encoding|is not UTF-8"):
+        message_of(bare[oid])
+    assert _named((bare,), str(oid)) is None
