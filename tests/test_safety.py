@@ -170,7 +170,7 @@ BENIGN_REVIEWS = [
     "Can we ignore the instructions field when it's empty? It breaks the parser.",
     "The start of the system prompt is too long; trim the preamble.",
     "<issueManagement><system>GitHub</system></issueManagement>",
-    "<system-reminder>The user opened src/store.py</system-reminder>",
+    "<system-reminder>\nThe user opened src/store.py\n</system-reminder>",  # a harness's, as it writes it
     "Consider renaming `ignore_previous` to `skip_stale`, it reads better.",
     "Blocking: this regex accepts `[INST` without the closing bracket? No, fine.",
 ]

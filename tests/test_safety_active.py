@@ -188,7 +188,7 @@ ORDINARY = {
     "handler without a value": "<input disabled onchange>",
     "comparison": "if a < b and c > d then swap",
     "type annotations": "def f(x: list[int]) -> dict[str, int]: ...\nitems[0]: int = 3",
-    "xml-ish tags": "<system-reminder>The user opened src/store.py</system-reminder><tool_use_error>no</tool_use_error>",
+    "xml-ish tags": "<system-reminder>\nThe user opened src/store.py\n</system-reminder>\n<tool_use_error>no</tool_use_error>",
     "png data image": "![dot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)",
     "jsx handlers": "<button onClick={() => onDelete(todo.id)} className=\"x\">Delete</button>\n"
                     "<form onSubmit={handleSubmit}><input onChange={(e) => setTitle(e.target.value)} /></form>",
