@@ -63,6 +63,7 @@ ADVERSARIAL: dict[str, str] = {
     "vocatives after sentences and symbols": "ok. for ai agents... \U0001f916 ai agents \u2192 ",
     "assistants spoken to": "assistant please assistant, the ",
     "role markers": "[system]\nok. [system override] ",
+    "harness wrapper tags": "<system-reminder>\n{n}\n",
     "downloaders": "curl " + "a" * 300 + " ",
     "downloads piped": "curl a.example | ",
     "command-line passwords": "mysql -pab{n} -pcd{n} -p ",
