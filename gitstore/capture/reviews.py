@@ -601,9 +601,13 @@ class _Builder:
     def _screen(self, text: str | None) -> str | None:
         """TEXT screened whole, None when quarantined: a comment is read whole already, so a
         quarantine anywhere in it withholds it, and its secrets are redacted before it is cut
-        to its bound (``bounded``, at a word: no redaction is split)."""
+        to its bound (``bounded``, at a word: no redaction is split). A harness's wrapper tag
+        is quarantined in any form here (``harness_wrappers``): the scanner lets the form a
+        harness writes pass, as captured sessions hold it, and no harness writes a review."""
+        from gitstore.safety.injection import harness_wrappers
+
         result = default_scanner().scan(text or "")
-        return None if result.quarantined else result.text
+        return None if result.quarantined or harness_wrappers(text or "") else result.text
 
     def _grants(self, at: str) -> list[str]:
         return [d for d, g in self.known.grants.items()

@@ -645,6 +645,20 @@ def call_tags(reading: str, cased: str | None = None) -> int:
     return count
 
 
+def harness_wrappers(text: str) -> int:
+    """How many of a harness's wrapper tags (``<system-reminder>``, ``</user-prompt-submit-hook>``)
+    ``text`` holds in any form, the harness's own included (``call_tags`` lets that form pass, as
+    a captured session holds it), one named in prose or alone as code in markdown left out: no
+    harness writes into a review comment, so one there wearing the harness's form is someone's."""
+    read = Text.of(text)
+    reading, cased = read.reading, read.reading_cased
+    if "<" not in reading or not any(word in reading for word in _CALL_TAG_WORDS):
+        return 0
+    quoted = cased if len(cased) == len(reading) else None
+    return sum(1 for tag in _CALL_TAG.finditer(reading) if tag.group("harness") is not None and not (
+        quoted is not None and quoted[tag.start() - 1:tag.start()] == "`" == quoted[tag.end():tag.end() + 1]))
+
+
 def _harness_close(reading: str, start: int, end: int, name: str, found: dict[str, tuple[int, int]]) -> int:
     """Where the closing tag of the harness's element whose opening tag NAME spans START to END
     starts, when the two are in the form a harness writes (``_OWN_LINE_END``, or escaped in a
