@@ -103,6 +103,31 @@ def test_a_line_added_to_the_section_by_hand_fails(repo: tuple[Path, dict[str, A
     assert "only `gitstore publish` writes what is published" in found[0].message
 
 
+def test_a_line_removed_from_the_section_by_hand_fails_unless_publish_could_write_it_again(
+        repo: tuple[Path, dict[str, Any]]) -> None:
+    """A commit deleting a learning's line inside the markers, its digest left as it was: publish
+    would refuse to write the section again (a hand edit stands), so a learning retired later
+    would stay there for every agent. The gate names it. The section rewritten whole as publish
+    writes one (its digest matching its lines) passes: publish writes it again next time."""
+    from gitstore.deliver import sections
+
+    root, learning = repo
+    line = _section_line(root, learning)
+    _commit(root, "AGENTS.md", lambda text: text.replace(line + "\n", ""))
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert len(found) == 1 and found[0].path == "AGENTS.md", found
+    assert found[0].message.startswith("the gitstore section was edited by hand"), found[0].message
+    begin = next(n for n, x in enumerate((root / "AGENTS.md").read_text().splitlines(), 1)
+                 if x.startswith("<!-- gitstore:learnings:begin"))
+    assert found[0].line == begin, found
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    parts = sections.split((root / "AGENTS.md").read_text(), "AGENTS.md")
+    body = parts.body.replace(line + "\n", "")
+    _commit(root, "AGENTS.md", lambda text: sections.place(parts, body))
+    assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []
+    assert publish(str(root)).status == "published" and line in (root / "AGENTS.md").read_text()
+
+
 def test_a_line_of_a_retired_learning_added_back_fails(repo: tuple[Path, dict[str, Any]]) -> None:
     root, learning = repo
     ctx = Context.open(str(root))

@@ -11,7 +11,10 @@ changes one of these files, the lines and entries the commit adds (those in none
 parents' versions of the file). Each must be what publish writes now (``publish.select``: in
 force for instruction, accepted by a person, of the project's audience, shared, citing no
 personal session, clear of the safety scanner), its text the text of every learning it names.
-Lines a commit keeps, moves or removes are not judged again, nor the section's header; but a
+Lines a commit keeps, moves or removes are not judged again, nor the section's header, but a
+commit that only removes or changes lines there must leave the section's lines matching the
+digest its begin marker carries (``_edited_here``): publish leaves a section edited by hand as
+it is, so a learning retired later would stay there for every agent. And a
 merge keeps what an older parent holds, so over a range the lines and entries at its tip that
 are not at its base and that no commit adds are judged too (``carried_problems``). The line
 saying what was left out carries no learning's text, but agents read it under the header too: it
@@ -229,8 +232,31 @@ def _read_added(change: Change) -> tuple[list[Finding], list[tuple[str, int, str
         found += _imitations(change, path, data, span, earlier)
         section_of[path] = [text for _, text in lines]
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
-        added += [(path, number, text) for number, text in _added(lines, kept)]
+        new = [(path, number, text) for number, text in _added(lines, kept)]
+        added += new
+        if not new and span and _edited_here(data, path, earlier):
+            by = "the commit being made" if change.pending else change.called
+            found.append(Finding(path, span.start, f"the gitstore section was edited by hand in {by}: its lines no "
+                                                   "longer match the digest its begin marker carries, so `gitstore "
+                                                   "publish` would leave it as it is from now on, a learning it "
+                                                   "retires or edits kept there; only `gitstore publish` writes what "
+                                                   "is published"))
     return found, added, section_of
+
+
+def _edited_here(data: bytes, path: str, earlier: list[bytes]) -> bool:
+    """Whether the file's section (``data``) no longer matches its marker's digest (a hand edit
+    inside the markers: ``sections.Split.edited``) and none of the parents' versions holds it so."""
+    section = sections.split(data.decode("utf-8", "replace"), path)
+    if not section.edited:
+        return False
+    for before in earlier:
+        try:
+            if sections.split(before.decode("utf-8", "replace"), path).section == section.section:
+                return False
+        except InvalidInput:
+            continue
+    return True
 
 
 def _judged(added: list[tuple[str, int, str]], section_of: dict[str, list[str]], memory_of: Callable[[], Memory],
