@@ -92,17 +92,25 @@ def print_warnings(version: dict[str, Any], indent: str = "", err: bool = False)
 def _print_version(version: dict[str, Any], name: str | None = None) -> None:
     """A version as a reviewer reads it; ``name``, the title it goes by (``listed_title``, as
     shown), when it is not the proposed one (its text was edited at accept)."""
-    echo(f"\n  {version['content']['title']}\n")
+    echo(f"\n  {one_line(version['content']['title'])}\n")
     if name is not None:
         echo(f"  goes by: {one_line(name)}\n  (the headline of its accepted text: lists, recall and promotion name it so)\n")
-    echo(f"  {version['content']['text']}\n")
-    echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: {version['audienceRationale']}")
+    echo(_indented(version['content']['text'], "  ") + "\n")
+    echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: "
+         f"{_indented(version['audienceRationale'], '    ').lstrip()}")
     echo(f"  support {version['support']}, dissent {version['dissent']}, confidence {version['confidence']}")
-    echo(f"  rationale: {version['rationale']}")
+    echo(f"  rationale: {_indented(version['rationale'], '    ').lstrip()}")
     echo(f"  proposed by {version['proposer']['kind']} {version['proposer']['id']} (as the record says: a proposal "
          "carries no signature)")
     if version["targets"]:
         echo(f"  about: {', '.join(version['targets'])}")
+
+
+def _indented(text: str, indent: str) -> str:
+    """TEXT with each of its lines after INDENT: stored text (a proposal's, which any clone that
+    can push may write) never prints a line at the margin, where the lines that say where a
+    learning stands (its reviewDigest, what accepts it) are printed."""
+    return "\n".join(indent + line if line else "" for line in text.splitlines() or [""])
 
 
 def _print_evidence(item: EvidenceShown, purpose: str) -> None:
