@@ -410,7 +410,10 @@ def test_a_stale_index_past_the_time_limit_gives_nothing_now_and_serves_the_next
                           cwd=copy.root, env=env, timeout=60)
     assert done.returncode == 0 and done.stdout == b""
     log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
-    assert "index is not ready" in log.read_text().splitlines()[-1]
+    last = log.read_text().splitlines()[-1]
+    # the index not ready within the limit; on a machine too busy to start the hook's interpreter
+    # in half a second, the hook's own limit comes first: nothing now either way
+    assert "index is not ready" in last or "took longer than 0.5 s; nothing delivered" in last, last
     deadline = time.monotonic() + 60
     while not (copy.root / "okf" / ".memory" / "cache" / "recall.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
