@@ -21,6 +21,12 @@ that kind (a backslash, a doubled quote in a single-quoted string, a tag, a bloc
 line continuing a scalar, a line break YAML knows and Python's lines do not), so a wiki of a
 thousand plain pages costs a line-by-line match and no YAML at all. A front matter YAML cannot
 read yields nothing: no reader decodes it either, and the gates that read it refuse it.
+
+:func:`document_strings` does the same for a whole JSON, YAML or TOML file, as its loader reads
+it whatever its layout: JSON strings with the line each is written on (the string tokens, in
+order, are the parsed strings in order), YAML's every document with its nodes' lines, TOML's
+with the whole file's lines (``tomllib`` keeps no positions); a file that does not parse raises
+:class:`NotParsed`, naming the line.
 """
 
 from __future__ import annotations
@@ -122,15 +128,26 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
     if verbatim(found[1]):
         return []
     offset, block = found
+    return _yaml_strings(block, offset) or []
+
+
+def _yaml_strings(block: str, offset: int, *, whole: bool = False) -> list[tuple[int, int, str, str]] | None:
+    """:func:`decoded_strings` for the YAML text BLOCK, its first line the file's line OFFSET + 1:
+    its first document (front matter) or, WHOLE, every document of it; None when YAML cannot
+    read it."""
     import yaml  # type: ignore[import-untyped,unused-ignore]  # only front matter YAML transforms pays for it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        node = yaml.compose(block, Loader=loader)
+        nodes = list(yaml.compose_all(block, Loader=loader)) if whole else [yaml.compose(block, Loader=loader)]
     except (yaml.YAMLError, ValueError, RecursionError):
-        return []
+        return None
     strings: list[tuple[int, int, str, str]] = []
-    stack: list[tuple[Any, str]] = [(node, "")] if node is not None else []
+    # which document a string is in, when there are several (an empty one after a closing ``---`` is none)
+    named = sum(node is not None and not (isinstance(node, yaml.ScalarNode) and not node.value)
+                for node in nodes) > 1
+    stack: list[tuple[Any, str]] = [(node, f"(document {n}) " if named else "")
+                                    for n, node in reversed(list(enumerate(nodes, start=1))) if node is not None]
     seen: set[int] = set()
     while stack:
         item, where = stack.pop()
@@ -143,13 +160,13 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
             # the scalar's own source (quotes included, no comment beside it): a comment on its
             # line saying the same words is no string a reader gets, and proves nothing
             if value and value not in block[item.start_mark.index:item.end_mark.index]:
-                strings.append((offset + first + 1, offset + last + 1, where or "(top)", value))
+                strings.append((offset + first + 1, offset + last + 1, where.strip() or "(top)", value))
         elif isinstance(item, yaml.SequenceNode):
             stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item.value))))
         elif isinstance(item, yaml.MappingNode):
             for key, child in reversed(item.value):
                 name = key.value if isinstance(key, yaml.ScalarNode) else "?"
-                path = f"{where}.{name}" if where else name
+                path = f"{where}.{name}" if where and not where.endswith(" ") else f"{where}{name}"
                 stack.append((child, path))
                 stack.append((key, f"{path} (key)"))
     strings.sort(key=lambda row: row[:2])
@@ -197,6 +214,113 @@ def _other_strings(text: str) -> list[tuple[int, int, str, str]]:
     return strings
 
 
+class NotParsed(ValueError):
+    """The text is no document of the kind its name says (:func:`document_strings`): the line
+    the reader stopped at and why."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line
+
+
+DOCUMENTS = {".json": "JSON", ".yaml": "YAML", ".yml": "YAML", ".toml": "TOML"}  # a file's extension, in any case
+_JSON_STRING = lazy.Pattern(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def document_kind(path: str) -> str | None:
+    """"JSON", "YAML" or "TOML" when PATH's extension says the file is such a document, else None."""
+    dot = path.rfind(".")
+    return DOCUMENTS.get(path[dot:].lower()) if dot > path.rfind("/") else None
+
+
+def document_strings(text: str, kind: str) -> list[tuple[int, int, str, str]]:
+    """:func:`decoded_strings` for TEXT read whole as a KIND document (``document_kind``), as its
+    loader reads it whatever its layout (one line, a brace at a line's start, YAML with or
+    without ``---`` lines, several YAML documents): each string (key or value) whose decoded
+    text is not what its source says, with its lines (a JSON or YAML string's own; a TOML
+    string, which ``tomllib`` gives no position for, the whole file's) and its key path.
+    Raises :class:`NotParsed` when TEXT is no such document."""
+    text = text.removeprefix("\ufeff")  # readers that take a byte order mark strip it
+    if kind == "JSON":
+        return _json_document(text)
+    if kind == "YAML":
+        if verbatim(text):  # every string reads as written: nothing to decode, no YAML to load
+            return []
+        found = _yaml_strings(text, 0, whole=True)
+        if found is None:
+            import yaml  # type: ignore[import-untyped,unused-ignore]
+
+            try:
+                list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+            except yaml.MarkedYAMLError as exc:
+                mark = exc.problem_mark or exc.context_mark
+                raise NotParsed(1 + (mark.line if mark else 0), str(exc).split("\n", 1)[0]) from None
+            except (yaml.YAMLError, ValueError, RecursionError) as exc:
+                raise NotParsed(1, str(exc).split("\n", 1)[0] or type(exc).__name__) from None
+            raise NotParsed(1, "YAML cannot read it")
+        return found
+    try:
+        data = _toml(text)
+    except (ValueError, RecursionError) as exc:
+        raise NotParsed(getattr(exc, "lineno", None) or 1, str(exc) or type(exc).__name__) from None
+    if "\\" not in text:  # no escape: every string reads as written
+        return []
+    last = text.count("\n") + (not text.endswith("\n"))
+    return [(1, max(1, last), where, value) for where, value in _walk(data)]
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object's members in the file's order, a name written twice kept twice."""
+
+
+def _json_document(text: str) -> list[tuple[int, int, str, str]]:
+    import json
+
+    try:
+        data = json.loads(text, object_pairs_hook=_Pairs)
+    except json.JSONDecodeError as exc:
+        raise NotParsed(exc.lineno, f"{exc.msg}: line {exc.lineno} column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise NotParsed(1, str(exc) or type(exc).__name__) from None
+    if "\\" not in text:  # no escape: every string reads as written
+        return []
+    # a JSON string holds no quote unescaped, and nothing outside strings holds one: the string
+    # tokens, in the file's order, are the strings of the walk below, in the same order
+    tokens = [(match.start(), match.group()) for match in _JSON_STRING.finditer(text)]
+    strings = list(_walk(data, ordered=True))
+    if len(tokens) != len(strings):  # never, for text json reads; the whole file's lines then
+        last = text.count("\n") + (not text.endswith("\n"))
+        return [(1, max(1, last), where, value) for where, value in strings if value]
+    found = []
+    for (start, token), (where, value) in zip(tokens, strings):
+        if "\\" in token and value:
+            line = text.count("\n", 0, start) + 1
+            found.append((line, line, where, value))
+    return found
+
+
+def _walk(data: Any, *, ordered: bool = False) -> list[tuple[str, str]]:
+    """(key path, string) for each string (key or value) of DATA, a JSON or TOML document, in
+    the order they are written (a JSON object's members read as :class:`_Pairs`); an empty one too
+    when ORDERED (the positions of JSON's strings are counted)."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if item or ordered:
+                out.append((where or "(top)", item))
+        elif isinstance(item, _Pairs) or isinstance(item, dict):
+            members = list(item) if isinstance(item, _Pairs) else list(item.items())
+            for key, child in reversed(members):
+                path = f"{where}.{key}" if where else str(key)
+                stack.append((child, path))
+                stack.append((key, f"{path} (key)"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item))))
+    return out
+
+
 def _toml(block: str) -> Any:
     import tomllib
 
@@ -223,4 +347,4 @@ def _text_of(node: Any) -> str:
     return str(node.value)
 
 
-__all__ = ["decoded_strings", "front_matter", "verbatim"]
+__all__ = ["NotParsed", "decoded_strings", "document_kind", "document_strings", "front_matter", "verbatim"]

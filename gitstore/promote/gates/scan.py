@@ -14,16 +14,28 @@ its name, else by its first kilobyte, as ``identify`` decides) and, whatever its
 file agents read (``_published.read_by_agents``: ``AGENTS.md``, ``.cursor/rules/``, ...; the
 wiki; and every file of a skill: under ``.agents/skills/``, ``.claude/skills/`` or
 ``.github/skills/`` in any folder, where agents load skills from, or in any folder holding a
-``SKILL.md``, as the index holds it or as passed): a NUL byte in a Cursor rule or a skill's
-``reference/GUIDE`` makes pre-commit and git take it for binary (git shows no diff of it), yet
-agents read it as text. Left unread there are only a file named as binary (an image, an
-archive), and one that is binary by its bytes (``_binary``): it begins as a binary format does
-(a zip, such as a ``.docx``; an ELF, Mach-O or Windows executable; an SQLite database; gzip,
-7z, PDF, media, WebAssembly, ...) and reads as one, its first 64 KiB mostly no text, unless its
-name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding,
-and so is text behind a binary beginning. Elsewhere a binary file is left unread too.
+``SKILL.md``, as the index holds it or as passed; and every file a memory file agents read
+imports, ``@docs/agent-notes`` in ``CLAUDE.md``, relative to the importing file and five
+imports deep, as Claude Code and Gemini CLI read them, from the memory files the change holds):
+a NUL byte in a Cursor rule or a skill's ``reference/GUIDE`` makes pre-commit and git take it
+for binary (git shows no diff of it), yet agents read it as text. Any file is so read, agents'
+or not, unless it is named as binary (an image, an archive) or is binary by its bytes
+(``_binary``): it begins as a binary format does (a zip, such as a ``.docx``; an ELF, Mach-O or
+Windows executable; an SQLite database; gzip, 7z, PDF, media, WebAssembly, ...) and reads as
+one, its first 64 KiB mostly no text. A file with a NUL byte and no such beginning is text any
+agent may be handed (the NUL a finding), and one in UTF-16 or UTF-32 with its byte order mark
+is read decoded. A binary file is read only where agents read it and its name says they read
+it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding, and so is text behind
+a binary beginning.
 
-A file that opens with YAML front matter (or TOML between ``+++`` lines, or a JSON object, which
+A whole JSON, YAML or TOML document agents read (``*.json``, ``*.yaml``, ``*.yml``, ``*.toml``:
+``.continual-learning/index.json``, ``.continue/rules/*.yaml``, a file a memory file imports) is
+scanned also as its loader reads it, whatever its layout (one line, a brace at a line's start,
+YAML with or without ``---`` lines, several documents): each string whose decoded text is not
+what its source says is scanned on its line, a finding naming its key path (``'entries[1].fact'
+as JSON decodes it``). One that does not parse is scanned as text alone, and the
+continual-learning index so is refused. Any other file that opens with YAML front matter (or
+TOML between ``+++`` lines, or a JSON object, which
 some readers take too) is scanned also as YAML reads it: each string (key or
 value) whose decoded text is not what the file says verbatim (``"ign\\x6Fre ..."``, ``"\\u202E"``,
 a line break escaped in a double-quoted string, ``!!binary``, a folded or multi-line scalar) is
@@ -55,6 +67,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import posixpath
 import re
 import stat
 from collections.abc import Callable, Sequence
@@ -126,9 +139,7 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
         return []
     text, link = committed
     result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
-    # front matter, after a byte order mark readers strip: YAML (---), TOML (+++) or JSON ({)
-    opens = text.removeprefix("\ufeff").startswith(("---", "+++", "{"))
-    rows = _decoded(name, rel, text, scanner, agents_read) if opens and not link else []
+    rows = [] if link else _decoded_rows(name, rel, text, scanner, agents_read)
     if not result.findings:
         return rows
     quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
@@ -158,9 +169,11 @@ def _in_git(rel: str, agents_read: Callable[[str], bool], held: CommittedFiles) 
     if named == "binary":  # an image, an archive: never read, however large
         return None
     data = held.read(oid)
-    if not link and named != "text" and not _read_as_text(rel, data, agents_read):
+    if link:
+        return data.decode("utf-8", "replace"), link
+    if named != "text" and not _read_as_text(rel, data, agents_read):
         return None
-    return data.decode("utf-8", "replace"), link
+    return _text(data), link
 
 
 class _NotAFile(Exception):
@@ -204,6 +217,7 @@ def _committed(name: str, rel: str, agents_read: Callable[[str], bool]) -> tuple
             return None
         if named != "text" and not _read_as_text(rel, data, agents_read):
             return None
+        return _text(data), link
     return data.decode("utf-8", "replace"), link  # a byte that is no UTF-8 hides nothing around it
 
 
@@ -228,16 +242,32 @@ def _named_as(rel: str) -> str | None:
     return _named_as_by(name if known or not dot or not stem else f"x.{extension}")
 
 
+# byte order marks and what they say, UTF-32's first (its little-endian mark begins as UTF-16's)
+_BOMS = ((b"\xff\xfe\0\0", "utf-32-le"), (b"\0\0\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"),
+         (b"\xfe\xff", "utf-16-be"))
+
+
+def _text(data: bytes) -> str:
+    """The file's text as a reader takes it: UTF-16 or UTF-32 after its byte order mark (editors
+    on Windows write it, agents read it decoded), else UTF-8, a byte that is no UTF-8 read as
+    U+FFFD (it hides nothing around it)."""
+    for mark, encoding in _BOMS:
+        if data.startswith(mark):
+            return data[len(mark):].decode(encoding, "replace")
+    return data.decode("utf-8", "replace")
+
+
 def _read_as_text(rel: str, data: bytes, agents_read: Callable[[str], bool]) -> bool:
     """Whether the gate scans a file whose name says neither text nor binary: what pre-commit
-    takes for text, and any file agents read, whatever its bytes (a NUL byte there is a
-    finding), but for one that is binary by its bytes and not named as text (an asset of a
-    skill)."""
+    takes for text, and any file that is not binary by its bytes (``_binary``) whatever else
+    they hold, a NUL byte (a finding) or UTF-16: text any agent may be handed (a memory file's
+    import, a file a tool opens). One that is binary by its bytes is read only where agents
+    read it and its name says they read it as text (a rule file, ``*.mdc``)."""
     from identify.identify import is_text
 
-    if is_text(io.BytesIO(data)):
+    if is_text(io.BytesIO(data)) or not _binary(data):
         return True
-    return agents_read(rel) and (_named_as_text_by_agents(rel) or not _binary(data))
+    return _named_as_text_by_agents(rel) and agents_read(rel)
 
 
 def _named_as_text_by_agents(rel: str) -> bool:
@@ -276,13 +306,92 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
             folder = dirname(folder)
         return "" in found[0]
 
+    imports: list[set[str]] = []
+
+    def imported(rel: str) -> bool:
+        if not imports:
+            imports.append(_imported(root, {relative(name, root) for name in files}))
+        return rel in imports[0]
+
     def agents_read(rel: str) -> bool:
         # loaded at the first file pre-commit would not take for text: they read the store's rules
         from gitstore.promote.gates._published import loaded_by_agents
 
-        return loaded_by_agents(rel) or basename(rel) == SKILL or in_a_skill(rel)
+        return loaded_by_agents(rel) or basename(rel) == SKILL or in_a_skill(rel) or imported(rel)
 
     return agents_read
+
+
+IMPORT_HOPS = 5  # how deep Claude Code follows imports: a file a memory file imports, and so on, five deep
+_IMPORT = re.compile(r"(?:^|(?<=\s))@([^\s]+)")  # ``@docs/notes.md``, at a line's start or after a space
+_READ_AT_MOST = 1 << 20  # bytes of a file read for its imports (a memory file is a page or two)
+
+
+def _imported(root: Path, passed: set[str]) -> set[str]:
+    """The files the memory files agents read by themselves (``CLAUDE.md``, ``AGENTS.md``,
+    ``GEMINI.md``, ... as the change holds them, and those passed) import with ``@path``, and
+    the files those import, ``IMPORT_HOPS`` deep: Claude Code and Gemini CLI read each into the
+    memory file, as text. A path is taken relative to the importing file's folder and must stay
+    in the repository (``~`` and absolute paths name no file of it); an import in a code span is
+    counted too (a file counted that agents do not read is only scanned more closely)."""
+    from gitstore.promote.gates._published import PATHSPECS, read_by_agents
+
+    tip = CommittedFiles.tip()
+    if tip:
+        done = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", tip, cwd=root, check=False)
+    else:
+        done = git("ls-files", "-z", "--", *PATHSPECS, cwd=root, keep_index=True, check=False)
+    listed = {path.decode("utf-8", "surrogateescape") for path in done.stdout.split(b"\0") if path}
+    frontier = {path for path in listed | passed if read_by_agents(path)}
+    found: set[str] = set()
+    for _ in range(IMPORT_HOPS):
+        targets: set[str] = set()
+        for path, data in _memory_files(root, sorted(frontier)):
+            for match in _IMPORT.finditer(_text(data)):
+                targets.update(_import_paths(path, match.group(1)))
+        frontier = targets - found - frontier
+        found |= targets
+        if not frontier:
+            break
+    return found
+
+
+def _import_paths(importer: str, written: str) -> set[str]:
+    """The repository's paths an ``@`` import written so in ``importer`` may name: as written,
+    and without the punctuation a sentence puts after it."""
+    paths = set()
+    for candidate in {written, written.rstrip(".,;:!?)]}>'\"*_`")}:
+        if not candidate or candidate.startswith(("~", "/")):
+            continue
+        path = posixpath.normpath(posixpath.join(dirname(importer), candidate))
+        if path != "." and path != ".." and not path.startswith("../"):
+            paths.add(path)
+    return paths
+
+
+def _memory_files(root: Path, paths: list[str]) -> list[tuple[str, bytes]]:
+    """(path, its first ``_READ_AT_MOST`` bytes) of each of the paths that the change holds as a
+    regular file (``CommittedFiles``; by hand, the work tree)."""
+    if not paths:
+        return []
+    held = CommittedFiles(root, paths)
+    out = []
+    try:
+        for path in paths:
+            if held.held is None:
+                try:  # never waiting on a FIFO (``_committed``): a regular file only
+                    descriptor = os.open(root / path, os.O_RDONLY | os.O_NONBLOCK)
+                except OSError:  # gone, unreadable
+                    continue
+                with open(descriptor, "rb") as file:
+                    if stat.S_ISREG(os.fstat(descriptor).st_mode):
+                        os.set_blocking(descriptor, True)
+                        out.append((path, file.read(_READ_AT_MOST)))
+            elif (entry := held.entry(path)) is not None and entry[0] in ("100644", "100755"):
+                out.append((path, held.read(entry[1])[:_READ_AT_MOST]))
+    finally:
+        held.close()
+    return out
 
 
 def _skill_folders(root: Path) -> set[str]:
@@ -298,8 +407,36 @@ def _skill_folders(root: Path) -> set[str]:
     return {dirname(path.decode("utf-8", "replace")) for path in done.stdout.split(b"\0") if path}
 
 
-def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner,
-             agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
+def _decoded_rows(name: str, rel: str, text: str, scanner: ConservativeScanner,
+                  agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
+    """The findings in the file's strings as its reader decodes them: a whole JSON, YAML or TOML
+    document agents read (by its extension) as its loader reads it, whatever its layout; else
+    the front matter a file opens with, after a byte order mark readers strip: YAML (``---``),
+    TOML (``+++``) or JSON (``{``). A document that does not parse is scanned as text alone; the
+    continual-learning index so is refused (its readers' finding, the gate's own)."""
+    from gitstore.safety.frontmatter import NotParsed, decoded_strings, document_kind, document_strings
+
+    kind = document_kind(rel)
+    if kind is not None and agents_read(rel):
+        try:
+            strings = document_strings(text, kind)
+        except NotParsed as exc:
+            from gitstore.deliver.clindex import PATH
+
+            if rel.casefold() != PATH.casefold():
+                return []
+            return [(True, Finding(name, exc.line, f"the continual-learning index is not JSON ({exc}): its "
+                                                    "readers cannot take it as the gate scanned it; write it as "
+                                                    "JSON, as gitstore publish does"))]
+        return _decoded(name, rel, text, scanner, agents_read, strings, f"as {kind} decodes it")
+    if text.removeprefix("\ufeff").startswith(("---", "+++", "{")):
+        return _decoded(name, rel, text, scanner, agents_read, decoded_strings(text), "as YAML decodes it",
+                        "front matter ")
+    return []
+
+
+def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
+             strings: list[tuple[int, int, str, str]], how: str, what: str = "") -> list[tuple[bool, Finding]]:
     """The findings in the strings of the file's front matter as YAML decodes them, where that
     is not what the file says verbatim (``gitstore.safety.frontmatter``): a skill loader, ``gitstore
     wiki index`` hand an agent ``"ign\\x6Fre all previous instructions"`` decoded. Each string is
@@ -307,7 +444,6 @@ def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner,
     and a finding names its key and line; what the lines it is written on show already is the
     file's own finding."""
     from gitstore.safety.files import NOT_ALLOWED
-    from gitstore.safety.frontmatter import decoded_strings
     from gitstore.safety.scanner import QUARANTINE, REDACT
 
     def kinds(piece: str, line: int) -> dict[str, set[str]]:
@@ -318,13 +454,13 @@ def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner,
 
     rows: list[tuple[bool, Finding]] = []
     lines: list[str] = []
-    for first, last, where, value in decoded_strings(text):
+    for first, last, where, value in strings:
         found = kinds(value, first)
         if not found:
             continue
         lines = lines or text.split("\n")
         written = kinds("\n".join(lines[first - 1:last]), first)
-        said = f"front matter {where!r} as YAML decodes it"
+        said = f"{what}{where!r} {how}"
         for action, here in found.items():
             new = sorted(here - written.get(action, set()))
             if not new:
