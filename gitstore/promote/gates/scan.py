@@ -18,15 +18,14 @@ wiki; and every file of a skill: under ``.agents/skills/``, ``.claude/skills/`` 
 imports, ``@docs/agent-notes`` in ``CLAUDE.md``, relative to the importing file and five
 imports deep, as Claude Code and Gemini CLI read them, from the memory files the change holds):
 a NUL byte in a Cursor rule or a skill's ``reference/GUIDE`` makes pre-commit and git take it
-for binary (git shows no diff of it), yet agents read it as text. Any file is so read, agents'
-or not, unless it is named as binary (an image, an archive) or is binary by its bytes
-(``_binary``): it begins as a binary format does (a zip, such as a ``.docx``; an ELF, Mach-O or
-Windows executable; an SQLite database; gzip, 7z, PDF, media, WebAssembly, ...) and reads as
-one, its first 64 KiB mostly no text. A file with a NUL byte and no such beginning is text any
-agent may be handed (the NUL a finding), and one in UTF-16 or UTF-32 with its byte order mark
-is read decoded. A binary file is read only where agents read it and its name says they read
-it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding, and so is text behind
-a binary beginning.
+for binary (git shows no diff of it), yet agents read it as text, and one in UTF-16 or UTF-32
+with its byte order mark is read decoded. Left unread there are only a file named as binary (an
+image, an archive), and one that is binary by its bytes (``_binary``): it begins as a binary
+format does (a zip, such as a ``.docx``; an ELF, Mach-O or Windows executable; an SQLite
+database; gzip, 7z, PDF, media, WebAssembly, ...) and reads as one, its first 64 KiB mostly no
+text, unless its name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is
+still a finding, and so is text behind a binary beginning. Elsewhere a binary file is left
+unread too.
 
 A whole JSON, YAML or TOML document agents read (``*.json``, ``*.yaml``, ``*.yml``, ``*.toml``:
 ``.continual-learning/index.json``, ``.continue/rules/*.yaml``, a file a memory file imports) is
@@ -259,15 +258,16 @@ def _text(data: bytes) -> str:
 
 def _read_as_text(rel: str, data: bytes, agents_read: Callable[[str], bool]) -> bool:
     """Whether the gate scans a file whose name says neither text nor binary: what pre-commit
-    takes for text, and any file that is not binary by its bytes (``_binary``) whatever else
-    they hold, a NUL byte (a finding) or UTF-16: text any agent may be handed (a memory file's
-    import, a file a tool opens). One that is binary by its bytes is read only where agents
-    read it and its name says they read it as text (a rule file, ``*.mdc``)."""
+    takes for text, and any file agents read (a memory file's import too), whatever its bytes (a
+    NUL byte there is a finding, UTF-16 is read decoded), but for one that is binary by its bytes
+    and not named as text (an asset of a skill). Elsewhere a file pre-commit takes for binary
+    stays unread: a repository's data files (model weights, pickles) hold NUL bytes and no
+    format's beginning the gate knows, and no agent is handed them."""
     from identify.identify import is_text
 
-    if is_text(io.BytesIO(data)) or not _binary(data):
+    if is_text(io.BytesIO(data)):
         return True
-    return _named_as_text_by_agents(rel) and agents_read(rel)
+    return agents_read(rel) and (_named_as_text_by_agents(rel) or not _binary(data))
 
 
 def _named_as_text_by_agents(rel: str) -> bool:
