@@ -35,7 +35,12 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
   written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
-  <value>`` in a chat), where no assignment syntax marks it.
+  <value>`` in a chat), where no assignment syntax marks it; and a password typed by hand,
+  shorter or more regular than a random string, told by a linking word between it and the
+  credential word (``the staging DB password is Zq8!rT2#pL9w``, ``Connected with the password
+  ...``, ``Das Passwort lautet ...``): one value of 8 characters or more, letters with a digit
+  or a symbol, not a word, a size, a name, a path, a reference or a placeholder
+  (:func:`_typed_password_hits`).
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
   what it holds (:func:`blob_hits`; the scanner decides how deep to look); one that is no base64
   of UTF-8 text is read as hex, base32, or base64 of UTF-16 or gzip. A GitHub token written
@@ -1098,13 +1103,17 @@ def _command_before(ends: list[int], option: int) -> int:
 # --- secrets in prose --------------------------------------------------------------------------
 
 # Matched on the lowercased text with look-alike letters read as Latin (positions kept).
+# A password's word in French, German and Spanish too ("mot de passe", "Passwort", "Kennwort",
+# "contraseña"), as a sentence in those languages names it.
 _CREDENTIAL = (
-    r"(?:secrets?|passwords?|passwd|passphrases?|passcodes?|tokens?|credentials?"
+    r"(?:secrets?|passwords?|passwd|pwd|passphrases?|passcodes?|tokens?|credentials?"
+    r"|mots?[ \t]de[ \t]passe|passw[oö]rt(?:e|er)?|kennw[oö]rt(?:e|er)?|contrase[ñn]as?"
     r"|(?:api|access|secret|private|auth|signing|encryption|master|client|aws|ssh)[ \t_-]?"
     r"(?:access[ \t_-]?)?(?:keys?|secrets?|tokens?))\b"
 )
 _CREDENTIAL_WORD = lazy.Pattern(_CREDENTIAL)
-_CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key")
+_CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key", "pwd", "de passe",
+                     "kennw", "contrase")
 # A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows, a table's
 # pipes), runs of the characters keys are made of, and anything else.
 _TOKEN = lazy.Pattern(r"(?P<mark>\s+|-+>|[:=\"'`*(),>|\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
@@ -1161,6 +1170,9 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
     # between two words found a secret after the first ("the token is X my token is ...") is
     # not judged again before the second (its hit would only repeat the first's)
     found = None  # the value after the last word: judged already, or an assignment's
+    # where the next run as long as a typed password starts: looked for again only once a word
+    # ends past it, so the text is read for runs once, however many words it holds
+    value_run = -1
     for n, word in enumerate(words):
         following = words[n + 1].start() if n + 1 < len(words) else len(low)
         after = _value_after(low, word.end(), following)
@@ -1169,6 +1181,11 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
         if after and not assigned:
             # "secret: value", "secret = value" and "| secret | value |" are assignments, judged as such
             hits = list(_prose_hit(raw, low, word, *after))
+        if not hits and word.end() > value_run:  # the run found before starts before this word ends
+            value_run = _value_run(low, word.end())
+        if not hits and value_run - word.end() <= _TYPED_REACH and (
+                typed := _PASSWORD_LINK.match(low, word.end())) is not None:
+            hits = _typed_password_hits(raw, low, word, typed)
         before = _value_before(low, word.start(), words[n - 1].end() if n else 0)
         if before and before != found:
             hits.extend(_prose_hit(raw, low, word, *before))
@@ -1259,6 +1276,83 @@ def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) ->
     context = low[max(0, min(start, word.start()) - 200) : max(end, word.end())]
     aws = _AWS_SECRET.fullmatch(value) is not None and _AWS_CONTEXT.search(context) is not None
     yield Hit(start, end, "aws-secret-key" if aws else "prose-secret", 4)
+
+
+# A password typed by hand, written in a sentence: too short or too regular to look random, but
+# told by the words around it. A credential word, perhaps a note ("(prod)") and whom it is for
+# ("for the staging db"), a linking word ("is", "was set to", "is now", ":", "lautet", "est",
+# "es"), and one value; or the word right after "with", "using", "enter"... ("connected with the
+# password X"). Matched on the lowercased text right after the word.
+_PASSWORD_LINK = lazy.Pattern(
+    r"(?:[ \t]{0,8}+\([^()\n]{1,40}+\))?"
+    r"(?:[ \t]{1,8}+(?:for|of|on|in)(?:[ \t]{1,8}+[a-z0-9][\w.-]{0,30}+){1,3}?)??"
+    r"(?:[ \t]{0,8}+(?P<assigned>:=|=>|[:=\uff1a])"
+    r"|[ \t]{1,8}+(?:is|was|are|were|equals|lautet|ist|war|est|était|etait|es|era)"
+    r"(?:[ \t]{1,8}+(?:now|still|currently|just|also|simply)\b)?"
+    r"(?:[ \t]{1,8}+(?:set|changed|reset|rotated|updated)[ \t]{1,8}+to)?(?:[ \t]{0,8}+:)?"
+    r"|[ \t]{1,8}+(?:set|changed|reset|rotated|updated)[ \t]{1,8}+to"
+    r"|(?P<bare>))"
+    r"[ \t]{0,8}+(?:\r?\n[ \t]{0,8}+)?(?<=[\s:=>\uff1a])(?P<v>\S{8,512})"
+)
+# what may stand before a credential word whose value follows it with no linking word
+_USED_WITH = lazy.Pattern(r"(?:\bwith|\busing|\buse|\benter|\btype|\btry)(?:[ \t]+[a-z]{1,12}){0,3}[ \t]+\Z")
+_USED_WITH_REACH = 60
+_OTHER_LANGUAGES = ("mot", "passwort", "passwört", "kennw", "contrase")  # words assignment_hits does not read
+_PASSWORD_WORDS = ("pass", "pwd", "mot", "kennw", "contrase")
+_SHORTEST_TYPED = 8
+# how far after a credential word a typed password's value may start: its note, whom it is for
+# and its linking words, each a few blanks apart (more blanks than that part a word from a value)
+_TYPED_REACH = 280
+_TYPED_RUN = lazy.Pattern(rf"\S{{{_SHORTEST_TYPED}}}")
+
+
+def _value_run(low: str, position: int) -> int:
+    """Where the first run of non-blank characters as long as a typed password starts at or
+    after POSITION; past the text's end when none does."""
+    run = _TYPED_RUN.search(low, position)
+    return run.start() if run is not None else len(low) + _TYPED_REACH + 1
+_HEX_OR_DIGEST = lazy.Pattern(r"(?:[a-z][a-z0-9-]{1,15}:)?[0-9a-f]+")  # left to the random-looking rule
+_EMAIL = lazy.Pattern(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
+_OPENERS = "\"'`*([{<"
+_CLOSERS = "\"'`*)]}>"
+_SENTENCE_MARKS = ".,;:"
+
+
+def _typed_password_hits(raw: str, low: str, word: re.Match[str], m: re.Match[str]) -> list[Hit]:
+    """The hit for a hand-typed password M (:data:`_PASSWORD_LINK` matched right after WORD)
+    links to WORD in a sentence, all of the value however many credential words it holds:
+    eight characters or more, letters with a digit or a symbol, and not a word, a size, a
+    name, a path, a reference, a placeholder, an address or a hash. Matched before this is
+    called: most credential words have no such value after them, and cost one match."""
+    name = word.group()
+    if m.group("assigned") and not (" " in name or "\t" in name or name.startswith(_OTHER_LANGUAGES)):
+        return []  # ``password: value``, ``token = value``: an assignment, judged as one (assignment_hits)
+    if m.group("bare") is not None and _USED_WITH.search(low, max(0, word.start() - _USED_WITH_REACH),
+                                                         word.start()) is None:
+        return []
+    start, end = m.span("v")
+    opened = start
+    while start < end and raw[start] in _OPENERS:
+        start += 1
+    while end > start and raw[end - 1] in _SENTENCE_MARKS:
+        end -= 1
+    if start > opened or (raw[end - 1] == ")" and "(" not in raw[start : end - 1]):
+        while end > start and raw[end - 1] in _CLOSERS:
+            end -= 1
+        while end > start and raw[end - 1] in _SENTENCE_MARKS:
+            end -= 1
+    value = raw[start:end]
+    if len(value) < _SHORTEST_TYPED or value.isalpha() or not any(c.isalpha() for c in value):
+        return []
+    if value in DOCUMENTED_EXAMPLES or _HEX_OR_DIGEST.fullmatch(value.lower()) or _EMAIL.fullmatch(value):
+        return []
+    key = "password" if name.startswith(_PASSWORD_WORDS) else re.sub(r"[ \t-]", "_", name)
+    # a name with a number ending in "!" ("Summer2024!") reads as a name ending a sentence, but
+    # under a password's word it is a password, the mark and all
+    judged = value.rstrip("!?") if key == "password" else value
+    if trivial_value(judged, key, start > opened):
+        return []
+    return [Hit(start, end, "prose-secret", 4)]
 
 
 # --- base64 blobs -------------------------------------------------------------------------------
