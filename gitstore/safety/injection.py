@@ -78,7 +78,10 @@ assistant must ...") is left alone: it reads as a team's own instructions file (
 
 Every pattern is matched on :attr:`~gitstore.safety.spans.Text.reading`, so case, spacing, line
 breaks, markdown emphasis, fullwidth or styled letters and Cyrillic or Greek look-alikes do not
-hide a phrase. Ordinary review language about instructions, prompts, previous commits and
+hide a phrase; the rules that read words are matched on the text's
+:attr:`~gitstore.safety.spans.Text.renderings` too, so inline markup (a tag or a comment inside a
+word, an entity, a link's text, a quote's or a table's marks, a hyphen at a line's end) does not
+either. Ordinary review language about instructions, prompts, previous commits and
 agents is left alone.
 """
 
@@ -1188,28 +1191,49 @@ _STROKES_AS_I = str.maketrans(dict.fromkeys(map(ord, _STROKES_AS_L), "I"))
 
 
 def injection_count(text: Text) -> int:
-    """How many injected instructions the text holds."""
+    """How many injected instructions the text holds: as written, and as a renderer shows its
+    inline markup (:func:`~gitstore.safety.rendered.renderings`), where a tag, a comment, an
+    entity, a link, a quote's or a table's marks or a hyphen at a line's end split a phrase or
+    a hail. Of each rule, a copy counts only what it finds beyond the text as written."""
     reading, cased = text.reading, text.reading_cased
-    count = 0
-    # a phrase starts a word; a template's token ("main<|end|>") is one wherever it stands
-    count += sum(1 for m in override_phrases(reading) if reading[m.start()] in "<[" or starts_word(reading, m.start()))
-    count += foreign_overrides(reading)
-    for pattern in _INJECTION_UPPER:
-        count += sum(1 for m in pattern.finditer(cased) if starts_word(cased, m.start()))
+    tokens, written = _read_counts(reading, cased)
+    count = tokens
     if "[" in cased and ("TOOL" in cased or "SYSTEM_PROMPT" in cased):
         count += sum(1 for _ in _MISTRAL.finditer(cased))
-    for m in _NEW_ORDERS.finditer(reading):
-        line_start = reading.rfind("\n", max(0, m.start() - 40), m.start()) + 1
-        at_line_start = line_start > 0 or m.start() <= 40
-        if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
-            count += 1
-    count += role_lines(reading) + role_tags(reading, cased) + preapproval_claims(reading)
-    count += call_tags(reading, cased) + template_turns(reading)
+    count += role_lines(reading) + role_tags(reading, cased) + call_tags(reading, cased) + template_turns(reading)
     hails = _addressed_orders(reading, cased)
     if not hails and not text.raw.isascii() and any(stroke in text.raw for stroke in _STROKES_AS_L):
         stroked = Text.of(text.raw.translate(_STROKES_AS_I))
         hails = _addressed_orders(stroked.reading, stroked.reading_cased)
-    return count + hails
+    written.append(hails)
+    more = [0] * len(written)
+    for copy in text.renderings:
+        shown = copy.reading, copy.reading_cased
+        for i, found in enumerate([*_read_counts(*shown)[1], _addressed_orders(*shown)]):
+            more[i] = max(more[i], found - written[i])
+    return count + sum(written) + sum(more)
+
+
+def _read_counts(reading: str, cased: str) -> tuple[int, list[int]]:
+    """The chat templates' tokens (a markup of their own, looked for in the text as written
+    only), and what each rule that reads words finds (override phrases, their kin in other
+    languages, shouted markers, "new instructions:" lines, approvals claimed in advance)."""
+    tokens = phrases = 0
+    for m in override_phrases(reading):
+        if reading[m.start()] in "<[":  # a template's token ("main<|end|>") is one wherever it stands
+            tokens += 1
+        elif starts_word(reading, m.start()):  # a phrase starts a word
+            phrases += 1
+    upper = 0
+    for pattern in _INJECTION_UPPER:
+        upper += sum(1 for m in pattern.finditer(cased) if starts_word(cased, m.start()))
+    new_orders = 0
+    for m in _NEW_ORDERS.finditer(reading):
+        line_start = reading.rfind("\n", max(0, m.start() - 40), m.start()) + 1
+        at_line_start = line_start > 0 or m.start() <= 40
+        if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
+            new_orders += 1
+    return tokens, [phrases, foreign_overrides(reading), upper, new_orders, preapproval_claims(reading)]
 
 
 __all__ = ["injection_count"]

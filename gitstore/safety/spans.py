@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from gitstore.safety import lazy
 from gitstore.safety.hidden import latin_skeleton, visible
+from gitstore.safety.rendered import renderings
 
 # Markdown emphasis and code marks split words for the eye but not for a reader: ``*``, `` ` ``
 # and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
@@ -64,6 +65,14 @@ class Text:
         text = self.low if self.raw.isascii() else self.reading_cased.lower()
         text = text.replace("*", " ").replace("`", " ").replace("~", " ")
         return _EDGE_UNDERSCORES.sub(" ", text) if "_" in text else text
+
+    @functools.cached_property
+    def renderings(self) -> tuple[Text, ...]:
+        """The text as a renderer shows its inline markup (:mod:`~gitstore.safety.rendered`:
+        tags and comments left out, entities decoded, links read as their text, a quote's and a
+        table's marks as spaces, a word split at a line's end joined), code kept as written;
+        none when it holds no such markup. Finders that only count read these too."""
+        return tuple(Text.of(copy) for copy in renderings(self.raw))
 
     @functools.cached_property
     def reading_cased(self) -> str:
