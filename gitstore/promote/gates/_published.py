@@ -26,7 +26,9 @@ adds outside that section, to these files or to any other file agents read by th
 (``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``AGENT.md``, ``CLAUDE.md``,
 ``CLAUDE.local.md`` and ``.claude/rules/``, ``GEMINI.md``, Copilot's instructions under
 ``.github/instructions/``, the custom agents Copilot and Claude Code hand work to by themselves
-(``.github/agents/``, ``.github/chatmodes/``, ``.claude/agents/``), and the rule files of other
+(``.github/agents/``, ``.github/chatmodes/``, ``.claude/agents/``), the commands and prompt files
+they run when asked by name (``.claude/commands/``, ``.cursor/commands/``, ``.github/prompts/``),
+Gemini Code Assist's ``.gemini/`` folder, and the rule files of other
 agents: Zed's ``.rules``, ``.cursorrules`` and every file under ``.cursor/rules/``,
 ``.windsurfrules`` and ``.windsurf/rules/``, ``.clinerules`` as a file or a folder, ``.roorules``
 and ``.roo/rules/``, ``.kiro/steering/``, ``.junie/``, ``.goosehints``, ``.continue/rules/``,
@@ -34,7 +36,8 @@ and ``.roo/rules/``, ``.kiro/steering/``, ``.junie/``, ``.goosehints``, ``.conti
 ``.openhands/microagents/``, each in any folder), fails when it
 imitates what only gitstore writes: a marker of the section or of a promoted block, the
 section's header, or the bracketed list of learning ids that ends each line publish writes,
-however spelled (in capitals, spaced, indented, in look-alike letters, in other brackets). A
+however spelled (in capitals, spaced, indented, in look-alike letters, in other brackets; a marker
+or the header spread over the lines of one paragraph, which a reader reads as one). A
 person's prose that names a learning ("see lrn_... for why") is no such line. Agents read through a symbolic link, where the gate reads the path it
 holds: such a file, a folder they read rule files from (``.cursor/rules``, ``.github``), or a
 folder above a file publish writes (``.continual-learning``), that a commit makes a link is
@@ -113,7 +116,10 @@ _READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLA
 # hand work to by themselves (Copilot's chat modes are their former name)
 _RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rules/", ".kiro/steering/", ".junie/",
                  ".claude/rules/", ".continue/rules/", ".amazonq/rules/", ".augment/rules/",
-                 ".openhands/microagents/", ".github/agents/", ".github/chatmodes/", ".claude/agents/")
+                 ".openhands/microagents/", ".github/agents/", ".github/chatmodes/", ".claude/agents/",
+                 # the commands and prompt files agents run as they are written when asked by name,
+                 # and Gemini Code Assist's style guide, which it reads on every review
+                 ".claude/commands/", ".cursor/commands/", ".github/prompts/", ".gemini/")
 # the folders agents look in for rule files: a symbolic link there leads them anywhere
 _RULE_FILE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
                                *(f.split("/")[0] for f in _RULE_FOLDERS)})
@@ -430,14 +436,45 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
     kept = [[line for _, line in _outside(before, _span_or_none(before, path) if path in SECTIONS else range(0))]
             for before in earlier]
     found = []
-    for number, line in _added(outside, kept):
+    where = "outside the section publish writes" if path in SECTIONS else "in a file publish never writes"
+    added = _added(outside, kept)
+    for number, line in added:
         imitated = _imitated(line)
         if imitated:
-            where = "outside the section publish writes" if path in SECTIONS else "in a file publish never writes"
             found.append(Finding(path, number, f"{line.strip()[:80]!r} imitates {imitated} {where}, and agents "
                                                f"read it all the same; {who(change)}, and only `gitstore "
                                                "publish` writes what is published"))
+    flagged = {finding.line for finding in found}
+    for number, lines in _paragraphs(added):
+        joined = " ".join(line.strip() for line in lines)
+        imitated = None if flagged.intersection(range(number, number + len(lines))) else _imitated_phrase(joined)
+        if imitated:
+            found.append(Finding(path, number, f"{joined[:80]!r} imitates {imitated} {where}, over {len(lines)} "
+                                               f"lines that agents read as one; {who(change)}, and only `gitstore "
+                                               "publish` writes what is published"))
     return found
+
+
+def _paragraphs(numbered: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
+    """The runs of two or more consecutive non-blank lines among ``numbered`` (a paragraph, a
+    heading underlined, read as one by a renderer and an agent alike), each with its first
+    line's number."""
+    runs: list[tuple[int, list[str]]] = []
+    for number, line in numbered:
+        if line.strip() and runs and runs[-1][0] + len(runs[-1][1]) == number and runs[-1][1][-1].strip():
+            runs[-1][1].append(line)
+        elif line.strip():
+            runs.append((number, [line]))
+    return [run for run in runs if len(run[1]) > 1]
+
+
+def _imitated_phrase(text: str) -> str | None:
+    """What of gitstore's markers and header ``text`` imitates (``_IMITATED``), read as
+    ``_imitated`` reads a line."""
+    from gitstore.safety.hidden import as_read
+
+    plain = as_read(text)
+    return next((what for needle, what in _IMITATED if needle in plain), None)
 
 
 def _outside(data: bytes, span: range) -> list[tuple[int, str]]:
