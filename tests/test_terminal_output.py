@@ -17,6 +17,8 @@ import sys
 import tty
 from pathlib import Path
 
+import pytest
+
 from gitstore.conformance import _records as R
 
 from . import cli
@@ -140,10 +142,16 @@ def test_bidirectional_marks_are_shown_by_their_code(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["payload"]["text"] == text
 
 
-def test_a_line_break_in_a_stored_title_or_note_never_prints_a_row_of_its_own(tmp_path: Path) -> None:
-    """A title (anyone who can push can store one) holding a line break printed a listing row of
-    its own: a learning that looked accepted. Listings show each field on its line, breaks as ␤."""
+def test_a_line_break_in_a_stored_title_or_note_never_prints_a_row_of_its_own(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A title (anyone who can push can store one, though proposing refuses a line break in it,
+    as here set aside) holding a line break printed a listing row of its own: a learning that
+    looked accepted. Listings show each field on its line, breaks as ␤."""
+    from gitstore.ops import learning as ops
+
     from .world import Thread, grant_all, propose, ref
+
+    monkeypatch.setattr(ops, "one_line", lambda title: title)
 
     ctx = ready_repo(tmp_path / "widgets")
     grant_all(ctx)

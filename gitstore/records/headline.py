@@ -41,15 +41,16 @@ def headline(text: str, limit: int = LIMIT) -> str:
     return sentence[:keep] + ELLIPSIS
 
 
-# Line breaks as Python's ``str.splitlines`` knows them, with the blanks around each.
-_LINE_BREAKS = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+# Line breaks as Python's ``str.splitlines`` knows them (a CR LF pair one break).
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+SHOWN_BREAK = "\u2424"  # how a line break is shown where text must stay on one line, as listings show it
 
 
 def one_line(title: str) -> str:
-    """TITLE with each line break (and the blanks around it) one space: proposing refuses a
-    title holding one, but a record added whole may hold one, and a title is written where a
-    line break starts a line of its own (a skill's or a page's heading, a commit's subject)."""
-    return _LINE_BREAKS.sub(" ", title).strip() if _LINE_BREAKS.search(title) else title
+    """TITLE with each line break shown as ``␤``: proposing refuses a title holding one, but a
+    record added whole may hold one, and a title is written where a line break starts a line of
+    its own (a skill's or a page's heading, a commit's subject); shown, the break is still seen."""
+    return _LINE_BREAKS.sub(SHOWN_BREAK, title) if _LINE_BREAKS.search(title) else title
 
 
 def title_for(content: Any, proposed_text: str) -> str:
