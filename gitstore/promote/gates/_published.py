@@ -519,11 +519,15 @@ def _cites(line: str) -> bool:
 
     read = latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold()
     end = len(read)
-    while end and not read[end - 1].isalnum() and not _closes(read[end - 1]):
-        end -= 1  # spaces, emphasis, a full stop after the list
-    read = _LINK_TARGET.sub("]", read[:end])
-    if not read or not _closes(read[-1]):
-        return False
+    while end and not read[end - 1].isalpha():
+        if _closes(read[end - 1]) and _listed(_LINK_TARGET.sub("]", read[:end])):
+            return True  # the list, then nothing but marks, numbers and brackets ("[lrn_<id>] (1)")
+        end -= 1
+    return False
+
+
+def _listed(read: str) -> bool:
+    """Whether ``read`` (as ``_cites`` reads a line) ends in a bracketed list of learning ids."""
     opening = max((n for n, c in enumerate(read[:-1]) if _opens(c)), default=-1)
     return opening >= 0 and bool(_IDS.fullmatch(re.sub(r"[\W_]+", "", read[opening + 1:-1])))
 
