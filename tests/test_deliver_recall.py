@@ -890,3 +890,7 @@ def test_one_learning_by_id_is_its_accepted_text_whole_as_the_published_line_cit
     assert "recall needs a query" in capsys.readouterr().err
     assert main(["recall", "--id", "lrn_" + "0" * 32]) != 0
     assert "is not a learning agents may be given now" in capsys.readouterr().err
+    for odd in ("lrn_\udcff", learning["id"].upper(), "Add jitter"):  # a byte that is no UTF-8, as a shell passes it
+        assert main(["recall", "--id", odd, "--json"]) == 2
+        said = capsys.readouterr().err
+        assert "is not a learning id" in said and said.count("\n") == 1 and "Traceback" not in said, said

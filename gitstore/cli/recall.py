@@ -7,6 +7,8 @@ from typing import Any, Optional
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked
+from gitstore.cli._values import learning_id as learning_id_check
 from gitstore.deliver.here import recall_here, show_here
 from gitstore.deliver.surfaces import SURFACES
 from gitstore.errors import UsageError
@@ -15,8 +17,9 @@ from gitstore.errors import UsageError
 def recall(
     query: Optional[str] = typer.Argument(None, help="What the agent is about to do, in any language."),
     learning_id: Optional[str] = typer.Option(
-        None, "--id", metavar="ID", help="One learning by id instead of a query (as the section gitstore publish "
-                                         "writes cites it): its accepted text alone, whole, not shortened."),
+        None, "--id", metavar="ID", callback=checked(learning_id_check),
+        help="One learning by id instead of a query (as the section gitstore publish writes cites it): its accepted "
+             "text alone, whole, not shortened."),
     harness: Optional[str] = typer.Option(
         None, "--harness", help=f"The coding agent asking ({', '.join(SURFACES)}): leave out advice about another "
                                 "one, as its context hook does (default: any agent)."),
