@@ -647,6 +647,28 @@ def test_a_session_id_holding_half_an_emoji_is_served_and_never_logged(world: Wo
     assert not log.exists() or b"s3cr3t" not in log.read_bytes()
 
 
+def test_a_hook_installed_or_fed_amiss_says_so_in_the_log(world: World, tmp_path: Path) -> None:
+    """A payload naming no session, or a hook run for a harness gitstore has no context hook
+    for, gets nothing, exit 0, as ever; and the hook log says why in one line, so a hook that
+    a harness stopped feeding a session id, or one installed with a mistyped harness, does not
+    fail silently for good. An event that asks for no context stays quiet."""
+    copy = world.copy(tmp_path / "widgets")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
+    event = payload("claude-code", "UserPromptSubmit", copy.root, "s1", prompt=PROMPT)
+    for odd in ({**event, "session_id": 7}, {**event, "session_id": ""}):
+        done = run_hook(command, odd, copy.root)
+        assert done.returncode == 0 and done.stdout == b"", done
+        assert "the payload names no session (session_id)" in log.read_text().splitlines()[-1]
+    mistyped = command.replace("claude-code", "claude-cod")
+    done = run_hook(mistyped, event, copy.root)
+    assert done.returncode == 0 and done.stdout == b"", done
+    assert "no context hook for harness 'claude-cod'" in log.read_text().splitlines()[-1]
+    before = log.read_text()
+    quiet = run_hook(command, {**event, "hook_event_name": "SessionEnd"}, copy.root)
+    assert quiet.returncode == 0 and quiet.stdout == b"" and log.read_text() == before
+
+
 def test_advice_about_one_harness_reaches_that_harness_alone(world: World, tmp_path: Path) -> None:
     """A user-tooling learning about how one harness behaves ("Claude Code reads CLAUDE.md")
     reaches that harness's agent, and no other harness's, which would follow it to no end; one

@@ -205,7 +205,14 @@ def respond(harness: str, payload: dict[str, Any], cwd: str, deadline: float) ->
     result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
     if result.output is None and "index is not ready" in result.reason:
         log(place.root, harness, _NOT_READY[0] or result.reason)
+    elif result.output is None and result.reason.startswith(_SAID):
+        log(place.root, harness, result.reason)  # a hook installed or fed amiss: nothing ever arrives
     return result.output
+
+
+# why a hook call gets nothing that its installation or its harness must mend (an event that
+# asks for no context is no problem, and the log stays quiet about it)
+_SAID = ("no context hook for harness", "the payload names no session")
 
 
 def _start_dir(payload: dict[str, Any]) -> str:
