@@ -8,8 +8,8 @@ the exact answer the harness reads, and records the delivery in the session's le
 
 The frame says what the text is: reference material from the repository's reviewed memory,
 each learning with its id, trust label, evidence sources and contentDigest; background for
-the agent, which the user's request and the code outrank. It uses no angle brackets (Gemini CLI
-escapes them). Each learning is one line (recall flattens its text) and a paragraph of its own,
+the agent, which the user's request and the code outrank. Its own words use no angle brackets
+(Gemini CLI escapes them; a learning's text keeps those it holds). Each learning is one line (recall flattens its text) and a paragraph of its own,
 so no learning can start a line that looks like another item or a role, and no two learnings
 read as one paragraph.
 
