@@ -123,7 +123,6 @@ def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> l
     return names
 
 
-
 def misnamed_refs(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
     """Name -> tip of the refs a fetch put in a remote's namespace (``prefix``: one of
     ``FETCHED`` and the remote's name) that no read takes for a writer's: directly under

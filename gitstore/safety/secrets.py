@@ -1311,6 +1311,8 @@ def _value_run(low: str, position: int) -> int:
     after POSITION; past the text's end when none does."""
     run = _TYPED_RUN.search(low, position)
     return run.start() if run is not None else len(low) + _TYPED_REACH + 1
+
+
 _HEX_OR_DIGEST = lazy.Pattern(r"(?:[a-z][a-z0-9-]{1,15}:)?[0-9a-f]+")  # left to the random-looking rule
 _EMAIL = lazy.Pattern(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _OPENERS = "\"'`*([{<"
