@@ -12,7 +12,8 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
    each person the policy lists with the key, and the signature counts for those it verifies for;
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
    (or a person) from the policy withdraws every decision it signed, past ones included; to
-   retire a key without that, keep its line with ``valid-before``;
+   retire a key whose holder is trusted without that, keep its line with ``valid-before`` (its
+   signer states each commit's time: a key that may be in other hands is removed);
 5. the actions the person may take are those both revisions allow;
 6. neither revision lists the key for more than one person: which of them signed, the signature
    cannot say, so it counts for none of them (a problem ``gitstore verify`` names).
