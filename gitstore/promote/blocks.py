@@ -262,3 +262,14 @@ def holds_marker(line: str) -> bool:
     from gitstore.safety.hidden import as_read
 
     return bool(_FULL.search(as_read(line)))
+
+
+def shown_name(part: str, value: str) -> str:
+    """A name any clone that can push chose (a decider's person id, part ``decision.by``; an
+    evidence pin's branch, ``pin.branch``) as a promotion writes it, in a brief, a page, a
+    commit message or a pull request, and as promote prints it: screened as listings screen it
+    (withheld, saying why, where the scanner quarantines it; a secret redacted), on one line."""
+    from gitstore._shown import one_line
+    from gitstore.queries.learnings import screened_name
+
+    return one_line(screened_name(part, value)[0])

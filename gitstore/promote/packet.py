@@ -69,7 +69,7 @@ def _origin(ref: dict[str, Any]) -> str:
     if pin["pullRequest"]:
         return f"pull request #{pin['pullRequest']}"
     if pin["branch"]:
-        return f"branch {pin['branch']}"
+        return f"branch {blocks.shown_name('pin.branch', pin['branch'])}"
     return f"episode {ref['episode']}"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore.promote.blocks import Citation, render_citation
+from gitstore.promote.blocks import Citation, render_citation, shown_name
 from gitstore.promote.packet import evidence_by_origin
 from gitstore.promote._git import git_env
 
@@ -67,7 +67,8 @@ def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str
     return (
         f"## Learning\n\n**{name or learning['content']['title']}** ({learning['id']})\n\n"
         f"> {learning['content']['text'].replace(chr(10), chr(10) + '> ')}\n\n"
-        f"Accepted by {learning['decision']['by']}; {learning['category']}, audience {learning['audience']}.\n\n"
+        f"Accepted by {shown_name('decision.by', learning['decision']['by'])}; {learning['category']}, "
+        f"audience {learning['audience']}.\n\n"
         f"## Evidence by origin\n\n{evidence}\n\n"
         f"## Route\n\n`{packet['route']}` into `{packet['target']}` (the rubric chose `{packet['rubric']['route']}`):\n\n"
         f"{reasons}\n\n## Checks passed\n\n{checks}\n\n## Citations\n\n{cited}\n\n"

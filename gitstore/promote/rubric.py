@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore.errors import Refused
-from gitstore.promote.blocks import CITED, MARKER_START
+from gitstore.promote.blocks import CITED, MARKER_START, shown_name
 from gitstore.promote.routing import Routing
 
 ROUTES = ("overlay", "direct-edit", "staged-update", "skill")
@@ -52,7 +52,7 @@ def contexts(learning: dict[str, Any]) -> set[str]:
         if pin["pullRequest"]:
             found.add(f"pull request #{pin['pullRequest']}")
         elif pin["branch"]:
-            found.add(f"branch {pin['branch']}")
+            found.add(f"branch {shown_name('pin.branch', pin['branch'])}")
         else:
             found.add(f"episode {ref['episode']}")
     return found

@@ -52,5 +52,6 @@ def render(learning: dict[str, Any], title: str, citations: list[blocks.Citation
     block = blocks.render(learning["id"], learning["contentDigest"], learning["content"]["text"], citations)
     learned = [f"- {context}" for context in contexts]
     body = [f"# {title}", "", block.rstrip("\n"), "", "## Where this was learned", "",
-            f"Accepted by {learning['decision']['by']} from evidence in {len(contexts)} contexts:", "", *learned]
+            f"Accepted by {blocks.shown_name('decision.by', learning['decision']['by'])} from evidence in "
+            f"{len(contexts)} contexts:", "", *learned]
     return "\n".join(front + [""] + body) + "\n"

@@ -27,7 +27,7 @@ def render_brief(packet: dict[str, Any], learning: dict[str, Any], name: str, ev
     return f"""# Staged update: {name}
 
 Learning {learning['id']} (contentDigest {learning['contentDigest']}), accepted by
-{learning['decision']['by']}; packet {packet['digest']}.
+{blocks.shown_name('decision.by', learning['decision']['by'])}; packet {packet['digest']}.
 
 ## Statement
 
