@@ -1028,6 +1028,8 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     assert "unknown action 'rule'" in cli.fails(2, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
     assert "error: --by 'git:a\\udcff' is not a person id" in cli.fails(2, "policy", "init", "--by", "git:a\udcff",
                                                                       cwd=root), "a byte that is not UTF-8"
+    for odd in ("github:9\x1b]52;c;aGk=\x07", "github:9\u202e1", "github:9\u200b"):  # a terminal code, reversed text
+        assert "is not a person id" in cli.fails(2, "policy", "init", "--by", odd, cwd=root), odd
     assert not (root / ".gitstore").exists()
     head = git(root, "rev-parse", "HEAD")
     wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--may", "accept", "--json", cwd=root))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 
 from gitstore._gitconfig import value as git_setting
 from gitstore.errors import UsageError
@@ -24,7 +25,9 @@ def person(by: str | None, repo: pygit2.Repository | None = None, given_as: str 
     refuses bots and malformed ids, quoting the value as it was typed."""
     typed = _from_git_config(repo) if by is None else by
     found = typed if ":" in typed else f"git:{typed}"
-    if not PERSON.match(found):
+    if not PERSON.match(found) or any(unicodedata.category(c) in ("Cc", "Cf") for c in found):
+        # the schema takes any character but a blank, so records another clone wrote may hold
+        # control and format characters (shown screened); an id typed here never does
         raise UsageError(f"{given_as} {typed!r} is not a person id like github:583231 or git:alice@example.com")
     if found.startswith("bot:"):
         raise UsageError(f"{given_as} {typed!r} names a bot; decisions need a person")
