@@ -56,6 +56,20 @@ def indented_code(text: str) -> list[tuple[int, int]]:
     return [m.span("code") for m in _INDENTED.finditer(text)]
 
 
+def code_stretches(text: str) -> list[tuple[int, int]]:
+    """Every stretch of ``text`` that shows as code, fenced, inline or indented (:class:`Code`
+    and :func:`indented_code`), in order and never overlapping: for a reader that leaves all
+    of what is shown as code as written."""
+    stretches: list[tuple[int, int]] = []
+    at = 0
+    for start, end in sorted([*Code(text).spans, *indented_code(text)]):
+        start = max(start, at)
+        if end > start:
+            stretches.append((start, end))
+            at = end
+    return stretches
+
+
 def _code(text: str) -> list[tuple[int, int]]:
     """Where ``text`` shows as code, in order: fenced blocks (an unclosed one runs to the end)
     and, in the prose between them, code spans."""
@@ -157,4 +171,4 @@ def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return found
 
 
-__all__ = ["Code", "indented_code"]
+__all__ = ["Code", "code_stretches", "indented_code"]

@@ -716,18 +716,16 @@ def _prose_template_turns(text: Text) -> int:
     (the reading has no backticks), and only where the reading holds a turn answered at all."""
     if not template_turns(text.reading):
         return 0
-    from gitstore.safety.code import Code, indented_code
+    from gitstore.safety.code import code_stretches
 
     raw = text.raw
-    spans = sorted([*Code(raw).spans, *indented_code(raw)])
+    spans = code_stretches(raw)
     if not spans:
         return template_turns(text.reading)
     parts, at = [], 0
-    for start, end in spans:
-        start = max(start, at)
-        if end > start:  # each stretch of code as blanks, its line breaks kept
-            parts += [raw[at:start], "".join(c if c == "\n" else " " for c in raw[start:end])]
-            at = end
+    for start, end in spans:  # each stretch of code as blanks, its line breaks kept
+        parts += [raw[at:start], "".join(c if c == "\n" else " " for c in raw[start:end])]
+        at = end
     parts.append(raw[at:])
     return template_turns(Text.of("".join(parts)).reading)
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 
 from gitstore.safety import lazy
-from gitstore.safety.code import Code, indented_code
+from gitstore.safety.code import code_stretches
 
 _QUOTED = r"\"[^\"]*+\"|'[^']*+'"
 _TAG = lazy.Pattern(
@@ -84,14 +84,11 @@ def _marked(text: str) -> bool:
 
 def _masked(text: str) -> tuple[str, list[str]]:
     """TEXT with each stretch shown as code replaced by ``_MASK``, and those stretches."""
-    spans = sorted([*Code(text).spans, *indented_code(text)])
+    spans = code_stretches(text)
     if not spans:
         return text, []
     parts, code, at = [], [], 0
     for start, end in spans:
-        start = max(start, at)
-        if end <= start:
-            continue
         parts += [text[at:start], _MASK]
         code.append(text[start:end])
         at = end
