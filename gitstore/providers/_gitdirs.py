@@ -117,10 +117,8 @@ def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None
     if os.path.isdir(os.path.join(root, "reftable")):
         targets = {name: repo.references[name].target for name in ref_names(repo, prefix)}
         return {name: target if isinstance(target, pygit2.Oid) else None for name, target in targets.items()}
-    loose = _loose_ids(os.path.join(root, prefix), prefix)  # first, as in ``ref_names``
-    ids = {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
     return {name: pygit2.Oid(hex=hexid.decode("ascii")) if hexid is not None else None
-            for name, hexid in sorted(ids.items()) if _valid(name)}
+            for name, hexid in sorted(_file_ids(root, prefix).items()) if _valid(name)}
 
 
 def odd_refs(repo: pygit2.Repository, prefix: str) -> dict[str, bytes | None]:
@@ -128,19 +126,19 @@ def odd_refs(repo: pygit2.Repository, prefix: str) -> dict[str, bytes | None]:
     leaves out for their name: git holds and fetches a ref whose name is not UTF-8 (any bytes
     but a few), which libgit2 cannot name, so no read sees it, while everything it points to
     stays reachable for git's gc and gitstore's. A name's bytes that are not UTF-8 come as
-    lone surrogates (``surrogateescape``): ``encoded_ref`` gives them back to git. Refs kept in
-    git's ``reftable``: none (libgit2 lists those it can name)."""
+    lone surrogates (``surrogateescape``), which give git the bytes back. Refs kept in git's
+    ``reftable``: none (libgit2 lists those it can name)."""
     root = _common(repo)
     if os.path.isdir(os.path.join(root, "reftable")):
         return {}
-    loose = _loose_ids(os.path.join(root, prefix), prefix)
-    ids = {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
-    return {name: hexid for name, hexid in sorted(ids.items()) if not _valid(name)}
+    return {name: hexid for name, hexid in sorted(_file_ids(root, prefix).items()) if not _valid(name)}
 
 
-def encoded_ref(name: str) -> bytes:
-    """A ref's name as git has it: its bytes, those that are not UTF-8 included (``odd_refs``)."""
-    return name.encode("utf-8", "surrogateescape")
+def _file_ids(root: str, prefix: str) -> dict[str, bytes | None]:
+    """Name -> hexadecimal id (None: symbolic) of every ref under ``prefix`` in the files of the
+    common folder ``root``, loose ones over packed ones, as git takes them (see ``ref_names``)."""
+    loose = _loose_ids(os.path.join(root, prefix), prefix)  # first, as in ``ref_names``
+    return {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
 
 
 def may_nest(repo: pygit2.Repository, prefix: str) -> bool:

@@ -114,13 +114,19 @@ def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> l
     if names:
         for name in names:  # one a killed fetch left locked would stay reachable through it
             clear_stale_lock(common_dir(repo) / f"{name}.lock")
-        script = "".join(f"delete {name}\n" for name in names)
-        done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
-                              env=git_env(), capture_output=True, text=True)
-        if done.returncode != 0:
-            said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
-            raise IntegrityError(f"could not delete the refs a sync fetched under {INCOMING}: {said[0]}")
+        _delete(repo, "".join(f"delete {name}\n" for name in names), f"the refs a sync fetched under {INCOMING}")
     return names
+
+
+def _delete(repo: pygit2.Repository, script: str, what: str) -> None:
+    """Run SCRIPT (``git update-ref --stdin`` lines) in one ref transaction, a name's bytes that
+    are not UTF-8 (``odd_refs``) given to git as they came; IntegrityError naming WHAT when git
+    refuses it."""
+    done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
+                          env=git_env(), capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
+        raise IntegrityError(f"could not delete {what}: {said[0]}")
 
 
 def misnamed_refs(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
@@ -150,10 +156,6 @@ def drop_misnamed(repo: pygit2.Repository) -> list[str]:
         for remote in sorted(remotes):
             found.update(misnamed_refs(repo, f"{space}{remote}/"))
     if found:
-        script = "".join(f"delete {name} {tip}\n" for name, tip in found.items())
-        done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
-                              env=git_env(), capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
-        if done.returncode != 0:
-            said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
-            raise IntegrityError(f"could not delete the misnamed refs a fetch brought: {said[0]}")
+        _delete(repo, "".join(f"delete {name} {tip}\n" for name, tip in found.items()),
+                "the misnamed refs a fetch brought")
     return sorted(found)
