@@ -16,7 +16,8 @@ wiki; and every file of a skill: under ``.agents/skills/``, ``.claude/skills/`` 
 ``.github/skills/`` in any folder, where agents load skills from, or in any folder holding a
 ``SKILL.md``, as the index holds it or as passed; and every file a memory file agents read
 imports, ``@docs/agent-notes`` in ``CLAUDE.md``, relative to the importing file and five
-imports deep, as Claude Code and Gemini CLI read them, from the memory files the change holds):
+imports deep, as Claude Code and Gemini CLI read them, from the memory files the change holds,
+through the symbolic links on the way, as the file system follows them):
 a NUL byte in a Cursor rule or a skill's ``reference/GUIDE`` makes pre-commit and git take it
 for binary (git shows no diff of it), yet agents read it as text, and one in UTF-16 or UTF-32
 with its byte order mark is read decoded. Left unread there are only a file named as binary (an
@@ -48,7 +49,8 @@ wiki costs one match per page and no YAML import.
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
 hidden or bidirectional characters; its findings are on line 1, marked ``link target:``. The
-link is never followed: the file it leads to is not read (it is not what is committed).
+link is not followed for that: the file it leads to is scanned as itself (an import naming the link
+makes it a file agents read).
 
 Each file is read as the change holds it (``_common.CommittedFiles``), never as the work tree
 does when the change is in git: at pre-push and in a run over a range, the blob of the range's
@@ -74,7 +76,8 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    CommittedFiles, files_of_change, files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
+    CommittedFiles, entries, files_of_change, files_only, Finding, git, in_parallel, parser, relative, report, run,
+    top_level,
 )
 
 TYPE_CHECKING = False
@@ -344,11 +347,15 @@ def _imported(root: Path, passed: set[str]) -> set[str]:
     listed = {path.decode("utf-8", "surrogateescape") for path in done.stdout.split(b"\0") if path}
     frontier = {path for path in listed | passed if read_by_agents(path)}
     found: set[str] = set()
+    links = _Links(root)
     for _ in range(IMPORT_HOPS):
         targets: set[str] = set()
         for path, data in _memory_files(root, sorted(frontier)):
             for match in _IMPORT.finditer(_text(data)):
-                targets.update(_import_paths(path, match.group(1)))
+                for named in _import_paths(path, match.group(1)):
+                    targets.add(named)
+                    if (reached := links.followed(named)) is not None:
+                        targets.add(reached)
         frontier = targets - found - frontier
         found |= targets
         if not frontier:
@@ -367,6 +374,58 @@ def _import_paths(importer: str, written: str) -> set[str]:
         if path != "." and path != ".." and not path.startswith("../"):
             paths.add(path)
     return paths
+
+
+_LINK_HOPS = 40  # symbolic links followed in one path at most, as the kernel follows them (ELOOP)
+
+
+class _Links:
+    """The symbolic links of the change, for the path an import reaches through them: Claude
+    Code opens ``@docs/notes`` as the file system does, so a link there (or a linked folder on
+    the way) hands the agent the file it leads to, which is then a file agents read. A link
+    leading out of the repository (an absolute target, or ``..`` past its root) reaches none of
+    its files. Listed once, at the first import, as the change holds them (``CommittedFiles``;
+    by hand, the work tree's)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._targets: dict[str, str] | None = None
+
+    def _target(self, path: str) -> str | None:
+        if not CommittedFiles.in_a_hook():
+            try:
+                return os.readlink(self.root / path)
+            except (OSError, ValueError):  # no link, gone, a NUL in the path
+                return None
+        if self._targets is None:
+            listed = entries(self.root, CommittedFiles.tip(), None, keep_index=True) or {}
+            held = CommittedFiles(self.root, ())
+            try:
+                self._targets = {name: held.read(oid).decode("utf-8", "surrogateescape")
+                                 for name, (mode, oid) in listed.items() if mode == "120000"}
+            finally:
+                held.close()
+        return self._targets.get(path)
+
+    def followed(self, path: str) -> str | None:
+        """The repository path ``path`` reaches through the links on it, when one is on it and
+        it stays in the repository; else None."""
+        parts, done, hops = path.split("/"), 0, 0
+        while done < len(parts):
+            here = "/".join(parts[:done + 1])
+            target = self._target(here)
+            if target is None:
+                done += 1
+                continue
+            hops += 1
+            if hops > _LINK_HOPS or target.startswith("/"):
+                return None
+            reached = posixpath.normpath(posixpath.join(dirname(here), target))
+            if reached == ".." or reached.startswith("../"):
+                return None
+            parts = [part for part in reached.split("/") if part not in ("", ".")] + parts[done + 1:]
+            done = 0
+        return "/".join(parts) if hops and parts else None
 
 
 def _memory_files(root: Path, paths: list[str]) -> list[tuple[str, bytes]]:
