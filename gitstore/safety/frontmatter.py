@@ -25,7 +25,8 @@ read yields nothing: no reader decodes it either, and the gates that read it ref
 :func:`document_strings` does the same for a whole JSON, YAML or TOML file, as its loader reads
 it whatever its layout: JSON strings with the line each is written on (the string tokens, in
 order, are the parsed strings in order), YAML's every document with its nodes' lines, TOML's
-with the whole file's lines (``tomllib`` keeps no positions); a file that does not parse raises
+with the lines of the string in the text that decodes to it (``tomllib`` keeps no positions);
+a file that does not parse raises
 :class:`NotParsed`, naming the line.
 """
 
@@ -174,44 +175,27 @@ def _yaml_strings(block: str, offset: int, *, whole: bool = False) -> list[tuple
 
 
 def _other_strings(text: str) -> list[tuple[int, int, str, str]]:
-    """:func:`decoded_strings` for TOML (``+++``) or JSON (``{``) front matter: every string
-    (key or value) of a block that holds a backslash, each with the lines of the whole block."""
+    """:func:`decoded_strings` for TOML (``+++``) or JSON (``{``) front matter: each string
+    (key or value) of a block that holds a backslash whose decoded text is not what its source
+    says, with the lines it is written on (as :func:`document_strings` finds them)."""
     text = text.removeprefix("\ufeff")
-    if text.startswith("+++"):
-        fence, load = _TOML_FENCE, _toml
-    elif text.startswith("{"):
-        fence, load = _JSON_FENCE, _json
-    else:
+    toml = text.startswith("+++")
+    if not toml and not text.startswith("{"):
         return []
     first = text.find("\n")
-    if first < 0 or not fence.fullmatch(text[:first]):
+    if first < 0 or not (_TOML_FENCE if toml else _JSON_FENCE).fullmatch(text[:first]):
         return []
-    closing = fence.search(text, first + 1)
+    closing = (_TOML_FENCE if toml else _JSON_FENCE).search(text, first + 1)
     if closing is None:
         return []
     block = text[first + 1:closing.start()]
     if "\\" not in block:  # no escape: every string reads as written
         return []
     try:
-        data = load(block)
+        found = _toml_lines(block, _walk(_toml(block))) if toml else _json_document("{" + block + "}")
     except (ValueError, RecursionError):
         return []  # no reader decodes it
-    last = 1 + block.count("\n") + (not block.endswith("\n"))
-    strings: list[tuple[int, int, str, str]] = []
-    stack: list[tuple[Any, str]] = [(data, "")]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            if item:
-                strings.append((2, max(2, last), where or "(top)", item))
-        elif isinstance(item, list):
-            stack.extend((child, f"{where}[{n}]") for n, child in reversed(list(enumerate(item))))
-        elif isinstance(item, dict):
-            for key, child in reversed(list(item.items())):
-                path = f"{where}.{key}" if where else str(key)
-                stack.append((child, path))
-                stack.append((key, f"{path} (key)"))
-    return strings
+    return [(start + 1, end + 1, where, value) for start, end, where, value in found]
 
 
 class NotParsed(ValueError):
@@ -237,8 +221,8 @@ def document_strings(text: str, kind: str) -> list[tuple[int, int, str, str]]:
     """:func:`decoded_strings` for TEXT read whole as a KIND document (``document_kind``), as its
     loader reads it whatever its layout (one line, a brace at a line's start, YAML with or
     without ``---`` lines, several YAML documents): each string (key or value) whose decoded
-    text is not what its source says, with its lines (a JSON or YAML string's own; a TOML
-    string, which ``tomllib`` gives no position for, the whole file's) and its key path.
+    text is not what its source says, with its lines (a JSON, YAML or TOML string's own: TOML's
+    found in the text, ``tomllib`` keeping no positions) and its key path.
     Raises :class:`NotParsed` when TEXT is no such document."""
     text = text.removeprefix("\ufeff")  # readers that take a byte order mark strip it
     if kind == "JSON":
@@ -265,8 +249,46 @@ def document_strings(text: str, kind: str) -> list[tuple[int, int, str, str]]:
         raise NotParsed(getattr(exc, "lineno", None) or 1, str(exc) or type(exc).__name__) from None
     if "\\" not in text:  # no escape: every string reads as written
         return []
-    last = text.count("\n") + (not text.endswith("\n"))
-    return [(1, max(1, last), where, value) for where, value in _walk(data)]
+    return _toml_lines(text, _walk(data))
+
+
+# a TOML comment, or a string: multi-line basic (up to two quotes before its closing three),
+# multi-line literal, basic, literal; in the file's order, so a quote in a comment opens nothing
+_TOML_TOKEN = lazy.Pattern(r'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*"""(?:"{1,2}(?!"))?'
+                           r"|'''(?:[^']|'(?!''))*'''(?:'{1,2}(?!'))?"
+                           r'|"(?:[^"\\\n]|\\.)*"' r"|'[^'\n]*'", re.S)
+
+
+def _toml_lines(text: str, strings: list[tuple[str, str]]) -> list[tuple[int, int, str, str]]:
+    """Each of STRINGS (key path, decoded string) of TEXT, a TOML document, that is not what
+    its source says, with the lines it is written on: ``tomllib`` keeps no positions, so the
+    file's basic strings holding an escape are found in its text and decoded one by one, and
+    a decoded string takes the first such string's lines that decodes to it (keys and values
+    alike, in any table order). A string none decodes to, which its text does not hold
+    verbatim either, keeps the whole file's lines: never passed over."""
+    import tomllib
+
+    escaped: dict[str, list[tuple[int, int]]] = {}
+    for match in _TOML_TOKEN.finditer(text):
+        token = match.group()
+        if not token.startswith('"') or "\\" not in token:
+            continue
+        try:
+            decoded = tomllib.loads(f"v = {token}")["v"]
+        except (ValueError, KeyError):
+            continue
+        first = text.count("\n", 0, match.start()) + 1
+        escaped.setdefault(decoded, []).append((first, first + token.count("\n")))
+    last = max(1, text.count("\n") + (not text.endswith("\n")))
+    found = []
+    for where, value in strings:
+        places = escaped.get(value)
+        if places:
+            first, end = places.pop(0) if len(places) > 1 else places[0]
+            found.append((first, end, where, value))
+        elif value not in text:
+            found.append((1, last, where, value))
+    return found
 
 
 class _Pairs(list):  # type: ignore[type-arg]
@@ -325,12 +347,6 @@ def _toml(block: str) -> Any:
     import tomllib
 
     return tomllib.loads(block)
-
-
-def _json(block: str) -> Any:
-    import json
-
-    return json.loads("{" + block + "}")
 
 
 def _text_of(node: Any) -> str:
