@@ -274,3 +274,73 @@ def test_a_learnings_title_is_shown_screened(tmp_path: Path, capsys: pytest.Capt
         main(["provenance", "HEAD~2..HEAD", *extra])
         out = capsys.readouterr().out
         assert token not in out and "\u202e" not in out and "withheld" in out, (extra, out)
+
+
+def _table(markdown: str) -> list[list[tuple[str, str]]]:
+    """The body rows of the first table of ``markdown`` as GFM reads them: each cell as its
+    source and the text of its first code span."""
+    markdown_it = pytest.importorskip("markdown_it")
+    rows: list[list[tuple[str, str]]] = []
+    body = False
+    for token in markdown_it.MarkdownIt("commonmark").enable("table").parse(markdown):
+        if token.type in ("tbody_open", "tbody_close"):
+            body = token.type == "tbody_open"
+        elif body and token.type == "tr_open":
+            rows.append([])
+        elif body and token.type == "inline":
+            code = next((child.content for child in token.children or [] if child.type == "code_inline"), "")
+            rows[-1].append((token.content, code))
+    return rows
+
+
+FORGED_LEARNING = "lrn_0000` | `sha256:ok` | `sha256:ok` | yes | x | x |"
+
+
+def test_a_trailer_cannot_add_cells_to_its_row(promoted: tuple[Context, dict[str, Any], Any],
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forged trailer holding a backtick and table cells stays in its own cell, shown as
+    written: the row has the table's five columns and its verdict is gitstore's."""
+    ctx, learning, _ = promoted
+    root = ctx.workspace.root
+    claim(root, "forged-cells", f"Promote {learning['id']}: x\n\nbody\n\nGitstore-Learning: {FORGED_LEARNING}\n"
+                                f"Gitstore-Content-Digest: sha256:`|`\nGitstore-Review-Digest: sha256:aa\n"
+                                f"Gitstore-Packet: sha256:b`` | yes |\n")
+    monkeypatch.chdir(root)
+    assert main(["provenance", "main..forged-cells", "--markdown"]) == 1
+    out = capsys.readouterr().out
+    rows = _table(out)
+    assert len(rows) == 1 and len(rows[0]) == 5 and rows[0][4][0] == "**no**", rows
+    assert rows[0][1][1] == FORGED_LEARNING and rows[0][2][1] == "sha256:`|`" and rows[0][3][1] == "sha256:b`` | yes |"
+    assert "| yes |" not in out.split("**Does not verify:**")[0]
+
+
+def test_every_field_stays_in_its_cell() -> None:
+    """Backticks (alone, in runs, first or last), pipes (escaped or not) and line breaks, in
+    every value a row shows and in the problems: each row keeps its five cells and gitstore's
+    verdict, each value reads back as written on one line, each problem is one code span."""
+    from gitstore.promote.provenance import Promoted, Provenance
+
+    nasty = ["`a | b`", "x``\n| yes |\r\ny", "\\| yes \\|", "``` | `", "a\\", "|\u2028|"]
+    commits = []
+    for n, value in enumerate(nasty):
+        values = {"Gitstore-Learning": value, "Gitstore-Content-Digest": value[::-1], "Gitstore-Packet": "`" + value,
+                  "Gitstore-Review-Digest": value}
+        commits.append(Promoted(f"{n:040x}", value, values, title=f"T{value}", problems=[f"bad {value}", value]))
+    commits.append(Promoted("f" * 40, "s", {}, None))
+    text = Provenance("a..b", commits).markdown()
+    rows = _table(text)
+    assert len(rows) == len(commits) and all(len(row) == 5 for row in rows), rows
+    assert [row[4][0] for row in rows] == ["**no**"] * len(nasty) + ["yes"]
+    flat = [" ".join(value.split()) for value in nasty]
+    for row, value in zip(rows, flat):
+        assert row[1][1] == value and row[2][1] == value[::-1][:19] and row[3][1] == ("`" + value)[:19], row
+        assert row[1][0].endswith(" T" + value), row  # the title, as text
+    assert rows[-1][1][1] == "-" and rows[-1][2][1] == "-" and rows[-1][3][1] == "-"
+    markdown_it = pytest.importorskip("markdown_it")
+    problems = text.split("**Does not verify:**")[1]
+    items = [t for t in markdown_it.MarkdownIt("commonmark").parse(problems) if t.type == "inline"]
+    assert len(items) == 2 * len(nasty)
+    for item, expected in zip(items, [p for value in flat for p in (f"bad {value}", value)]):
+        kinds = [child.type for child in item.children or []]
+        assert kinds == ["code_inline", "text", "code_inline"] and item.children[2].content == expected, item

@@ -15,6 +15,7 @@ refs the run fetched, with or without ``gitstore init``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,12 @@ class Provenance:
         if not self.commits:
             return "\n".join([*lines, f"No promotion commits in `{self.range}`.", ""])
         lines += ["| commit | learning | contentDigest | packet | verifies |", "|---|---|---|---|---|"]
-        for c in self.commits:
+        for c in self.commits:  # what a commit supplies is code, so a row has these five cells and its verdict
             title = f" {_cell(c.title)}" if c.title else ""
-            lines.append(f"| `{c.commit[:12]}` | `{c.values.get('Gitstore-Learning', '-')}`{title} | "
-                         f"`{_short(c.values.get('Gitstore-Content-Digest'))}` | "
-                         f"`{_short(c.values.get('Gitstore-Packet'))}` | {'yes' if c.verified else '**no**'} |")
-        problems = [f"- `{c.commit[:12]}`: {_cell(p)}" for c in self.commits for p in c.problems]
+            lines.append(f"| `{c.commit[:12]}` | {_code(c.values.get('Gitstore-Learning'))}{title} | "
+                         f"{_code(_short(c.values.get('Gitstore-Content-Digest')))} | "
+                         f"{_code(_short(c.values.get('Gitstore-Packet')))} | {'yes' if c.verified else '**no**'} |")
+        problems = [f"- `{c.commit[:12]}`: {_code(p, cell=False)}" for c in self.commits for p in c.problems]
         if problems:
             lines += ["", "**Does not verify:**", "", *problems]
         return "\n".join([*lines, ""])
@@ -97,7 +98,20 @@ def _short(digest: str | None) -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")[:200]
+    """Text in one table cell: on one line, its pipes escaped (GFM ends a cell at any other)."""
+    return " ".join(text.split())[:200].replace("|", "\\|")
+
+
+def _code(value: str | None, cell: bool = True) -> str:
+    """A value a commit supplies (or a problem quoting one) as one code span, shown as written:
+    on one line, between runs of backticks longer than any run it holds, so no backtick of its
+    own ends the span and nothing of it reads as markup; in a table ``cell``, its pipes escaped
+    (GFM ends a cell at an unescaped pipe even inside a code span, and drops the backslash
+    before it reads the span)."""
+    text = " ".join((value or "-").split())[:200] or "-"
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return fence + pad + (text.replace("|", "\\|") if cell else text) + pad + fence
 
 
 def split_range(spec: str) -> tuple[str | None, str]:
