@@ -959,3 +959,71 @@ def test_a_quiet_dream_says_how_many_themes_memory_already_holds(tmp_path: Path)
     assert report.proposed == [] and report.known and report.rejected, w.themes(report)
     assert "no update: memory already holds the 1 theme that passed the gates; no other passed them" in report.why, \
         report.why
+
+
+def test_redact_names_the_learning_whose_words_a_dream_took_from_the_comment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proposal the dream worded from a comment keeps the comment's sentence in its title and
+    text, records that cannot change: redacting that comment names it as quoting the words
+    (in the text, and as learningsQuoting), and redacting another comment it cites only as
+    citing it."""
+    from gitstore.cli import main
+    from gitstore.dream import terms
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [proposal] = w.run(ctx).proposed
+    record = next(i.record for i in ctx.store.items(["learning"]) if i.record["id"] == proposal["id"])
+    title, text = record["content"]["title"], record["content"]["text"]
+    [quoted] = [e for e in events if terms.says(e["payload"]["text"], text)]
+    other = next(e for e in events if e is not quoted)
+    assert not terms.says(other["payload"]["text"], title) and not terms.says(title, other["payload"]["text"])
+    cited_only = redact(ctx, other["payload"]["sourceId"], w.BY, "asked by its author")
+    assert cited_only.learnings == [proposal["id"]] and cited_only.quoting == []
+    assert cited_only.to_json()["learningsQuoting"] == []
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["redact", "--comment", quoted["payload"]["sourceId"], "--reason", "personal data",
+                 "--by", w.BY]) == 0
+    out = capsys.readouterr().out
+    assert (f"  learning {proposal['id']} quotes its words in its title and text: records cannot change, so every "
+            "version of it keeps them, on every clone that fetched it and on the remote; retire it") in out
+    assert "purge this clone's memory (`gitstore purge`): other clones and the remote keep theirs" in out
+    again = redact(ctx, quoted["payload"]["sourceId"], w.BY, "personal data")  # its text is gone: nothing to tell
+    assert again.already and again.quoting == []
+    kept = [i.record["content"]["title"] for i in ctx.store.items(["learning"]) if i.record["id"] == proposal["id"]]
+    assert kept == [title] and terms.says(quoted["payload"]["text"], title)  # the words stay, as the report says
+
+
+def test_redact_json_lists_the_learnings_quoting_the_comment(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitstore.cli import main
+    from gitstore.dream import terms
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [proposal] = w.run(ctx).proposed
+    [quoted] = [e for e in events if terms.says(e["payload"]["text"], proposal["title"])]
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["redact", "--comment", quoted["payload"]["sourceId"], "--reason", "personal data",
+                 "--by", w.BY, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["learningsToRebuild"] == [proposal["id"]]
+    assert found["learningsQuoting"] == [{"id": proposal["id"], "in": ["title", "text"]}]
+
+
+@pytest.mark.parametrize(("said", "quoting"), [
+    ("Retries need jittered backoff, otherwise every client hammers the API at once.", True),  # the statement
+    ("Retries need jittered backoff", True),  # its title, the first clause
+    ("retries   NEED jittered backoff, otherwise every client…", True),  # a title cut, case and spacing aside
+    ("Retries need jittered backoff, otherwise every client hammers the...", True),  # cut as within cuts
+    ("Our rule: retries need jittered backoff, otherwise every client hammers the API at once. Measured.", True),
+    ("Keep the retry budget per client.", False),
+    ("Jittered backoff", False),  # two words of it say nothing of its own
+    ("every", False),
+])
+def test_what_counts_as_quoting_a_comment(said: str, quoting: bool) -> None:
+    from gitstore.dream.consolidators.recurrence import quotes
+
+    comment = "Small thing: please retries need jittered backoff, otherwise every client hammers the API at once."
+    assert quotes(said, comment) is quoting
+    assert quotes("Add jitter.", "Add jitter.") and not quotes("", comment) and not quotes(said, "")

@@ -53,6 +53,11 @@ def redact(
         typer.echo(f"  learning {lid} cites it: retire it (`gitstore retire {lid} --reason ...`; `gitstore reject` "
                    "while it is proposed) or propose it again citing evidence that still counts; "
                    f"`gitstore show {lid}` says where it stands")
+    for lid, fields in report.quoting:
+        typer.echo(f"  learning {lid} quotes its words in its {' and '.join(fields)}: records cannot change, so "
+                   "every version of it keeps them, on every clone that fetched it and on the remote; retire it "
+                   "(reject it while proposed), and if the words must go, purge this clone's memory "
+                   "(`gitstore purge`): other clones and the remote keep theirs")
     for export in report.exports:
         typer.echo(f"  export {export} copied it")
     for path in report.rewritten:

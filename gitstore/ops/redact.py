@@ -7,8 +7,9 @@ already (by a retry, or a racing call) is reported as such and gets no second en
 that copied the text are written again with the note in its place, and the GitHub snapshots
 ``import github`` saved lose the comment's text, in memory's inbox and in every folder ``--out``
 named that is still there (one that is gone is forgotten); the report names them, the folders
-forgotten, a snapshot that could not be rewritten (the next sync tries again), and the
-learnings to rebuild.
+forgotten, a snapshot that could not be rewritten (the next sync tries again), the
+learnings to rebuild, and those of them whose title or text quotes the comment's words (which
+stay in their records: records cannot change).
 
 The removals are recorded first, then the files are rewritten: a note (``ops.unfinished``)
 stands from before the append until the snapshots are scrubbed, so a call killed in between
@@ -56,6 +57,7 @@ class RedactionReport:
     forgotten: list[str] = field(default_factory=list)
     not_scrubbed: list[tuple[str, str]] = field(default_factory=list)  # (snapshot, why): it keeps the text
     claims: list[Claim] = field(default_factory=list)  # claimed events left alone (``claims_of``)
+    quoting: list[tuple[str, list[str]]] = field(default_factory=list)  # (learning, "title"/"text") quoting the text
     episode: str | None = None  # the thread chosen (``versions_of``), as given; None: the only one
 
     def to_json(self) -> dict[str, Any]:
@@ -65,7 +67,8 @@ class RedactionReport:
                 "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed,
                 "snapshotFoldersGone": self.forgotten,
                 "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.not_scrubbed],
-                "claimsLeftAlone": [claim.to_json() for claim in self.claims]}
+                "claimsLeftAlone": [claim.to_json() for claim in self.claims],
+                "learningsQuoting": [{"id": lid, "in": fields} for lid, fields in self.quoting]}
 
 
 def versions_of(ctx: Context, view: View, source_id: str, episode: str | None = None) -> list[dict[str, Any]]:
@@ -195,12 +198,15 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str,
 
 
 def _apply(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
-    """Remove the payloads of the report's events, then rewrite the files that copied them."""
+    """Remove the payloads of the report's events, then rewrite the files that copied them.
+    The texts are read first: once removed, no learning can be told to quote them."""
+    texts = [text for e in report.events if isinstance(text := view.events[e].get("payload", {}).get("text"), str)]
     _remove(ctx, view, report, by, reason)
     _rewrite_exports(ctx, view, report)
     _scrub_snapshots(ctx, view, report)
     unfinished.finish(ctx.workspace.state, _note_name(report.source_id))
     _follow_ups(view, set(report.events), report)
+    report.quoting = _quoting(view, report.learnings, texts)
 
 
 def remove_later_versions(ctx: Context) -> list[RedactionReport]:
@@ -463,6 +469,29 @@ def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> Non
     )
     episodes = {view.events[e]["episode"] for e in event_ids}
     report.titles = sorted(e for e in episodes if view.episodes.get(e, {}).get("title"))
+
+
+def _quoting(view: View, learnings: list[str], texts: list[str]) -> list[tuple[str, list[str]]]:
+    """Each of ``learnings`` (those citing the removed events) a version of which quotes one of
+    ``texts`` in its title or its text (``recurrence.quotes``: a sentence of it, or words cut
+    from one, as the dream words a learning), with where. A learning's title and text are its
+    own record, which a consolidator may word from a comment: records cannot change, so the
+    words stay in every version, on every clone that fetched it, whatever the removal takes."""
+    if not learnings or not texts:
+        return []
+    from gitstore.dream.consolidators.recurrence import quotes
+
+    histories = view.histories()
+    found = []
+    for lid in learnings:
+        history = histories.get(lid)
+        versions = [*history.chain, *history.ignored] if history is not None else []
+        fields = [name for name in ("title", "text")
+                  if any(isinstance(said := (item.record.get("content") or {}).get(name), str)
+                         and any(quotes(said, text) for text in texts) for item in versions)]
+        if fields:
+            found.append((lid, fields))
+    return found
 
 
 def _citing(view: View) -> dict[str, set[str]]:

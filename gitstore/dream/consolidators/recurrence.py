@@ -464,6 +464,20 @@ def _statement(chosen: list[Evidence], theme: _Theme) -> str:
     return within(best[1], MAX_TEXT)
 
 
+def quotes(said: str, text: str) -> bool:
+    """Whether ``said`` (a learning's title or text) quotes ``text`` (a piece of evidence) as a
+    consolidator words a learning from one: it holds a sentence of ``text`` of three words or
+    more (a label before it dropped or kept: ``_phrasings``), or it is words of ``text`` (a
+    statement cut as ``within`` cuts one, a title cut at a clause: three words or more, or the
+    whole of a shorter text); case, punctuation and spacing aside, as ``terms.says`` compares."""
+    words = terms.normalized(said)
+    if not words or not terms.normalized(text):
+        return False
+    if words == terms.normalized(text) or (len(words.split()) >= 3 and terms.says(text, said)):
+        return True
+    return any(terms.says(said, taken) or terms.says(said, written) for taken, written in _phrasings(text, Counter()))
+
+
 def _spread(texts: Iterable[str]) -> Counter[str]:
     """In how many of TEXTS each term is: a statement's words are those most of them share."""
     spread: Counter[str] = Counter()
