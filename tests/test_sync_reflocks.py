@@ -18,7 +18,7 @@ from gitstore.providers._incoming import SYNC_MOVES
 from gitstore.queries.doctor import doctor
 from gitstore.sync.remote import _update_refs, sync
 
-from .test_sync_remote import bob_speaks, team, team_once, verdicts  # noqa: F401  (team, team_once: the fixtures)
+from .test_sync_remote import Thread, bob_speaks, team, team_once, verdicts  # noqa: F401  (team, team_once: the fixtures)
 
 # git runs this while it holds the locks of the refs it is about to move ("prepared"): it kills
 # the process that moves them (git fetch, or git update-ref) and the sync that ran it, as a
@@ -102,3 +102,35 @@ def test_a_lock_in_the_way_is_said_so_and_not_that_running_sync_again_helps(team
     assert f"{tracking}.lock" in said and "run sync again" not in said and "File exists" not in said, said
     assert said.startswith(f"sync could not move the fetched refs: cannot lock ref '{tracking}': "), said
     assert verdicts(bob)  # nothing stored was lost
+
+
+def test_a_packed_refs_lock_a_killed_git_left_is_named_with_what_to_do(team: tuple) -> None:
+    """git takes ``packed-refs.lock`` to delete a packed ref; one a git killed while it rewrote
+    packed-refs left fails the sync's deletion of what it fetched before. The error names the
+    lock file and what a person does (git's last line alone, "remove the file manually to
+    continue.", named no file), exit 1 as a refusal, not 3 (nothing stored is damaged); doctor
+    names it; once it is gone, the sync goes on."""
+    alice, bob, bare, held = team
+    sync(str(alice.workspace.root))
+    bob_speaks(bob)
+    sync(str(bob.workspace.root))  # bob's own refs fetched back: the next push leaves them to drop
+    thread = Thread(bob, 9, "300")  # something new of bob's own for the sync to push
+    thread.comment("300", "bob's later words", "2026-03-03T10:00:00.000000Z")
+    thread.save()
+    root = bob.workspace.root
+    subprocess.run(["git", "pack-refs", "--all"], cwd=root, check=True)
+    lock = Path(bob.workspace.repo.path) / "packed-refs.lock"
+    lock.write_text("")
+    _aged(lock)
+    named = [c for c in doctor(root).checks if c.name == "ref locks"]
+    assert len(named) == 1 and str(lock) in named[0].detail and f"rm {lock}" in named[0].todo, named
+    done = subprocess.run([sys.executable, "-m", "gitstore", "sync"], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert str(lock) in done.stderr and "remove it once no git command runs" in done.stderr, done.stderr
+    lock.unlink()
+    assert sync(str(root)).status in ("ok", "no-update")
+    assert not [c for c in doctor(root).checks if c.name == "ref locks"]
+    sync(str(alice.workspace.root))
+    assert "bob's later words" in {(e.get("payload") or {}).get("text")
+                                   for e in Context.open(alice.workspace.root).view().events.values()}

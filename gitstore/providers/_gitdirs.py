@@ -158,6 +158,37 @@ def may_nest(repo: pygit2.Repository, prefix: str) -> bool:
     return any("/" in name[len(prefix):] for name in _packed_refs(os.path.join(root, "packed-refs"), prefix))
 
 
+def complaint(stderr: str, code: int) -> str:
+    """What git said went wrong: its first ``fatal:`` or ``error:`` line (the advice after it,
+    such as "and the repository exists.", says nothing alone), else its last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = next((line.split(":", 1)[1].strip() for line in lines if line.startswith(("fatal:", "error:"))), None)
+    return said or (lines[-1] if lines else f"exit {code}")
+
+
+_LOCK_IN_WAY = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+
+
+def lock_in_way(stderr: str) -> str | None:
+    """Why git failed when a lock file was in the way, and what to do: another git process
+    holds it, or a process killed while it held it left it (then running the command again
+    alone never helps); None when git failed for another reason. ``packed-refs.lock`` is
+    git's own (a ``git pack-refs`` or any deletion of a packed ref takes it): never removed
+    by gitstore."""
+    found = _LOCK_IN_WAY.search(stderr)
+    if found is None:
+        return None
+    lock = found.group(1)
+    said = complaint(stderr, 1).split("Unable to create", 1)[0].rstrip(": ")  # git's "cannot lock ref 'X'", if any
+    said = f"{said}: " if said else ""
+    if os.path.basename(lock) == "packed-refs.lock":
+        return (f"{said}{lock} is held by another git process, or was left by one killed while it rewrote "
+                "packed-refs (`gitstore doctor` names it): remove it once no git command runs in this repository")
+    return (f"{said}{lock} is held by another git process, or was left by one killed while it held it: "
+            f"a sync removes it once it is {STALE_LOCK_SECONDS:g} seconds old where it is memory's "
+            f"(`gitstore doctor` names it), else remove it once no git command runs in this repository")
+
+
 def clear_stale_lock(lock: Path) -> bool:
     """Remove the ref lock ``lock`` when it is older than ``STALE_LOCK_SECONDS``: a process
     moving a ref holds it for microseconds (git's ``fetch``, for its ref transaction: while the

@@ -31,9 +31,11 @@ from pathlib import Path
 import pygit2
 
 from gitstore._files import held
-from gitstore.errors import IntegrityError
+from gitstore.errors import Refused
 from gitstore.providers._admit import ANCHORS
-from gitstore.providers._gitdirs import clear_stale_lock, common_dir, git_env, odd_refs, ref_ids, ref_targets
+from gitstore.providers._gitdirs import (
+    clear_stale_lock, common_dir, complaint, git_env, lock_in_way, odd_refs, ref_ids, ref_targets,
+)
 from gitstore.providers._names import PREFIX, QUARANTINE, WRITER_PATTERN
 from gitstore.providers._policy_git import default_branch
 
@@ -120,13 +122,12 @@ def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> l
 
 def _delete(repo: pygit2.Repository, script: str, what: str) -> None:
     """Run SCRIPT (``git update-ref --stdin`` lines) in one ref transaction, a name's bytes that
-    are not UTF-8 (``odd_refs``) given to git as they came; IntegrityError naming WHAT when git
+    are not UTF-8 (``odd_refs``) given to git as they came; Refused naming WHAT when git
     refuses it."""
     done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
                           env=git_env(), capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
     if done.returncode != 0:
-        said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
-        raise IntegrityError(f"could not delete {what}: {said[0]}")
+        raise Refused(f"could not delete {what}: {lock_in_way(done.stderr) or complaint(done.stderr, done.returncode)}")
 
 
 def misnamed_refs(repo: pygit2.Repository, prefix: str) -> dict[str, str]:

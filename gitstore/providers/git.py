@@ -769,7 +769,7 @@ class GitProvider:
                 return
             try:
                 drop_stale_incoming(self.repo)
-            except IntegrityError as exc:  # the removal holds; gc deletes them or says why not
+            except (IntegrityError, Refused) as exc:  # the removal holds; gc deletes them or says why not
                 from gitstore.notices import note
 
                 note(f"{exc}; `gitstore gc` deletes them")

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -828,8 +830,9 @@ def _unfinished(report: Report, state: Path) -> None:
 def _ref_locks(report: Report, repo: Any) -> None:
     """The ref locks under ``refs/memory/`` a process killed while it moved a ref left
     (``stale_ref_locks``: older than any live one), each with what removes it: a sync those in
-    the folders it moves, the next append this writer's own, which each waits out and removes."""
-    from gitstore.providers._gitdirs import common_dir, stale_ref_locks
+    the folders it moves, the next append this writer's own, which each waits out and removes;
+    and git's own ``packed-refs.lock`` so left, which a person removes."""
+    from gitstore.providers._gitdirs import STALE_LOCK_SECONDS, common_dir, stale_ref_locks
     from gitstore.providers._incoming import SYNC_MOVES
 
     root = common_dir(repo)
@@ -840,6 +843,12 @@ def _ref_locks(report: Report, repo: Any) -> None:
         report.add("ref locks", WARN, f"{lock} was left by a process killed while it moved {ref[:-len('.lock')]}: "
                                       "git cannot move that ref while it is there",
                    f"{todo}, or remove it: `rm {shlex.quote(str(lock))}`")
+    packed = root / "packed-refs.lock"  # git's own: no gitstore command removes it
+    with suppress(OSError):
+        if time.time() - packed.stat().st_mtime > STALE_LOCK_SECONDS:
+            report.add("ref locks", WARN, f"{packed} was left by a git process killed while it rewrote packed-refs: "
+                                          "git cannot delete a packed ref while it is there (a sync fails)",
+                       f"once no git command runs in this repository, remove it: `rm {shlex.quote(str(packed))}`")
 
 
 def _published(report: Report, root: Path, state: Path) -> None:

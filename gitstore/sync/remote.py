@@ -109,7 +109,8 @@ from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
-                                        git_env, may_nest, ref_names, ref_targets, state_dir)
+                                        complaint, git_env, lock_in_way, may_nest, ref_names, ref_targets,
+                                        state_dir)
 from gitstore.providers._names import QUARANTINE, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._tips import never_logged, note_made, take_up, tips_log, wrote_as
@@ -626,28 +627,11 @@ def _git(repo: pygit2.Repository, *args: str, data: str | None = None) -> subpro
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
-    """What git said went wrong: its first ``fatal:`` or ``error:`` line (the advice after it,
-    such as "and the repository exists.", says nothing alone), else its last line."""
-    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    said = next((line.split(":", 1)[1].strip() for line in lines if line.startswith(("fatal:", "error:"))), None)
-    return said or (lines[-1] if lines else f"exit {done.returncode}")
-
-
-_LOCK_IN_WAY = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+    return complaint(done.stderr, done.returncode)
 
 
 def _lock_in_way(done: subprocess.CompletedProcess[str]) -> str | None:
-    """Why git failed when a ref lock file was in the way, and what to do: another git process
-    holds it, or a process killed while it held it left it (then running sync again alone
-    never helps); None when git failed for another reason."""
-    found = _LOCK_IN_WAY.search(done.stderr)
-    if found is None:
-        return None
-    lock = found.group(1)
-    said = _last_line(done).split(": Unable to create", 1)[0]  # git's "cannot lock ref 'X'"
-    return (f"{said}: {lock} is held by another git process, or was left by one killed while it held it: "
-            f"a sync removes it once it is {STALE_LOCK_SECONDS:g} seconds old where it is memory's "
-            f"(`gitstore doctor` names it), else remove it once no git command runs in this repository")
+    return lock_in_way(done.stderr)
 
 
 def fetch_specs(remote: str) -> list[str]:
