@@ -532,19 +532,116 @@ def test_a_negation_that_still_asks_keeps_an_honest_theme(tmp_path: Path, text: 
     assert report.proposed[0]["signals"]["people"] == 4
 
 
-def test_copies_dated_before_the_comments_they_copy_take_no_person_away(tmp_path: Path) -> None:
-    """Which of two copies came first is what their times claim, and an import can claim any:
-    one account's copies of three reviewers' comments, each with a word changed and dated
-    before them, took the three comments' origins, and the theme was rejected as one person's.
-    The origins stay one each; the people behind every copy count."""
+def test_a_copy_dated_before_the_comment_it_copies_takes_no_person_away(tmp_path: Path) -> None:
+    """Which of two copies came first is what their times claim, and an import can claim any: an
+    account's copy of a reviewer's comment, a word changed and dated before it, takes the
+    comment's origin, never its person. The two hold one origin, one text whichever wrote it:
+    three people, not four (every piece's person counted) nor two (the earliest piece's)."""
+    ctx = w.repo(tmp_path)
+    copy = w.JITTER[0][2].replace(" the API", " our API")
+    w.comment(ctx, 50, "github:666", copy, 0)
+    w.jitter_theme(ctx, start=100)
+    report = w.run(ctx, dry_run=True)
+    [proposed] = report.proposed
+    assert proposed["signals"]["origins"] == 3 and proposed["signals"]["people"] == 3, proposed["signals"]
+
+
+def test_one_account_in_every_origin_may_have_written_them_all(tmp_path: Path) -> None:
+    """One account's copies of three reviewers' comments, each with a word changed and dated
+    before them: the evidence is as well one account's three texts, each copied by another
+    account, as the reverse. The fewest people who wrote them is one: rejected, failing closed."""
     ctx = w.repo(tmp_path)
     for n, (_, _, text) in enumerate(w.JITTER):  # a word changed in each
         copy = text.replace(" the API", " our API").replace("; a fixed", "; one fixed").replace("this loop", "that loop")
         w.comment(ctx, 50 + n, "github:666", copy, n)
     w.jitter_theme(ctx, start=100)
     report = w.run(ctx, dry_run=True)
-    [proposed] = report.proposed
-    assert proposed["signals"]["origins"] == 3 and proposed["signals"]["people"] == 4, proposed["signals"]
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["origins"] == 3 and verdict["signals"]["people"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == "one person: every origin is by github:666", verdict["reasons"]
+
+
+NEAR = "Retries need jittered backoff, otherwise every client hammers the API at once."
+
+
+def test_a_copy_of_one_persons_text_adds_no_person(tmp_path: Path) -> None:
+    """One reviewer's remark on two pull requests, a word changed (one author's near repeats are
+    origins of their own: a reviewer repeating a lesson is recurrence), and a second account's
+    verbatim paste of it on a third: one person's text, not two people's."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 11, "github:101", NEAR, 0)
+    w.comment(ctx, 12, "github:101", NEAR.replace("every client", "each client"), 10)
+    w.comment(ctx, 13, "github:666", NEAR, 20)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["origins"] == 2 and verdict["signals"]["people"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == "one person: every origin is by github:101", verdict["reasons"]
+
+
+@pytest.mark.parametrize("copied_first", [False, True])
+def test_a_copy_of_one_of_a_persons_paraphrases_adds_no_person(tmp_path: Path, copied_first: bool) -> None:
+    """One reviewer's two paraphrases and a second account's copy of one: one person, whichever
+    time the copy claims (dated first, its piece is the origin's earliest)."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 11, "github:101", w.JITTER[0][2], 10)
+    w.comment(ctx, 12, "github:101", w.JITTER[1][2], 20)
+    w.comment(ctx, 13, "github:666", w.JITTER[0][2], 0 if copied_first else 30)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["people"] == 1 and verdict["signals"]["origins"] == 2, verdict["signals"]
+    assert verdict["reasons"][0] == ("one person: every origin holds a text by github:101, the other accounts' only "
+                                     "repeat them" if copied_first else "one person: every origin is by github:101")
+
+
+def test_copies_by_accounts_of_no_origin_of_their_own_keep_the_count(tmp_path: Path) -> None:
+    """Each origin one reviewer's, copied by accounts that wrote none: the reviewers count. A
+    reviewer who copied another's comment and wrote one of their own may have written both
+    (which came first is what the times claim): they count once for the two."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 21, "github:201", w.JITTER[0][2], 100)
+    w.comment(ctx, 22, "github:202", w.JITTER[1][2], 110)
+    [proposed] = w.run(ctx, dry_run=True).proposed
+    assert proposed["signals"]["origins"] == 3 and proposed["signals"]["people"] == 3, proposed["signals"]
+    w.comment(ctx, 23, "github:103", w.JITTER[0][2], 120)  # the third reviewer pastes the first's comment
+    [proposed] = w.run(ctx, dry_run=True).proposed
+    assert proposed["signals"]["people"] == 2, proposed["signals"]
+
+
+def test_people_are_the_fewest_holding_every_origin() -> None:
+    from gitstore.dream.consolidators.recurrence import _fewest
+
+    def sets(*found: str) -> list[frozenset[str]]:
+        return [frozenset(s) for s in found]
+    assert _fewest([]) == 0
+    assert _fewest(sets("ab", "a")) == 1
+    assert _fewest(sets("ab", "b", "c")) == 2
+    assert _fewest(sets("ab", "bc", "ca")) == 2
+    assert _fewest(sets("ab", "bc", "cd", "de", "ea")) == 3  # an odd ring: the greedy packing says 2
+    assert _fewest(sets("abc", "ab", "d", "ad")) == 2
+
+
+def test_a_crafted_theme_costs_a_bounded_search_and_fails_closed() -> None:
+    """Many origins each held by a few of many accounts: past its bound the search answers a
+    lower bound (sets no two of which share a person), never more people than there are."""
+    import random
+    import time
+
+    from gitstore.dream.consolidators import recurrence
+
+    pick = random.Random(7)
+    accounts = [f"github:{n}" for n in range(80)]
+    crafted = [frozenset(pick.sample(accounts, 3)) for _ in range(3000)]
+    started = time.process_time()
+    found = recurrence._fewest(crafted)
+    assert time.process_time() - started < 2
+    named = sorted(accounts)  # persons in sorted order, as the search takes them
+    floor = recurrence._packing(sorted({sum(1 << named.index(p) for p in s) for s in crafted},
+                                       key=lambda m: (m.bit_count(), m)))
+    assert found == floor and found == recurrence._fewest(list(reversed(crafted)))
 
 
 def test_a_theme_everyone_forbids_is_proposed(tmp_path: Path) -> None:

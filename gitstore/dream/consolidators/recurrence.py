@@ -13,7 +13,8 @@ own. Then:
 - **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
   and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
   in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
-  or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people, and the
+  or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people (the fewest
+  persons such that every origin holds a piece by one of them, ``_people``), and the
   newest support at most ``maxAgeDays`` before the newest evidence of the view (the newest
   shared evidence, for a theme without personal evidence). Every gate must
   pass; the signals are reported, never folded into one number. Thresholds can only be made
@@ -372,10 +373,7 @@ def _representatives(pairs: Sequence[tuple[Label, Evidence]]) -> list[Evidence]:
 
 def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
     """The theme's signals over its independent ORIGINS; recency is measured against
-    VIEW_NEWEST, the newest evidence it is judged among. People are counted over every piece,
-    copies too: which of two copies by two people came first is what their times claim, and an
-    import can claim any, so a copy dated before an honest comment would otherwise take that
-    comment's person away with its origin (an origin still counts once)."""
+    VIEW_NEWEST, the newest evidence it is judged among. People are counted by ``_people``."""
     newest = max((e.at for e in origins), default=None)
     oldest = min((e.at for e in origins), default=None)
     return {
@@ -384,7 +382,7 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
         "copies": len(theme.support) - len(origins),
         "threads": len({e.episode for e in origins}),
         "changes": len({e.change for e in origins if e.change}),
-        "people": len(_people([e for _, e in theme.support])),
+        "people": _people([e for _, e in theme.support]),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
         "ageDays": _days(newest, view_newest),
         "spanDays": _days(oldest, newest),
@@ -392,14 +390,100 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
     }
 
 
-def _people(origins: list[Evidence]) -> set[str]:
-    """The people behind ORIGINS. A personal session is its owner's; an owner named by another
-    kind of account than a review's author (``git:alice@...`` beside ``github:9``) may be that
-    author, so is no person more beside them: one's own review and one's own session are one."""
-    shared = {e.person for e in origins if e.person and not e.local}
+def _people(pieces: Sequence[Evidence]) -> int:
+    """How many people raised a theme whose support is PIECES: the fewest persons such that every
+    independent origin holds a piece by one of them (a minimum hitting set over each origin's
+    persons, ``_fewest``). Which piece of an origin came first is only what the times claim (an
+    import can claim any), so any person whose piece is part of an origin may be the one who
+    wrote it, and the others copied: counting every piece's person let one author's two texts
+    and a second account's copy of one pass as two people; counting only the earliest piece's
+    let a copy dated before a reviewer's comment take that reviewer's person away, and give it
+    to an account that may have written an origin of its own. The fewest is what the evidence
+    shows whichever times are true. So a theme whose origins are each one author's, copied only
+    by accounts that wrote no origin of their own, counts its authors; a person who copied
+    another's origin and wrote one of their own may be that origin's author too, and counts once
+    for both (A's comment, B's copy or quote of it and B's own remark are at least two people,
+    not three). Bots and unknown accounts are nobody. A personal session is its owner's; an
+    owner named by another kind of account than a review's author (``git:alice@...`` beside
+    ``github:9``) may be that author, so is no person more beside them: one's own review and
+    one's own session are one, and an origin whose only person is such an owner is one any
+    person counted may have written."""
+    shared = {e.person for e in pieces if e.person and not e.local}
     kinds = {_kind(p) for p in shared}
-    owners = {e.person for e in origins if e.person and e.local}
-    return shared | {o for o in owners if not kinds - {_kind(o)}}
+    held: dict[str, set[str]] = defaultdict(set)
+    for evidence in pieces:
+        person = evidence.person
+        if person and not (evidence.local and kinds - {_kind(person)}):
+            held[evidence.origin].add(person)
+    return _fewest([frozenset(s) for s in held.values() if s])
+
+
+SEARCH_STEPS = 20_000  # origins examined by ``_fewest``'s search before it settles for its lower bound
+
+
+def _fewest(sets: Sequence[frozenset[str]]) -> int:
+    """The fewest persons holding one of every set of SETS (a minimum hitting set), exact by a
+    deterministic branch and bound: a person alone in a set is counted, a set holding another is
+    dropped, then the search branches on the smallest set no one counted holds (its persons in
+    sorted order), pruned by a greedy packing of sets no two of which share a person (each needs
+    a person of its own). Past ``SEARCH_STEPS`` the packing of all the sets is the answer: a
+    lower bound, so a theme crafted to make the search long fails closed, never costs the run."""
+    persons = sorted(set().union(*sets)) if sets else []
+    bit = {p: 1 << n for n, p in enumerate(persons)}
+    masks = sorted({sum(bit[p] for p in s) for s in sets}, key=lambda m: (m.bit_count(), m))
+    alone = 0
+    for mask in masks:
+        if mask.bit_count() == 1:
+            alone |= mask
+    rest = _minimal([m for m in masks if not m & alone])
+    return alone.bit_count() + _search(rest)
+
+
+def _minimal(masks: list[int]) -> list[int]:
+    """MASKS (sorted by size) without those holding another (whoever holds the smaller holds
+    them); past a bound on the comparisons, the rest are kept as they are, which costs the search
+    time, never its answer."""
+    kept: list[int] = []
+    budget = 4 * SEARCH_STEPS
+    for mask in masks:
+        budget -= len(kept)
+        if budget < 0 or not any(k & mask == k for k in kept):
+            kept.append(mask)
+    return kept
+
+
+def _packing(masks: list[int]) -> int:
+    """How many of MASKS, taken in order, share no person with those taken before."""
+    used = taken = 0
+    for mask in masks:
+        if not mask & used:
+            used |= mask
+            taken += 1
+    return taken
+
+
+def _search(masks: list[int]) -> int:
+    if not masks:
+        return 0
+    floor = _packing(masks)
+    best = len(masks)  # a person of each set holds them all
+    steps = 0
+    stack = [(0, 0)]
+    while stack and best > floor:
+        chosen, size = stack.pop()
+        steps += len(masks)
+        if steps > SEARCH_STEPS:
+            return floor
+        open_ = [m for m in masks if not m & chosen]
+        if not open_:
+            best = min(best, size)
+            continue
+        if size + _packing(open_) >= best:
+            continue
+        first = open_[0]
+        persons = [1 << n for n in range(first.bit_length()) if first >> n & 1]
+        stack.extend((chosen | p, size + 1) for p in reversed(persons))
+    return best
 
 
 def _kind(person: str) -> str:
@@ -423,10 +507,20 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
     elif signals["people"] <= 1:
         shared = next((e.person for e in origins if e.person and not e.local), None)
         owner = next((e.person for e in origins if e.person and e.local), None)
+        authors = {e.person for e in origins if e.person and not e.local}
+        held: dict[str, set[str]] = defaultdict(set)
+        for _, evidence in theme.support:
+            if evidence.person and not evidence.local:
+                held[evidence.origin].add(evidence.person)
+        every = [held[o.origin] for o in origins if not o.local]
+        common = set.intersection(*every) if len(authors) > 1 and every else set()
+        shared = min(common) if common else shared
         who = shared or owner
         sessions = all(e.local for e in origins)
         first = f"one person: every origin is by {_who(who, sessions)}" if who else \
             "no person: only bots or unknown accounts"
+        if common:  # another account's piece came first by its time, which is only a claim
+            first = f"one person: every origin holds a text by {who}, the other accounts' only repeat them"
         if shared and owner and owner != shared:
             first += f" or the local user ({_who(owner)}), who may be them"
     else:
