@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
+from gitstore.context import Context
 from gitstore.dream.run import Request, dream, since_time
 from gitstore.errors import UsageError
 from gitstore.ops.redact import redact
@@ -1027,3 +1029,55 @@ def test_what_counts_as_quoting_a_comment(said: str, quoting: bool) -> None:
     comment = "Small thing: please retries need jittered backoff, otherwise every client hammers the API at once."
     assert quotes(said, comment) is quoting
     assert quotes("Add jitter.", "Add jitter.") and not quotes("", comment) and not quotes(said, "")
+
+
+def _dated(ctx: Context, pr: int, author: str, text: str, when: str, key: str) -> None:
+    from .world import Thread
+
+    thread = Thread(ctx, pr, key, when)
+    thread.event("comment", f"comment:{key}", when, author, text=text, sourceId=f"github:comment:{key}",
+                 path="src/retry.py")
+    thread.save()
+
+
+NOW = datetime(2026, 4, 1, tzinfo=timezone.utc)
+
+
+def test_evidence_dated_in_the_future_is_set_aside(tmp_path: Path) -> None:
+    """Anyone who can push can store a comment claiming any time: one dated 2099 was the newest
+    evidence of the view, and every honest theme failed its age gate ("last seen 26602 days
+    before the newest evidence"). Evidence dated past the dream's clock (and a day for skew) is
+    left out of the view, counted, never support nor the measure of recency."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    before = w.run(ctx, dry_run=True, now=NOW)
+    _dated(ctx, 99, "github:777", "Nice.", "2099-01-01T00:00:00.000000Z", "9999")
+    report = w.run(ctx, dry_run=True, now=NOW)
+    assert [p["signals"] for p in report.proposed] == [p["signals"] for p in before.proposed], report.rejected
+    assert report.view["excluded"] == {"dated in the future": 1} and report.view["evidence"] == 3, report.view
+    assert "left out: 1 dated in the future" in report.render()
+
+
+def test_support_dated_in_the_future_counts_for_nothing(tmp_path: Path) -> None:
+    """A second account's comment dated ahead of the clock is no second person, pull request or
+    thread: the theme stands on one reviewer. Within a day past the clock (clocks differ) it counts."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 11, "github:101", w.JITTER[0][2], 0)
+    w.comment(ctx, 12, "github:101", w.JITTER[1][2], 10)
+    _dated(ctx, 13, "github:666", w.JITTER[2][2], "2026-04-03T00:00:00.000000Z", "4242")
+    report = w.run(ctx, dry_run=True, now=NOW)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["people"] == 1 and verdict["signals"]["evidence"] == 2, verdict["signals"]
+    [proposal] = w.run(ctx, dry_run=True, now=datetime(2026, 4, 2, 1, tzinfo=timezone.utc)).proposed
+    assert proposal["signals"]["people"] == 2 and proposal["signals"]["ageDays"] == 0, proposal["signals"]
+
+
+def test_a_store_in_the_past_dreams_alike_whenever_the_dream_runs(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 20, "github:104", "Cache the database schema between test runs, the fixtures are slow.", 50)
+    reports = [w.run(ctx, dry_run=True, now=when).to_json()
+               for when in (datetime(2026, 3, 2, 12, tzinfo=timezone.utc), NOW, datetime(2031, 1, 1, tzinfo=timezone.utc))]
+    assert reports[0] == reports[1] == reports[2]
+    assert reports[0]["view"]["excluded"] == {}

@@ -8,6 +8,7 @@ other command's: nothing on standard output, one line on standard error (a JSON 
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Optional
 
 import typer
@@ -37,10 +38,11 @@ def dream(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Propose learnings from themes that recur across independent evidence; a person decides."""
+    now = datetime.now(timezone.utc)  # one clock for the window and for what is dated in the future
     request = Request(
         by=by, purpose=purpose,
-        since=since_time(since) if since is not None else None, labeler=labeler, consolidator=consolidator,
-        tidy=not no_tidy, dry_run=dry_run, explain=explain,
+        since=since_time(since, now) if since is not None else None, labeler=labeler, consolidator=consolidator,
+        tidy=not no_tidy, dry_run=dry_run, explain=explain, now=now,
     )
     report = run_dream(".", request)
     if report.status == "blocked":  # an error like any other command's: standard output stays empty

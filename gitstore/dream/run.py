@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from gitstore.safety.gate import screen_text
 from gitstore.store import read_only
 
 REPORTS = "dreams"
+SKEW = timedelta(days=1)  # how far past the dream's clock evidence may be dated (clocks differ)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,9 @@ class _Checked:
 
 @dataclass(frozen=True)
 class Request:
-    """What a dream was asked to do (``by``: who runs it, default ``git:<user.email>``)."""
+    """What a dream was asked to do (``by``: who runs it, default ``git:<user.email>``; ``now``:
+    the dream's clock, default the current time, which evidence dated more than ``SKEW`` after is
+    set aside as dated in the future)."""
 
     by: str | None = None
     purpose: str = "instruction"
@@ -73,6 +76,7 @@ class Request:
     tidy: bool = True
     dry_run: bool = False
     explain: str | None = None
+    now: datetime | None = None
 
 
 def since_time(value: str, now: datetime | None = None) -> str:
@@ -114,7 +118,7 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
         store_view = ctx.view()
         view = take(store_view, ctx.workspace.repo, request.purpose, request.since,
                     own=lambda append: ctx.store.attestation(append).own, owner=request.by,
-                    decides=ctx.store.may_decide)
+                    decides=ctx.store.may_decide, until=format_time((request.now or datetime.now(timezone.utc)) + SKEW))
     except IntegrityError as exc:
         return DreamReport.blocked(request.purpose, f"the store cannot be read: {exc}", exc.exit_code)
     return _Dream(ctx, store_view, view, request, notify or _stderr).run(labeler, consolidators)

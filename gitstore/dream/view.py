@@ -230,11 +230,12 @@ class _Taking:
     owner: str | None = None                  # who the clone's owner is: a personal session is theirs
     heads: dict[str, int | None] = field(default_factory=dict)  # head branch -> its pull request
     remembered: frozenset[str] = frozenset()  # events learnings cite: read whatever the window
+    until: str | None = None                  # evidence dated after this is set aside (None: none is)
 
 
 def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None,
          own: Callable[[str], bool] | None = None, owner: str | None = None,
-         decides: Callable[[Item, str], bool] | None = None) -> FrozenView:
+         decides: Callable[[Item, str], bool] | None = None, until: str | None = None) -> FrozenView:
     """Freeze what ``purpose`` may use of a loaded store ``view`` (optionally only evidence written
     at or after ``since``); ``repo`` answers which cited paths exist at HEAD. With ``own``
     (whether an append is in this clone's own refs: ``Store.attestation``), the stored labels
@@ -244,9 +245,12 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     their own review and their own session are one person. ``decides`` says whether a person
     may decide by the append a stored record was read from (None: everyone who wrote a proposal
     by hand may): a proposal written by hand is only a person's word on its theme when its
-    proposer may decide."""
+    proposer may decide. Evidence dated after ``until`` (the dream's clock, with a tolerance for
+    skew) is set aside, counted as ``dated in the future``: anyone who can push can store a
+    comment claiming any time, and one dated in 2099 would otherwise be the newest evidence every
+    theme's recency is measured against."""
     taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view),
-                     remembered=_remembered(view) if since is not None else frozenset())
+                     remembered=_remembered(view) if since is not None else frozenset(), until=until)
     for item in view.items:
         if item.kind == "event":
             taking.namespaces.setdefault(item.record["id"], item.stored.namespace)
@@ -319,11 +323,14 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
                 taking.excluded["superseded by a later summary of its session"] += 1
             continue
         before = taking.since is not None and event["at"] < taking.since and event["id"] not in taking.remembered
+        future = taking.until is not None and event["at"] > taking.until
         if before:
             taking.excluded["written before the window"] += 1
+        elif future:
+            taking.excluded["dated in the future"] += 1
         elif not verdict.ok:
             taking.excluded[_why(verdict.reason)] += 1
-        if not verdict.ok:
+        if not verdict.ok or future:
             continue
         if _text(event).strip():
             chosen.append((event, view.episodes[event["episode"]], not before))
