@@ -1081,3 +1081,24 @@ def test_a_store_in_the_past_dreams_alike_whenever_the_dream_runs(tmp_path: Path
                for when in (datetime(2026, 3, 2, 12, tzinfo=timezone.utc), NOW, datetime(2031, 1, 1, tzinfo=timezone.utc))]
     assert reports[0] == reports[1] == reports[2]
     assert reports[0]["view"]["excluded"] == {}
+
+
+def test_explain_shows_the_verdict_of_the_check_that_dropped_a_theme(tmp_path: Path) -> None:
+    """A theme the consolidator proposed and a re-check dropped (texts the safety scanner
+    quarantines: terminal escapes, bidirectional controls) was explained twice, "proposed" and
+    "rejected": the check's verdict is the dream's, in the text and in ``--json``."""
+    ctx = w.repo(tmp_path)
+    escape, bidi = "\x1b]0;pwned\x07\x1b[31m", "\u202e"
+    for n, (who, pr, text) in enumerate([
+            ("github:5001", 21, f"Always pin the http client timeout to 5 seconds in src/http.py {escape}RED"),
+            ("github:5002", 22, f"Pin the http client timeout to five seconds; unbounded timeouts hung CI {escape}X"),
+            ("github:5003", 23, f"Please pin the timeout of the http client to 5 seconds {bidi}abc")]):
+        w.comment(ctx, pr, who, text, 10 * n, path="src/http.py")
+    report = w.run(ctx, explain="timeout")
+    [rejected] = report.rejected
+    assert report.proposed == [] and rejected["reasons"][0].startswith("quarantined"), rejected
+    [theme] = report.explain["themes"]  # type: ignore[index]
+    assert theme["theme"] == rejected["theme"] and theme["outcome"] == "rejected", theme
+    assert theme["reasons"] == rejected["reasons"] and len(theme["labels"]) == 3, theme
+    assert report.to_json()["explain"]["themes"] == [theme]
+    assert f"theme {theme['theme']}: proposed" not in report.render()

@@ -497,7 +497,7 @@ def _quiet_reason(report: DreamReport, labels: list[Label]) -> str:
 def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_Checked]) -> dict[str, Any]:
     """Why the theme ``asked`` (a theme key, or a word of one; else a word of its evidence) did or
     did not become a proposal."""
-    verdicts = [v for checked in outcomes for v in (*checked.outcome.verdicts, *checked.dropped)]
+    verdicts = [v for checked in outcomes for v in _final(checked)]
     wanted = asked.strip().lower()
     word = terms.stem(wanted) if wanted.isalpha() else wanted
     matching = [v for v in verdicts if v.theme == wanted] or \
@@ -517,6 +517,19 @@ def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_
         note = (f"no theme matches {asked!r}: {mentions} pieces of evidence mention it, but no two share enough "
                 f"words to recur (one-offs)" if mentions else f"no evidence in the view mentions {asked!r}")
     return {"asked": asked, "themes": themes, "note": note}
+
+
+def _final(checked: _Checked) -> list[Verdict]:
+    """A consolidator's verdicts as the dream stands by them: a theme whose candidate a re-check
+    dropped (``gitstore.dream.checks``) has the check's verdict in place of the consolidator's
+    (``proposed``), never both, as the report lists it."""
+    dropped: dict[str, list[Verdict]] = {}
+    for verdict in checked.dropped:
+        dropped.setdefault(verdict.theme, []).append(verdict)
+    final: list[Verdict] = []
+    for verdict in checked.outcome.verdicts:
+        final.extend(dropped.pop(verdict.theme, []) if verdict.theme in dropped else [verdict])
+    return final + [v for rest in dropped.values() for v in rest]
 
 
 def _label_json(view: FrozenView, label: Label) -> dict[str, Any]:
