@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -268,3 +269,69 @@ def test_as_its_own_process_too(repository: tuple[Path, dict[str, str]], line: t
     done = _process(*repository, *line)
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _text_parameters() -> list[object]:
+    """Every text argument and option of every command, read from the command framework (a
+    parameter added later is in the list), and whether it names a file."""
+    from gitstore.cli._app import _plain, click_command
+    from gitstore.cli._values import names_files
+
+    found = []
+
+    def walk(command: Any, words: tuple[str, ...]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*words, name))
+        for param in command.params:
+            descriptor = getattr(param, "type_descriptor", None)
+            if descriptor is None or _plain(descriptor.annotation) is not str:
+                continue
+            spelled = param.opts[0] if param.param_type_name == "option" else None
+            files = names_files(descriptor.parameter_info.callback)
+            found.append(pytest.param(words, spelled, spelled or param.metavar, files,
+                                      id=" ".join((*words, spelled or param.metavar))))
+
+    walk(click_command(), ())
+    return found
+
+
+TEXT_PARAMETERS = _text_parameters()
+
+
+def test_every_text_parameter_is_listed() -> None:
+    """The list below is read from the framework: the options the audit named are in it."""
+    ids = {case.id for case in TEXT_PARAMETERS}  # type: ignore[attr-defined]
+    assert {"grant --note", "propose --title", "propose --text", "retire --reason", "redact --reason",
+            "dream --explain", "recall QUERY"} <= ids, sorted(ids)
+
+
+@pytest.mark.parametrize(("words", "option", "name", "files"), TEXT_PARAMETERS)
+def test_text_that_is_not_utf8_is_a_usage_error_naming_it(
+        place: tuple[Run], repository: tuple[Path, dict[str, str]],
+        words: tuple[str, ...], option: str | None, name: str, files: bool) -> None:
+    """A byte that is not UTF-8 (the shell passes it on; Python reads it as a lone surrogate) in
+    any text option or argument is exit 2 naming it, before anything is read or written; only a
+    file name may hold any bytes."""
+    value = "n\udcff"
+    line = (*words, option, value) if option else (*words, value)
+    root = repository[0]
+    before = subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, text=True).stdout
+    if files:  # as its own process: the file's name is printed as the bytes it is
+        done = subprocess.run([sys.executable, "-m", "gitstore", *line], cwd=root, env=repository[1],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                              encoding="utf-8", errors="surrogateescape")
+        assert "not UTF-8" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+        return
+    err = _usage_error(_run(*place, *line))
+    assert name in err and "'n\\xff' is not UTF-8 text" in err, err
+    assert subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, text=True).stdout == before
+
+
+def test_text_that_is_not_utf8_as_its_own_process(repository: tuple[Path, dict[str, str]]) -> None:
+    """Through the shell, as a user types it: the byte reaches the option, not a record's check."""
+    root, env = repository
+    for line in ((b"grant", b"--purpose", b"review", b"--note", b"n\xff"), (b"dream", b"--dry-run", b"--explain", b"\xff")):
+        done = subprocess.run([sys.executable.encode(), b"-m", b"gitstore", *line], cwd=root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == b"", done.stderr
+        assert done.stderr.count(b"\n") == 1 and line[-2].decode() in done.stderr.decode(), done.stderr

@@ -10,8 +10,8 @@ option that takes a value by its metavar (``TEXT``, ``INTEGER``, ``PATH`` when i
 Typer converts every value through a pydantic TypeAdapter; importing pydantic costs more than
 most commands do. Values of the plain types commands take (text, numbers, flags, paths, lists
 and optional ones of them) are converted here instead; anything else still goes to typer. A value
-that does not convert (or an empty path) is a usage error naming the parameter, as the values
-``gitstore.cli._values`` checks are.
+that does not convert (or an empty path, or text that is not UTF-8: ``_values.utf8``) is a usage
+error naming the parameter, as the values ``gitstore.cli._values`` checks are.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typer.main import get_command  # noqa: E402
 
 from gitstore._collector import started  # noqa: E402
 from gitstore.cli import COMMANDS, PROG, SUMMARY  # noqa: E402
-from gitstore.cli._values import path  # noqa: E402
+from gitstore.cli._values import names_files, path, utf8  # noqa: E402
 
 _TYPE_NAMES = {str: "TEXT", int: "INTEGER", Path: "PATH", float: "NUMBER"}
 HELP = ["-h", "--help"]
@@ -60,12 +60,15 @@ class _PlainValues(RuntimeParam):
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
         kind = _plain(self.annotation)
+        text = kind is str and not names_files(self.parameter_info.callback)
         if isinstance(value, (list, tuple)):
-            return [self._one(kind, v, param, ctx) for v in value]
-        return self._one(kind, value, param, ctx)
+            return [self._one(kind, v, param, ctx, text) for v in value]
+        return self._one(kind, value, param, ctx, text)
 
     @staticmethod
-    def _one(kind: Any, value: Any, param: Any, ctx: Any) -> Any:
+    def _one(kind: Any, value: Any, param: Any, ctx: Any, text: bool) -> Any:
+        if text and isinstance(value, str) and (why := utf8(value)):
+            raise BadParameter(why, ctx=ctx, param=param)
         if isinstance(value, kind):
             return value
         if kind is Path and (empty := path(value)):  # Path("") would be the current folder

@@ -1,7 +1,8 @@
 """Values typed on the command line, checked as the command line is parsed.
 
 A value a person typed as an argument or option that is empty or malformed (an id of the wrong
-shape, a time, age or number that does not parse, a word not in its list) is a usage error:
+shape, a time, age or number that does not parse, a word not in its list, text holding a byte
+that is not UTF-8) is a usage error:
 exit 2, one line naming the option or argument and the value, before anything is read or
 written. A well-formed value the store then refuses (an id it holds nothing for, a rule's
 refusal) is exit 1, as is malformed content read from a file or standard input; those checks
@@ -10,6 +11,10 @@ stay with the library.
 Each check takes one value and returns why it is wrong, or None. ``checked`` makes a parameter's
 callback of checks: the framework calls it with the value (each value of a repeated option),
 and its error names the parameter. The value reaches the command as typed.
+
+Every text value is checked to be UTF-8 (``utf8``) as it is converted (``gitstore.cli._app``), for
+every parameter at once, so an option added later is covered too; only a parameter naming a file
+(one checked with ``path``) takes any bytes, as file names may hold them.
 """
 
 from __future__ import annotations
@@ -40,7 +45,28 @@ def checked(*checks: Check) -> Callable[[Any], Any]:
                     raise typer.BadParameter(why)
         return value
 
+    callback.names_files = path in checks  # type: ignore[attr-defined]
     return callback
+
+
+def names_files(callback: Any) -> bool:
+    """Whether a parameter with this callback names a file (its value may hold any bytes)."""
+    return bool(getattr(callback, "names_files", False))
+
+
+def utf8(value: str) -> str | None:
+    """Text, as UTF-8 holds it. A byte of the command line that is not UTF-8 reaches Python as a
+    lone surrogate; no record may hold one, and a command printing it would print nonsense."""
+    if not any("\ud800" <= c <= "\udfff" for c in value):
+        return None
+    try:
+        raw = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte stands for (given in-process)
+        raw = value.encode("utf-8", "backslashreplace")
+    typed = repr(raw)[1:]  # the bytes as typed: 'n\xff'
+    if len(typed) > 80:
+        typed = typed[:40] + "..."
+    return f"{typed} is not UTF-8 text"
 
 
 def filled(value: str) -> str | None:
