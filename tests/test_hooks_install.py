@@ -984,6 +984,55 @@ def test_cli_refusals_are_one_line_with_exit_codes(repo: Path, home: Path, monke
     assert "not inside a git repository" in capsys.readouterr().err
 
 
+def test_an_install_whose_undo_cannot_be_recorded_installs_nothing(repo: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The undo ledger (~/.config/gitstore/installed-hooks.json) is written before the harness's
+    file: when it cannot be (a read-only home), the command fails and the hook is not there
+    either, so what it says matches what is on disk, and uninstall could always give it back."""
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / ".config" / "gitstore").write_text("a file where the ledger's folder would be\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(repo)
+    assert cli("hooks", "install", "--harness", "claude-code") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "installed-hooks.json" in err and "the hook was not installed" in err, err
+    assert not (repo / ".claude").exists()
+    row = by_key(status(repo, home))["claude-code", "project"]
+    assert not row.installed
+
+
+def test_a_harness_file_that_cannot_be_written_leaves_the_ledger_as_it_was(repo: Path, home: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitstore.capture import install as installing
+    from gitstore.capture.undo import LEDGER
+
+    install("gemini-cli", "user", repo, home)
+    ledger = home / LEDGER
+    before = ledger.read_bytes()
+
+    def refused(path: Path, text: str) -> None:
+        raise OSError(30, "Read-only file system", str(path))
+
+    monkeypatch.setattr(installing, "_write", refused)
+    with pytest.raises(OSError):
+        install("claude-code", "project", repo, home)
+    assert ledger.read_bytes() == before and not (repo / ".claude").exists()
+    ledger.unlink()
+    with pytest.raises(OSError):
+        install("claude-code", "project", repo, home)
+    assert not ledger.exists()
+
+
+def test_a_home_that_does_not_exist_is_refused_and_never_made(repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "nonexistent" / "x"
+    for scope in ("user", "project"):
+        with pytest.raises(Refused, match="home folder .* does not exist"):
+            install("claude-code", scope, repo, home)
+    assert not (tmp_path / "nonexistent").exists() and not (repo / ".claude").exists()
+
+
 def documented_installs(line: str) -> list[tuple[str, str]]:
     """The harnesses a documented ``hooks install`` line names, each with the scope it gives."""
     command, comment = line.split("#", 1)

@@ -109,19 +109,31 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     """Merge gitstore's hook into the harness's configuration for ``scope``."""
     adapter = harness_named(harness)
     path = _target(adapter, scope, repo_root, home)
+    if not home.is_dir():  # the user scope's files and the undo ledger live there: never made up
+        raise Refused(f"the home folder {home} does not exist (HOME names it): set HOME to yours; nothing was installed")
     current = _read(path)
     hook = HookCommand(os.path.abspath(python or sys.executable), adapter.harness)
     new = _in_file(path, lambda: adapter.merged(current, hook))
     notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _switched_off(adapter, repo_root, home, path)
-    notes += _set_up(scope, repo_root)
+    set_up_now = _set_up(scope, repo_root)
+    notes += set_up_now
     unloaded = adapter.unloaded(scope, repo_root, home)
     notes += (f"{unloaded[0]}: {unloaded[1]}",) if unloaded else ()
     todo = (adapter.review[1],) if adapter.review else ()
     if new == current:
         return Report(adapter.name, scope, path, "unchanged", _kept_out(scope, repo_root, path) + notes, todo)
     previous = _previous(adapter, home, path, current)
-    _write(path, new)
-    undo.remember(home, adapter.name, path, previous, new, hook.python)
+    try:  # first: a file written, uninstalling must be able to give the original back
+        kept = undo.remember(home, adapter.name, path, previous, new, hook.python)
+    except OSError as exc:
+        raise Refused(f"cannot record the install in {home / undo.LEDGER} ({exc.strerror or exc}), which "
+                      f"`gitstore hooks uninstall` needs to give {path} back: the hook was not installed"
+                      + "".join(f" ({done})" for done in set_up_now)) from None
+    try:
+        _write(path, new)
+    except BaseException:
+        undo.put_back(home, kept)  # nothing was written: the ledger records nothing either
+        raise
     return Report(adapter.name, scope, path, "installed" if current is None else "updated",
                   _kept_out(scope, repo_root, path) + notes, todo)
 

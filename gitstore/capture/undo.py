@@ -14,7 +14,8 @@ write ``config.toml``), and the one that created it is not always the last one t
 that install created a file, and the folders it made for it, is kept per file, until the last
 harness with an entry in it is uninstalled.
 
-The ledger is ``~/.config/gitstore/installed-hooks.json``.
+The ledger is ``~/.config/gitstore/installed-hooks.json``. Install writes it before the file, and puts
+it back as it was when the file cannot be written: a file install wrote always has its undo.
 """
 
 from __future__ import annotations
@@ -71,9 +72,15 @@ def before(home: Path, harness: str, path: Path, current: str) -> Before | None:
         return None
 
 
-def remember(home: Path, harness: str, path: Path, previous: Before | None, written: str, python: str) -> None:
+def remember(home: Path, harness: str, path: Path, previous: Before | None, written: str, python: str) -> bytes | None:
     """Keep what turns ``written`` back into ``previous`` (only that install wrote it, with
-    ``python``, when the original is unknown)."""
+    ``python``, when the original is unknown), before the file is written: uninstalling can
+    always give the original back. Returns the ledger's bytes before (None: there was none), for
+    ``put_back`` when writing the file then fails."""
+    try:
+        kept: bytes | None = (home / LEDGER).read_bytes()
+    except FileNotFoundError:
+        kept = None
     entries = _load(home)
     entry: dict[str, Any] = {"installed": digest(written), "python": python}
     if previous is not None:
@@ -83,6 +90,17 @@ def remember(home: Path, harness: str, path: Path, previous: Before | None, writ
     if previous is not None and previous.text is None:
         entries[_created_key(path)] = {"folders": [str(f) for f in previous.folders]}
     _save(home, entries)
+    return kept
+
+
+def put_back(home: Path, kept: bytes | None) -> None:
+    """The ledger as it was before ``remember`` (its bytes, or no ledger), when the file it
+    recorded could not be written after all."""
+    path = home / LEDGER
+    if kept is None:
+        path.unlink(missing_ok=True)
+    else:
+        replace_file(path, kept)
 
 
 def created(home: Path, path: Path) -> tuple[Path, ...] | None:
