@@ -128,3 +128,28 @@ def test_a_committed_record_of_switched_off_hooks_keeps_no_receipt_from_being_wr
     state.write_text(json.dumps(switched_off(root, home)) + " ")  # then a person's edit is the clone's
     assert notice(ctx, home) == {}
     assert len(disabled_receipts(ctx)) == 1
+
+
+@pytest.mark.parametrize("off", [False, True], ids=["nothing to record", "switched off"])
+def test_hooks_status_answers_in_a_read_only_work_tree(ctx: Context, off: bool) -> None:
+    """A status read opens the record for writing only when there is something to record; in a
+    read-only work tree it still shows every hook, warning what it could not record."""
+    from .read_only import read_only
+
+    root = ctx.workspace.root
+    if off:
+        _settings(_user_settings(), {"disableAllHooks": True})
+    before = {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    with read_only(root) as prefix:
+        done = subprocess.run([*prefix, sys.executable, "-m", "gitstore", "hooks", "status"], cwd=root,
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "claude-code   project  " in done.stdout and "Traceback" not in done.stderr
+    if off:
+        assert "disableAllHooks is true" in done.stdout
+        assert done.stderr.count("\n") == 1 and "could not be recorded" in done.stderr, done.stderr
+        assert "hooks-disabled.json" in done.stderr
+    else:
+        assert done.stderr == ""
+    assert {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()} == before

@@ -8,6 +8,8 @@ either scope: for one whose settings, read as the harness reads them, switch hoo
 envelope and a ``degraded`` receipt with the reason ``hooks-disabled`` are written (local, no
 episode). Once per switch-off: the clone keeps what it recorded in
 ``okf/.memory/hooks-disabled.json`` and records a harness again only after its hooks were on.
+The record is opened for writing only when there is something to record: ``hooks status`` in a
+read-only work tree still answers, warning what it could not record.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
     if not ignored:
         refuse_unignored(ctx.workspace)
     state = ctx.workspace.state / STATE_NAME
+    if found is None:
+        from gitstore.capture.switched import switched_off
+
+        found = switched_off(ctx.workspace.root, home)
+    if not _to_record(state, found):
+        return {}  # read only: a read-only work tree still answers
     with _locked(state) as handle:
         raw = _raw(handle)
         known = _parse(raw)
-        if found is None:
-            from gitstore.capture.switched import switched_off
-
-            found = switched_off(ctx.workspace.root, home)
         repo = None
         if any(known.get(name) == why for name, why in found.items()):  # the record would hold a receipt back
             repo = repository_of(state.parent)
@@ -71,6 +75,25 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
             if repo is not None:
                 own_config(repo, written, OWN_NAME)
     return receipts
+
+
+def _to_record(state: Path, found: dict[str, str]) -> bool:
+    """Whether ``notice`` has anything to write (receipts, or the record changed), read without
+    opening the record for writing; a record that cannot be read is left to the locked open to
+    name."""
+    try:
+        raw = state.read_bytes()
+    except FileNotFoundError:
+        raw = b""
+    except OSError:
+        return True
+    known = _parse(raw)
+    if found != known:
+        return True
+    if not found:
+        return False
+    repo = repository_of(state.parent)  # another clone's record holds no receipt back
+    return repo is not None and foreign(repo, state, raw, OWN_NAME, record=False)
 
 
 class Checked(NamedTuple):
@@ -95,7 +118,15 @@ def checked_status(repo_root: Path | None, home: Path) -> Checked:
         ctx = Context.open(str(repo_root))
     except GitstoreError:
         return Checked(rows)  # not set up for gitstore: nothing to record into
-    return Checked(marked(rows, ctx.workspace.state), tuple(notice(ctx, home)))
+    try:
+        recorded = tuple(notice(ctx, home))
+    except OSError as exc:  # a read-only work tree: the status still shows, what went unrecorded is named
+        from gitstore import notices
+
+        where = f" ({exc.filename})" if exc.filename else ""
+        notices.note(f"hooks switched off could not be recorded as hooks-disabled receipts: {exc.strerror or exc}{where}")
+        recorded = ()
+    return Checked(marked(rows, ctx.workspace.state), recorded)
 
 
 class _locked:
