@@ -187,6 +187,22 @@ def test_records_add_list_show(ready: Path) -> None:
     assert shown == records[0]  # payload reattached, digest intact
 
 
+def test_records_add_names_a_record_given_twice_as_a_repeat(ready: Path) -> None:
+    """The same record on two lines is stored once: the second is labelled a repeat of the
+    first line, never 'added' twice (--json lists it once)."""
+    stored, new = R.audit("dup1", []), R.event("dup2")
+    (ready / "one.jsonl").write_text(jsonl(stored))
+    run_ok(ready, "records", "add", "one.jsonl")
+    path = ready / "twice.jsonl"
+    path.write_text(jsonl(new, stored, new) + "\n" + jsonl(stored))
+    out = run_ok(ready, "records", "add", "twice.jsonl").splitlines()
+    assert out == [f"{new['digest']} added", f"{stored['digest']} exists", f"{new['digest']} repeats line 1",
+                   f"{stored['digest']} repeats line 2"], out
+    fresh = R.audit("dup3", [])
+    (ready / "fresh.jsonl").write_text(jsonl(fresh, fresh))
+    assert json.loads(run_ok(ready, "records", "add", "fresh.jsonl", "--json"))["added"] == [fresh["digest"]]
+
+
 def test_records_add_seal(ready: Path) -> None:
     record = R.audit("to-seal", [])
     unsealed = {k: v for k, v in record.items() if k != "digest"}

@@ -49,7 +49,8 @@ class _Lines:
     """The records of a JSON Lines file, parsed one line at a time as the store asks for them.
 
     ``where`` names the line being handled, so an error raised while the store checks that
-    record can name it too; ``digests`` collects each record's digest in input order.
+    record can name it too; ``digests`` collects each record's digest in input order, and
+    ``lines`` the line each is on.
     """
 
     def __init__(self, name: str, do_seal: bool) -> None:
@@ -58,6 +59,7 @@ class _Lines:
         self.number = 0
         self.done = False
         self.digests: list[str] = []
+        self.lines: list[int] = []
 
     @property
     def where(self) -> str:
@@ -84,6 +86,7 @@ class _Lines:
                     seal(value)
                 _check_proposal_id(value)
                 self.digests.append(value.get("digest", ""))
+                self.lines.append(self.number)
                 yield value
         self.done = True
         if not self.digests:
@@ -109,6 +112,9 @@ def add(
 ) -> None:
     """Add records as one atomic append; print each digest.
 
+    Each digest is printed with "added", "exists" (stored before) or "repeats line N" (the
+    same record given again: it is stored once).
+
     Records are read, checked and written one line at a time, yet memory grows with the
     number of records, by about 2 KB each (what the append keeps of every record until it
     commits: 100,000 records peak near 290 MB, a million near 2.2 GB). A line that fails
@@ -131,8 +137,20 @@ def add(
     if as_json:
         emit_json({"added": list(result.added), "existing": list(result.existing)})
         return
-    added = set(result.added)
-    typer.echo("\n".join(f"{d} {'added' if d in added else 'exists'}" for d in lines.digests))
+    typer.echo("\n".join(_labelled(lines, set(result.added))))
+
+
+def _labelled(lines: _Lines, added: set[str]) -> Iterator[str]:
+    """Each input record's digest with what became of it: ``added``, ``exists`` (stored
+    before), or, for a record given again in the same input, the line it repeats (it is stored
+    once)."""
+    first: dict[str, int] = {}
+    for digest, number in zip(lines.digests, lines.lines):
+        if digest in first:
+            yield f"{digest} repeats line {first[digest]}"
+            continue
+        first[digest] = number
+        yield f"{digest} {'added' if digest in added else 'exists'}"
 
 
 @records_app.command("list")
