@@ -129,10 +129,9 @@ class Workspace(NamedTuple):
         state = root / STATE_DIR
         path = state / CONFIG_NAME
         if not path.is_file():
-            if path.is_symlink() or path.exists():  # something is there: init would fail on it too
-                what = "a folder" if path.is_dir() else "a link to no file" if path.is_symlink() else "not a file"
-                raise InvalidInput(f"{path} is {what}: gitstore's settings are a file; move it away and run "
-                                   "`gitstore init`")
+            odd = not_a_file(path)
+            if odd is not None:  # something is there: init refuses it too
+                raise InvalidInput(odd)
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
         data = _config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
@@ -149,6 +148,18 @@ class Workspace(NamedTuple):
         if copied is not None:
             config = _on_its_own(repo, root, state, config, copied)
         return cls(repo, root, state, scope, config)
+
+
+MOVE_AWAY = "move it away and run `gitstore init`"  # what mends a config.json gitstore cannot read
+
+
+def not_a_file(path: Path) -> str | None:
+    """Why config.json at ``path`` cannot be read as a file, and what to do (None: it is a file,
+    or nothing is there); every command and ``gitstore init`` say the same."""
+    if path.is_file() or not (path.is_symlink() or path.exists()):
+        return None
+    what = "a folder" if path.is_dir() else "a link to no file" if path.is_symlink() else "not a file"
+    return f"{path} is {what}: gitstore's settings are a file; {MOVE_AWAY}"
 
 
 def _scope(repo: pygit2.Repository) -> str:
@@ -204,15 +215,16 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     try:
         data = _jsontext.loads(raw.decode("utf-8"))
     except ValueError as exc:
-        raise InvalidInput(f"{path}: cannot read configuration ({exc}){_writers_hint(repo, path.parent)}") from None
+        why = "the file is empty" if not raw.strip() else str(exc)
+        raise InvalidInput(f"{path}: cannot read configuration ({why}){_to_mend(repo, path)}") from None
     if not isinstance(data, dict):
-        raise InvalidInput(f"{path}: configuration must be a JSON object")
+        raise InvalidInput(f"{path}: configuration must be a JSON object{_to_mend(repo, path)}")
     for key in data:
         if key not in _SECTIONS:
             raise InvalidInput(f"{path}: unknown field {key!r} (fields: {', '.join(_SECTIONS)})")
     writer = data.get("writer")
     if not isinstance(writer, str) or not writer:
-        raise InvalidInput(f"{path}: no writer id{_writers_hint(repo, path.parent) or ' (run `gitstore init` to make one)'}")
+        raise InvalidInput(f"{path}: no writer id{_to_mend(repo, path)}")
     given = data.get("writerGiven", False)
     if not isinstance(given, bool):
         raise InvalidInput(f"{path}: writerGiven must be true or false")
@@ -222,6 +234,13 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
                   automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"),
                   dream=data.get("dream"), writer_given=given)
+
+
+def _to_mend(repo: pygit2.Repository | None, path: Path) -> str:
+    """What to do about a config.json that cannot be read as gitstore's settings: with writer
+    ids this clone's records are under, how to go on as one (``_writers_hint``); else move the
+    file away and run init, which writes a fresh one (init refuses the file as it stands)."""
+    return _writers_hint(repo, path.parent) or f"; {MOVE_AWAY}"
 
 
 def _capture_mode(path: Path, section: Any) -> str:

@@ -54,6 +54,35 @@ def test_commands_before_init_say_what_to_do(repo: Path) -> None:
     assert done.returncode == 2 and "run `gitstore init` first" in done.stderr
 
 
+BROKEN_CONFIGS = {"empty": b"", "not JSON": b"nope\n", "a byte order mark": b'\xef\xbb\xbf{"writer": "w1"}',
+                  "not UTF-8": b'{"writer": "w\xff"}', "not an object": b"[]\n", "no writer": b"{}\n",
+                  "a folder": None}
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_CONFIGS))
+def test_a_config_that_cannot_be_read_says_what_to_move_away_and_init_agrees(ready: Path, broken: str) -> None:
+    """A config.json gitstore cannot read (empty, not JSON, a BOM, not UTF-8, a folder) gives
+    every command, init too, the same one line with the to-do: move it away, run init; which
+    then sets the clone up again."""
+    config = ready / "okf" / ".memory" / "config.json"
+    config.unlink()
+    if BROKEN_CONFIGS[broken] is None:
+        config.mkdir()
+    else:
+        config.write_bytes(BROKEN_CONFIGS[broken])
+    errors = []
+    for command in (("status",), ("records", "list"), ("init",)):
+        done = gitstore(ready, *command)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+        assert str(config) in done.stderr and done.stderr.rstrip().endswith("move it away and run `gitstore init`"), \
+            done.stderr
+        errors.append(done.stderr)
+    assert len(set(errors)) == 1, errors  # status and init say the same
+    config.rename(ready / "moved-away")
+    run_ok(ready, "init")
+    run_ok(ready, "status")
+
+
 def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     first = json.loads(run_ok(repo, "init", "--json"))
     assert first["scope"] == "github.com/acme/widgets"  # credentials stripped

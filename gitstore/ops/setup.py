@@ -16,7 +16,7 @@ from gitstore._files import first_link, links_under
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
-                             new_writer_id, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
+                             new_writer_id, not_a_file, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
                              write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
@@ -401,7 +401,8 @@ def _existing(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Refused(f"{path}: cannot read configuration ({exc})") from None
+        odd = not_a_file(path)  # a folder there: said as every other command says it
+        raise Refused(odd or f"{path}: cannot read configuration ({exc.strerror or exc})") from None
 
 
 def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config, provider: str | None,
