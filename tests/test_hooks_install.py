@@ -1077,3 +1077,43 @@ def test_codex_hooks_the_user_trusted_are_never_shown_as_to_trust(scope: str, re
     [row] = [r for r in json.loads(ok("hooks", "status", "--json", cwd=repo))["hooks"]
              if r["harness"] == "codex" and r["scope"] == scope]
     assert row["installed"] is True and row["works"] is None, row
+
+
+def test_an_uninstall_that_cannot_write_the_file_keeps_what_gives_it_back(repo: Path, home: Path) -> None:
+    """Uninstall forgets the undo ledger's entry only once the harness's file is as it leaves
+    it: one that could not be written (a read-only checkout) keeps the entry, so the next
+    uninstall still gives the user's original bytes back, not what stripping the hook leaves."""
+    import subprocess
+
+    from .read_only import read_only
+
+    settings = repo / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    original = '{"hooks": {}}\n'  # stripping the hook alone would leave "{}": only the ledger gives this back
+    settings.write_text(original)
+    install("claude-code", "project", repo, home)
+    assert settings.read_text() != original
+    command = [sys.executable, "-m", "gitstore", "hooks", "uninstall", "--harness", "claude-code"]
+    with read_only(repo) as prefix:
+        done = subprocess.run([*prefix, *command], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stderr.count("\n") == 1, done
+    assert uninstall("claude-code", "project", repo, home).action == "removed"
+    assert settings.read_text() == original
+
+
+def test_an_uninstall_whose_ledger_cannot_be_updated_says_so_and_still_removes(repo: Path, home: Path) -> None:
+    """The hook leaves the file even when the ledger cannot be written after it (a read-only
+    home): the command says what it could not update and exits 0, as what it says matches
+    what is on disk."""
+    import subprocess
+
+    from gitstore.capture.undo import LEDGER
+
+    from .read_only import read_only
+
+    install("claude-code", "project", repo, home)
+    command = [sys.executable, "-m", "gitstore", "hooks", "uninstall", "--harness", "claude-code"]
+    with read_only(home) as prefix:
+        done = subprocess.run([*prefix, *command], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "could not update" in done.stdout and str(home / LEDGER) in done.stdout, done
+    assert not by_key(status(repo, home))["claude-code", "project"].installed

@@ -238,12 +238,10 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
     current = _read(path)
     previous = None if current is None else undo.before(home, adapter.name, path, current)
     made = undo.created(home, path)
-    undo.forget(home, adapter.name, path)
-    if current is None:
-        return Report(adapter.name, scope, path, "absent")
-    new = previous.text if previous is not None else _in_file(path, lambda: adapter.stripped(current))
-    if new == current:
-        return Report(adapter.name, scope, path, "absent")
+    new = None if current is None else (
+        previous.text if previous is not None else _in_file(path, lambda: adapter.stripped(current)))
+    if current is None or new == current:
+        return Report(adapter.name, scope, path, "absent", _forgotten(home, adapter.name, path))
     if previous is None and made is not None and new == _nothing(adapter):
         new = None  # install created the file, and stripping the last entry leaves nothing in it
     if new is None:  # install created the file: where a link (the user's dotfiles) leads, the link kept
@@ -251,7 +249,20 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
         _prune(previous.folders if previous is not None else made or ())
     else:
         _write(path, new)
-    return Report(adapter.name, scope, path, "removed")
+    # last: a file that could not be written keeps what gives its original back
+    return Report(adapter.name, scope, path, "removed", _forgotten(home, adapter.name, path))
+
+
+def _forgotten(home: Path, harness: str, path: Path) -> tuple[str, ...]:
+    """Forget the install of ``path`` in the undo ledger, once its file is as uninstall leaves it;
+    a ledger that cannot be written is said (its entry gives nothing back any more: the file
+    holds no hook of gitstore's)."""
+    try:
+        undo.forget(home, harness, path)
+    except OSError as exc:
+        return (f"could not update {home / undo.LEDGER} ({exc.strerror or exc}): its entry for {path} stays, "
+                "harmless (the file holds no gitstore hook now)",)
+    return ()
 
 
 def _nothing(adapter: Harness) -> str | None:
