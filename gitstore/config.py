@@ -63,9 +63,9 @@ import pygit2
 from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore._spawn import spawn
-from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, Unaccepted
+from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept
+from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept, scope_kept_gone
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -135,7 +135,7 @@ class Workspace(NamedTuple):
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
         data = _config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
-        scope = _scope(repo) if here else scope_and_kept(repo)[0]
+        scope = _scope(repo, here)
         config = parse_config(path, data, repo)
         alone = here and _by_writer_alone(repo, data)  # never recorded as this tree's own: judged, not taken
         _refuse_others(repo, path, data, config.writer, here, record=False)
@@ -162,10 +162,29 @@ def not_a_file(path: Path) -> str | None:
     return f"{path} is {what}: gitstore's settings are a file; {MOVE_AWAY}"
 
 
-def _scope(repo: pygit2.Repository) -> str:
+GONE_NOTE = "is a path but not a git repository"  # in the notice of a moved origin (``note_gone``)
+
+
+def note_gone(gone: RemoteGone, scope: str) -> None:
+    """Tell the person, once, as the command ends, that origin is a path where its repository is
+    no longer and the kept ``scope`` stands in for the one it gave (``scope.scope_kept_gone``)."""
+    from gitstore import notices
+
+    notices.note(f"{gone}; until then memory stays under scope {scope}, the one this clone's memory was set up "
+                 "under, and `gitstore sync` cannot reach origin")
+
+
+def _scope(repo: pygit2.Repository, here: bool) -> str:
     """The repository's scope, kept now when the clone was set up before scopes were kept (as
-    init would), and a notice when it is not the one this clone's memory was set up under."""
-    scope, kept = scope_and_kept(repo)
+    init would; ``here``: this clone ran init), and a notice when it is not the one this clone's
+    memory was set up under, or when origin is a path where its repository is no longer (moved
+    or deleted) and the kept scope stands in for the one it gave (``scope_kept_gone``)."""
+    scope, kept, gone = scope_kept_gone(repo)
+    if gone is not None:
+        note_gone(gone, scope)
+        return scope
+    if not here:
+        return scope
     if kept is None:
         try:
             keep_scope(repo, scope)

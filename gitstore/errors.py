@@ -42,6 +42,16 @@ class InvalidInput(GitstoreError):
     """Input is not acceptable: malformed JSON, duplicate members, bad times, bad fields."""
 
 
+class RemoteGone(InvalidInput):
+    """A remote whose URL is a path on this machine where no git repository is any longer (the
+    repository there was moved or deleted); ``todo`` is git's own command that points the remote
+    at where it is now (``does`` says what it does); ``about`` is the message without it."""
+
+    def __init__(self, about: str, todo: str, does: str = "points it at where that repository is now") -> None:
+        super().__init__(f"{about}: `{todo}` {does}")
+        self.about, self.todo, self.does = " ".join(about.split()), todo, does
+
+
 class CanonicalizationError(InvalidInput):
     """A value cannot be put in RFC 8785 / I-JSON canonical form."""
 

@@ -5,7 +5,9 @@ trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts
 records. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
 folder when gitstore is set up there; the repository's own git configuration keeps the scope
 memory was set up under (``keep_scope``), so a local scope stays when the folder moves, and a
-change of origin since can be named (``scope_and_kept``).
+change of origin since can be named (``scope_and_kept``). An origin that is a path on this
+machine where no repository is any longer (moved or deleted) gives no scope: the kept one stands
+in, since it is the scope the memory is pinned to, and the move is named (``scope_kept_gone``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 import pygit2
 
 from gitstore._gitconfig import NOT_OWNED, git_accepts, owner_unchecked
-from gitstore.errors import BareRepository, InvalidInput, NotARepository, NotOwnedRepository, UnsupportedRepository
+from gitstore.errors import (BareRepository, InvalidInput, NotARepository, NotOwnedRepository, RemoteGone,
+                             UnsupportedRepository)
 
 KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
 _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
@@ -126,20 +129,45 @@ def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
     An origin that is a path on this machine (a clone of a local repository) takes that
     repository's scope, so clones exchanging refs share one scope.
     """
-    found = _origin_scope(repo, _depth)
+    common = _git_folder(repo)
+    try:
+        found = _origin_scope(repo, _depth)
+    except RemoteGone:
+        kept = _kept_in(common)
+        if kept is None:
+            raise
+        return kept  # origin moved or deleted: the scope its memory was set up under stands in
     if found is not None:
         return found
-    common = _git_folder(repo)
     return _local_scope(common, _kept_in(common))
 
 
 def scope_and_kept(repo: pygit2.Repository) -> tuple[str, str | None]:
     """The repository's scope, and the scope ``gitstore init`` set its memory up under
     (``keep_scope``; None when none is kept), the configuration file read once."""
+    scope, kept, _ = scope_kept_gone(repo)
+    return scope, kept
+
+
+def scope_kept_gone(repo: pygit2.Repository) -> tuple[str, str | None, RemoteGone | None]:
+    """``scope_and_kept``, and what stands for an origin that is a path where no repository is
+    any longer (moved or deleted; None otherwise), whose scope cannot be read: the kept scope is
+    then the repository's, the one its memory is pinned to, so reads and writes go on while the
+    person is told (``RemoteGone.todo`` points origin at where the repository is now). Without a
+    kept scope there is none to go on with: ``RemoteGone`` is raised."""
     common = _git_folder(repo)
     kept = _kept_in(common)
-    found = _origin_scope(repo, 0)
-    return (found if found is not None else _local_scope(common, kept)), kept
+    try:
+        found = _origin_scope(repo, 0)
+    except RemoteGone as gone:
+        if kept is None:
+            raise
+        if kept.startswith("local/"):  # origin's chain ended in a repository without one: its path gave the scope
+            keep = f"git -C NEW-PATH config {KEPT} {kept}"
+            gone = RemoteGone(gone.about, f"{gone.todo} && {keep}", "points it at where that repository is now, "
+                              f"and keeps there the local scope its old path gave it, {kept}, which its clones take")
+        return kept, kept, gone
+    return (found if found is not None else _local_scope(common, kept)), kept, None
 
 
 def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
@@ -166,7 +194,11 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
         return scope_from_url(url)
     found = pygit2.discover_repository(str(local)) if local.exists() else None
     if found is None:
-        raise InvalidInput(f"{remote} {url!r} is a path but not a git repository")
+        where = Path(repo.workdir or repo.path)
+        todo = (f"git remote set-url {shlex.quote(remote)} NEW-PATH" if depth == 0 else
+                f"git -C {shlex.quote(str(where))} remote set-url {shlex.quote(remote)} NEW-PATH")
+        raise RemoteGone(f"{remote} {url!r}{'' if depth == 0 else f' of {where}'} is a path but not a git "
+                         "repository (moved or deleted?)", todo)
     if depth > 8:  # clones whose origins lead back to one another have no scope to share
         raise InvalidInput(f"{remote} {url!r} leads through more than 8 local clones or back to itself: "
                            "point one of them at a hosted remote")

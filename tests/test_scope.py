@@ -113,3 +113,75 @@ def test_a_clone_whose_git_folder_is_elsewhere_is_set_up_and_used_in_its_own_wor
     assert cli.gitstore("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01",
                         cwd=work / "okf").returncode == 0
     assert cli.gitstore("verify", cwd=work).returncode == 0
+
+
+def test_a_clone_whose_origin_moved_goes_on_under_its_kept_scope_and_says_what_to_do(tmp_path: Path) -> None:
+    """A clone of a repository on this machine, once that repository is moved: origin names a
+    path where no repository is, so it gives no scope. The scope kept when memory was set up is
+    the one memory is pinned to: reads and writes go on under it, every command warns in one line
+    naming the to-do, doctor fails an origin check with it and status shows it (neither warns as
+    well), sync cannot reach origin and says so, and the context hook still answers. The to-do
+    followed (the repository there had no origin, so its path gave the scope: kept there too),
+    the clone is whole again."""
+    import json
+    import sys
+
+    from . import cli
+
+    a, b, fresh = tmp_path / "a", tmp_path / "b", tmp_path / "fresh"
+    git(tmp_path, "init", "-q", str(a))
+    git(a, "commit", "-q", "--allow-empty", "-m", "root")
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    git(tmp_path, "clone", "-q", str(a), str(fresh))
+    cli.ok("init", cwd=b)
+    scope = git(b, "config", "gitstore.scope").strip()
+    grant = ("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01")
+    cli.ok(*grant, cwd=b)
+    (tmp_path / "a").rename(tmp_path / "a-moved")
+    todo = f"git remote set-url origin NEW-PATH && git -C NEW-PATH config gitstore.scope {scope}"
+
+    for args in (("learnings",), ("context", "--prompt", "x"), ("verify",), ("records", "list"), ("init",), grant):
+        done = cli.gitstore(*args, cwd=b)
+        assert done.returncode == 0, (args, done.stderr)
+        [warning] = [line for line in done.stderr.splitlines() if line.startswith("gitstore: warning:")]
+        assert warning.startswith("gitstore: warning: origin ") and todo in warning and scope in warning, warning
+    assert len(json.loads(cli.ok("records", "list", "--kind", "grant", "--json", cwd=b))) == 2, \
+        "the grant stored before the move is read, and the one after it written"
+    assert json.loads(cli.ok("status", "--json", cwd=b))["scope"] == scope
+
+    doctor = cli.gitstore("doctor", cwd=b)
+    assert doctor.returncode == 1 and doctor.stderr == "", doctor.stderr
+    assert f"ok   repository: {b.resolve()} (scope {scope})" in doctor.stdout
+    assert "FAIL origin: origin " in doctor.stdout and f"     to do: {todo}\n" in doctor.stdout, doctor.stdout
+    status = cli.gitstore("status", cwd=b)
+    assert status.returncode == 0 and status.stderr == "", status.stderr
+    assert f"scope     {scope}\norigin    origin " in status.stdout and todo in status.stdout, status.stdout
+    assert json.loads(cli.ok("status", "--json", cwd=b))["movedOrigin"]["todo"] == todo
+    said = cli.fails(1, "sync", cwd=b)
+    assert "nothing to fetch from or push to" in said and todo in said, said
+
+    hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"], cwd=b,
+                          input=json.dumps({"session_id": "s1", "cwd": str(b), "hook_event_name": "UserPromptSubmit",
+                                            "prompt": "x", "transcript_path": "/tmp/s1.jsonl"}).encode(),
+                          capture_output=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")})
+    assert hook.returncode == 0 and (hook.stdout == b"" or json.loads(hook.stdout)), hook
+    log = b / "okf" / ".memory" / "logs" / "hooks.log"
+    assert not log.exists() or "not a git repository" not in log.read_text(), log.read_text()
+
+    # never set up here: no scope kept to go on with, so one line naming the to-do
+    said = cli.fails(1, "init", cwd=fresh)
+    assert "is a path but not a git repository" in said and "`git remote set-url origin NEW-PATH`" in said, said
+    doctor = cli.gitstore("doctor", cwd=fresh)
+    assert doctor.returncode == 1 and "FAIL repository: " in doctor.stdout \
+        and "     to do: git remote set-url origin NEW-PATH\n" in doctor.stdout, doctor.stdout
+
+    (tmp_path / "a-moved").rename(tmp_path / "a2")
+    for command in todo.replace("NEW-PATH", str(tmp_path / "a2")).split(" && "):
+        git(b, *command.split()[1:])
+    done = cli.gitstore("records", "list", cwd=b)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    doctor = cli.gitstore("doctor", cwd=b)
+    assert f"(scope {scope})" in doctor.stdout and "FAIL origin" not in doctor.stdout \
+        and "warn scope" not in doctor.stdout, doctor.stdout
+    cli.ok("sync", cwd=b)

@@ -293,10 +293,14 @@ def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) ->
 
 def test_an_unreachable_remote_is_one_line(team: tuple, tmp_path: Path) -> None:
     alice, bob, bare, held = team
-    git(bob.workspace.root, "remote", "add", "gone", str(tmp_path / "nowhere.git"))
+    git(bob.workspace.root, "remote", "add", "gone", str(bob.workspace.root / "okf"))  # a folder git cannot fetch from
     done = cli.gitstore("sync", "gone", cwd=bob.workspace.root)
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "git fetch gone failed" in done.stderr, done.stderr
     assert "does not appear to be a git repository" in done.stderr, done.stderr  # git's reason, not its advice
+    git(bob.workspace.root, "remote", "set-url", "gone", str(tmp_path / "nowhere.git"))  # moved or deleted
+    done = cli.gitstore("sync", "gone", cwd=bob.workspace.root)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "is a path but not a git repository" in done.stderr \
+        and "`git remote set-url gone NEW-PATH`" in done.stderr, done.stderr
 
 
 def test_a_sync_killed_at_any_point_leaves_the_clone_readable_and_the_next_completes(team: tuple) -> None:

@@ -923,12 +923,15 @@ def check_repository(ctx: Context, repository: str, what: str) -> None:
     the scope comes from (origin) and how it comes to name the material's repository."""
     if ctx.scope.endswith("/" + repository.lower()) or ctx.scope.lower().endswith("/" + repository.lower()):
         return
-    from gitstore.scope import origin_of
+    from gitstore.scope import origin_of, scope_kept_gone
 
     url, end = origin_of(ctx.workspace.repo)
     github = f"https://github.com/{repository}.git"
+    gone = scope_kept_gone(ctx.workspace.repo)[2] if url is not None else None
     if url is None:
         why = "it has no origin remote: `git remote add origin <its GitHub address>` names it"
+    elif gone is not None:
+        why = f"{gone}; until then the scope is the one this clone's memory was set up under"
     elif end is not None:
         why = (f"origin is {url}, a repository on this machine: a clone of one takes the scope its origin names, "
                f"and {end} has no origin, so the scope is local; review imports need the scope to name the "

@@ -19,6 +19,8 @@ def status(as_json: bool = JSON_OPTION) -> None:
         emit_json(info)
         return
     typer.echo(f"scope     {info['scope']}")
+    if info["movedOrigin"]:
+        typer.echo(f"origin    {one_line(info['movedOrigin']['problem'])}; to do: `{info['movedOrigin']['todo']}`")
     typer.echo(f"writer    {info['writer']}")
     typer.echo(f"provider  {info['provider']}")
     typer.echo(f"state     {info['state']} ({'ignored by git' if info['stateIgnored'] else 'NOT ignored by git'})")

@@ -16,13 +16,13 @@ from gitstore._files import first_link, links_under
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
-                             new_writer_id, not_a_file, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
-                             write_config, writers_of_other_trees)
+                             new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
+                             set_up_here, tracked_under, write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import keep_scope, open_repository, scope_and_kept, scope_note
+from gitstore.scope import keep_scope, open_repository, scope_kept_gone, scope_note
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -148,7 +148,9 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     state = root / STATE_DIR
     config_path = state / CONFIG_NAME
     here = set_up_here(repo, _existing(config_path))  # before anything below records that init ran
-    scope, before = scope_and_kept(repo)
+    scope, before, gone = scope_kept_gone(repo)
+    if gone is not None:  # origin moved: its memory goes on under the scope kept
+        note_gone(gone, scope)
     report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
     link = first_link(root, STATE_DIR.as_posix())
     if link is not None:  # a commit can put one there: init would write, and have git ignore, where it points

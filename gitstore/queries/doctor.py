@@ -86,9 +86,19 @@ class Report:
 
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
+    from gitstore import notices
+    from gitstore.config import GONE_NOTE
+
+    try:
+        return _doctor(start, home)
+    finally:
+        notices.forget(GONE_NOTE)  # a moved origin: the origin check says it, the warning would again
+
+
+def _doctor(start: str | Path, home: Path | None) -> Report:
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
-    from gitstore.errors import ForeignConfig, NotARepository, NotOwnedRepository, UnsupportedRepository
-    from gitstore.scope import open_repository, scope_and_kept, scope_note
+    from gitstore.errors import ForeignConfig, NotARepository, NotOwnedRepository, RemoteGone, UnsupportedRepository
+    from gitstore.scope import open_repository, scope_kept_gone, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -108,9 +118,19 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         return report
     root = Path(repo.workdir).resolve()
     note = scope_note(repo)
-    scope, kept = scope_and_kept(repo)
+    try:
+        scope, kept, gone = scope_kept_gone(repo)
+    except RemoteGone as exc:  # and no scope kept to go on with
+        report.add("repository", FAIL, f"{root}: {exc.about}, so it gives no scope, and none is kept here "
+                                       "(`gitstore init` keeps one) to go on with: no command can run", exc.todo)
+        _hooks(report, root, home)
+        return report
     report.add("repository", WARN if note else OK, f"{root} (scope {scope})" + (f": {note[0]}" if note else ""),
                note[1] if note else "")
+    if gone is not None:
+        report.add("origin", FAIL, f"{gone.about}: its scope cannot be read, so memory goes on under {scope}, the "
+                                   "scope this clone's memory was set up under, and `gitstore sync` cannot reach "
+                                   "origin", gone.todo)
     if kept is not None and kept != scope:
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else

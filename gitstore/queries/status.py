@@ -37,10 +37,12 @@ def status(workspace: Workspace) -> dict[str, Any]:
         refs.append({"ref": shown_ref(info.name), "namespace": info.namespace,  # names whoever could push chose
                      "writer": shown_writer(info.writer), "tip": str(target), "in": where})
     config = workspace.config
+    moved = _moved_origin(workspace)
     waiting = unaccepted(workspace.repo, workspace.state / CONFIG_NAME, GUARDED)
     return {
         "root": str(workspace.root),
         "scope": workspace.scope,
+        "movedOrigin": moved,
         "writer": config.writer,
         "provider": config.provider,
         "state": os.path.relpath(workspace.state, workspace.root),
@@ -58,6 +60,23 @@ def status(workspace: Workspace) -> dict[str, Any]:
         },
         "loop": _loop(workspace, _within(waiting, ("loop",))),
     }
+
+
+def _moved_origin(workspace: Workspace) -> dict[str, str] | None:
+    """Origin a path where its repository is no longer (moved or deleted), whose scope cannot be
+    read: what it is and the command that points it at where the repository is now (the scope
+    shown is the one kept, that memory goes on under; ``scope.scope_kept_gone``). Said here, so
+    the warning every other command ends with is not said twice."""
+    from gitstore import notices
+    from gitstore.config import GONE_NOTE
+    from gitstore.scope import scope_kept_gone
+
+    gone = scope_kept_gone(workspace.repo)[2]
+    if gone is None:
+        return None
+    notices.forget(GONE_NOTE)
+    return {"problem": f"{gone.about}: memory goes on under scope {workspace.scope}, the one this clone's memory "
+                       "was set up under, and `gitstore sync` cannot reach origin", "todo": gone.todo}
 
 
 def _within(waiting: list[str], fields: tuple[str, ...]) -> list[str]:

@@ -102,7 +102,7 @@ from gitstore import _jsontext, notices
 from gitstore._files import replace_file
 from gitstore.config import former_writers, writers_of_other_trees
 from gitstore.context import Context
-from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
+from gitstore.errors import GitstoreError, InvalidInput, Refused, RemoteGone, UsageError
 from gitstore.capture.saved import Applied
 from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
@@ -325,6 +325,7 @@ def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncRepo
     if not isinstance(provider, GitProvider):
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
+    _refuse_gone(provider.repo, remote)
     report = SyncReport(remote)
     with sync_locked(provider.state):
         try:
@@ -619,6 +620,27 @@ def _check_remote(repo: pygit2.Repository, remote: str) -> None:
     if remote not in repo.remotes.names():
         known = ", ".join(repo.remotes.names()) or "none"
         raise InvalidInput(f"no remote named {remote!r} (remotes: {known}); add one with `git remote add`")
+
+
+def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
+    """Raise ``RemoteGone`` when ``remote`` is a path on this machine where its repository is no
+    longer (moved or deleted), so nothing can be fetched or pushed, with the command that points
+    it at where the repository is now; the warning every command gives of a moved origin is this
+    error's, said once."""
+    from gitstore import notices
+    from gitstore.config import GONE_NOTE
+    from gitstore.scope import remote_scope, scope_kept_gone
+
+    try:
+        gone = scope_kept_gone(repo)[2] if remote == "origin" else None  # its to-do keeps a local scope too
+        if gone is not None:
+            raise gone
+        remote_scope(repo, remote)
+    except RemoteGone as gone:
+        notices.forget(GONE_NOTE)
+        raise RemoteGone(f"{gone.about}: nothing to fetch from or push to", gone.todo, gone.does) from None
+    except (GitstoreError, pygit2.GitError, OSError):
+        pass  # the fetch says what stops it, and the push what its URL lacks (``_scope_of_remote``)
 
 
 def _git(repo: pygit2.Repository, *args: str, data: str | None = None) -> subprocess.CompletedProcess[str]:
