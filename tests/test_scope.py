@@ -185,3 +185,50 @@ def test_a_clone_whose_origin_moved_goes_on_under_its_kept_scope_and_says_what_t
     assert f"(scope {scope})" in doctor.stdout and "FAIL origin" not in doctor.stdout \
         and "warn scope" not in doctor.stdout, doctor.stdout
     cli.ok("sync", cwd=b)
+
+
+def test_origin_named_after_memory_was_stored_then_init_makes_what_follows_reach_the_remote(tmp_path: Path) -> None:
+    """The README's path: memory stored before origin is named stays under the old scope, and
+    after `gitstore init` what is stored reaches the team. init gives the clone a new writer
+    id when it changes the kept scope: the old id's history holds records of the old scope, of
+    which a sync pushes nothing (the remote's clones refuse them), so what follows under it
+    would never be pushed. doctor's push check makes sync's scope check, before init and after."""
+    import json
+
+    from . import cli
+
+    bare, work = tmp_path / "remote.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(bare, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "root")
+    cli.ok("init", cwd=work)
+    old = json.loads(cli.ok("status", "--json", cwd=work))["writer"]
+    grant = ("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01")
+    cli.ok(*grant, cwd=work)
+    git(work, "remote", "add", "origin", str(bare))
+    git(work, "push", "-q", "origin", "HEAD")
+
+    doctor = cli.gitstore("doctor", cwd=work)
+    assert doctor.returncode == 1 and "warn scope: origin was named" in doctor.stdout, doctor.stdout
+    assert f"FAIL push: refs/memory/v1/records/shared/{old} holds records of scope local/" in doctor.stdout, \
+        doctor.stdout
+    assert cli.gitstore("sync", cwd=work).returncode == 1, "sync refuses what doctor fails"
+    said = cli.fails(1, "init", "--writer", old, cwd=work)
+    assert "name another id" in said, said
+
+    done = json.loads(cli.ok("init", "--json", cwd=work))
+    new = done["writer"]
+    assert new != old and done["scope"] == "github.com/acme/widgets", done
+    assert any(line.startswith(f"writer {new} for this clone from now on") for line in done["created"]), done
+    cli.ok(*grant, cwd=work)
+    synced = cli.gitstore("sync", cwd=work)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert f"shared/{old} holds records of scope local/" in synced.stdout, "the old id's appends stay, named"
+    on_remote = git(bare, "for-each-ref", "--format=%(refname) %(objectname)", "refs/memory/").split("\n")
+    tip = git(work, "rev-parse", f"refs/memory/v1/records/shared/{new}").strip()
+    assert f"refs/memory/v1/records/shared/{new} {tip}" in on_remote, on_remote
+    assert not any(f"/{old}" in line for line in on_remote), on_remote
+    doctor = cli.gitstore("doctor", cwd=work)
+    assert f"ok   push: a push of memory sends refs/memory/v1/records/shared/{new}" in doctor.stdout, doctor.stdout
+    assert "FAIL" not in doctor.stdout and "warn scope" not in doctor.stdout, doctor.stdout

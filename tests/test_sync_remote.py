@@ -184,21 +184,30 @@ def test_a_clone_whose_origin_changed_after_it_stored_pushes_nothing_of_the_old_
         team: tuple, tmp_path: Path) -> None:
     """Records keep the scope they were stored under: a clone that stored memory before its
     origin named the team's remote would push them with its next appends, and every clone of
-    the remote would refuse its history."""
+    the remote would refuse its history. The init that makes the team's scope the clone's gives
+    it a new writer id, whose appends are pushed; the old id's stay here, named."""
     alice, bob, bare, _ = team
     dave = tmp_path / "dave"
     git(tmp_path, "init", "-q", "-b", "main", str(dave))
     cli.ok("init", cwd=dave)
+    old = Context.open(dave).workspace.config.writer
     grant_all(Context.open(dave))  # stored under a local scope
     git(dave, "remote", "add", "origin", str(bare))
-    cli.ok("init", cwd=dave)
-    grant_all(Context.open(dave), purposes=("training",))  # under the team's
+    grant_all(Context.open(dave), purposes=("training",))  # under the team's, before init made it this clone's
     before = remote_refs(bare)
     report = sync(str(dave))
     assert not report.pushed and report.not_pushed, report.line
     assert "holds records of scope local/" in report.not_pushed[0], report.not_pushed
     assert "`gitstore init --new-writer`" in report.not_pushed[0], report.not_pushed
     assert remote_refs(bare) == before
+    cli.ok("init", cwd=dave)
+    new = Context.open(dave).workspace.config.writer
+    assert new != old
+    grant_all(Context.open(dave), purposes=("evaluation",))
+    report = sync(str(dave))
+    assert [m.writer for m in report.pushed] and {m.writer for m in report.pushed} == {new}, report.line
+    assert not report.not_pushed and any(old in line for line in report.stranded), report.line
+    assert not any(name.endswith("/" + old) for name in remote_refs(bare)), "nothing of the old scope is pushed"
     assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
 
 

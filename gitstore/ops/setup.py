@@ -198,8 +198,13 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                 f"changing it would hide stored records"
             )
         copied = copied_from(root, state, config.writer)
-        if new_writer or copied is not None:
-            config = _renew(repo, root, config, writer, report, copied)
+        rescoped = _rescoped(repo, config, scope, before)
+        if rescoped and not new_writer and copied is None and writer == config.writer:
+            raise Refused(f"--writer {writer}: this clone's scope becomes {scope}, and {writer} holds records of "
+                          f"{before}, which no clone of {scope} admits, so a sync would push nothing {writer} stores "
+                          "from now on: name another id, or leave --writer out for a fresh one")
+        if new_writer or copied is not None or rescoped:
+            config = _renew(repo, root, config, writer, report, copied, before if rescoped else None)
             renewed = True
         elif writer is not None and writer != config.writer:
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
@@ -366,10 +371,24 @@ def _remove_empty(folders: list[Path]) -> None:
             return
 
 
+def _rescoped(repo: pygit2.Repository, config: Config, scope: str, before: str | None) -> bool:
+    """Whether this init makes ``scope`` the clone's in place of ``before`` (origin named,
+    pointed elsewhere or removed since memory was set up) while its writer id's shared records
+    hold some of ``before``: records keep the scope they were stored under, and a sync pushes
+    nothing of a history holding one of another scope than the remote's (its clones refuse
+    it), so what the clone stores from now on goes under a new id (``_renew``)."""
+    from gitstore.providers._incoming import ref_tip
+
+    if before is None or before == scope or config.provider != "git":
+        return False
+    return ref_tip(repo, f"{PREFIX}records/shared/{config.writer}") is not None
+
+
 def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | None, report: InitReport,
-           copied: Path | None) -> Config:
+           copied: Path | None, rescoped: str | None = None) -> Config:
     """Give this clone a new writer id (``wanted``, or a fresh one) and record where it runs
-    (``copied``: the folder it was copied from, which goes on writing as the old id)."""
+    (``copied``: the folder it was copied from, which goes on writing as the old id;
+    ``rescoped``: the scope the old id's records are of, which this init leaves)."""
     new = wanted or new_writer_id()
     if new == config.writer:
         raise UsageError(f"--writer {new}: this clone writes as {new} already; name another id, or leave "
@@ -389,6 +408,11 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
                           f"({exc.strerror or exc}); run `gitstore init --new-writer` again once it can be "
                           "written") from None
     renewed = renew_writer(repo, root, config, new, given=wanted is not None)
+    if rescoped is not None and copied is None:
+        report.created.append(f"writer {new} for this clone from now on, so that what it stores under its new scope "
+                              f"reaches the remote: {config.writer} holds records of {rescoped}, which no clone of the "
+                              f"new scope admits, so a sync pushes nothing of it (what it stored stays, unread)")
+        return renewed
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
                           + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "

@@ -137,7 +137,8 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
                        ("origin was pointed elsewhere", f", or point origin back at {kept}"))
         report.add("scope", WARN, f"{since} after this clone's memory was set up under {kept}: what it stored "
                                   f"there is not read under {scope}",
-                   f"`gitstore init` makes {scope} this clone's scope from now on (what it stored under {kept} "
+                   f"`gitstore init` makes {scope} this clone's scope from now on, under a new writer id where its "
+                   f"own holds records of {kept}, of which a sync pushes none (what it stored under {kept} "
                    f"stays, unread: a session can be captured again with `gitstore import transcript FILE`, "
                    f"grants and decisions made again){back}")
     try:
@@ -1131,6 +1132,13 @@ def _push(report: Report, workspace: Any) -> None:
         report.add("push", WARN, f"{len(misplaced)} ref(s) of personal sessions are in the repository's own refs, "
                    f"where a push can send them: {', '.join(misplaced)}", "`gitstore init` moves them into "
                    ".git/gitstore/local, which no push reaches")
+    if "origin" in workspace.repo.remotes.names():
+        from gitstore.sync.remote import scope_refusal
+
+        refused = scope_refusal(workspace.repo, "origin", workspace.config.writer, workspace.scope)
+        if refused is not None:  # the check sync makes before it pushes
+            report.add("push", FAIL, *refused)
+            return
     report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
                             else "nothing of this clone's memory to push yet")
                + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))

@@ -1382,6 +1382,32 @@ def _scope_of_remote(repo: pygit2.Repository, remote: str, report: SyncReport) -
     return found
 
 
+def scope_refusal(repo: pygit2.Repository, remote: str, writer: str, ours: str) -> tuple[str, str] | None:
+    """Why a sync to ``remote`` would push nothing of ``writer``'s records, this clone's scope
+    being ``ours``, and what mends it: a record the push would send (those after the remote's
+    copy as last fetched) is of another scope than the one the remote stands for, which its
+    clones refuse (``_Planned.plan`` refuses the same). None when every one is of it, or when
+    the remote gives no scope (sync says so as it runs). What ``gitstore doctor`` checks."""
+    from gitstore.scope import remote_scope
+
+    try:
+        theirs = remote_scope(repo, remote)
+    except (GitstoreError, pygit2.GitError, OSError):
+        return None
+    records = f"{PREFIX}records/shared/{writer}"
+    mine = ref_tip(repo, records)
+    if theirs is None or mine is None:
+        return None
+    fetched = ref_tip(repo, f"{PREFIX}remotes/{remote}/records/shared/{writer}")
+    held = peeled(repo, fetched) if fetched is not None else None
+    other = _other_scope(repo, mine, held, theirs) if mine != held else None
+    if other is None:
+        return None
+    return (f"{records} holds records of scope {other}, which is not the scope {remote} stands for, {theirs}: its "
+            "clones would refuse them, so `gitstore sync` pushes none of them",
+            _other_scope_advice(repo, remote, ours, theirs))
+
+
 def _other_scope_advice(repo: pygit2.Repository, remote: str, ours: str | None, theirs: str) -> str:
     """What mends a clone whose records are not all of the scope ``theirs`` that ``remote``
     stands for, this clone's own scope being ``ours``."""
