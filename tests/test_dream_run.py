@@ -1086,7 +1086,8 @@ def test_a_store_in_the_past_dreams_alike_whenever_the_dream_runs(tmp_path: Path
 def test_explain_shows_the_verdict_of_the_check_that_dropped_a_theme(tmp_path: Path) -> None:
     """A theme the consolidator proposed and a re-check dropped (texts the safety scanner
     quarantines: terminal escapes, bidirectional controls) was explained twice, "proposed" and
-    "rejected": the check's verdict is the dream's, in the text and in ``--json``."""
+    "rejected": the check's verdict is the dream's, in the text and in ``--json``; the report
+    says it passed the gates and was set aside, not that no theme passed them."""
     ctx = w.repo(tmp_path)
     escape, bidi = "\x1b]0;pwned\x07\x1b[31m", "\u202e"
     for n, (who, pr, text) in enumerate([
@@ -1102,3 +1103,5 @@ def test_explain_shows_the_verdict_of_the_check_that_dropped_a_theme(tmp_path: P
     assert theme["reasons"] == rejected["reasons"] and len(theme["labels"]) == 3, theme
     assert report.to_json()["explain"]["themes"] == [theme]
     assert f"theme {theme['theme']}: proposed" not in report.render()
+    # nor is it one that failed the gates: it passed them, and a check set it aside
+    assert "no update: 1 theme passed the gates and the dream's checks set them aside (see rejected)" in report.why

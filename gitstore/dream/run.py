@@ -137,6 +137,7 @@ class _Dream:
         assert request.by is not None  # resolved by dream()
         self.by: str = request.by
         self.unlabelled: tuple[Labeler, set[str]] | None = None
+        self._checked_out = 0  # themes that passed the gates and a check set aside (``_finish``)
         self.report = DreamReport("complete", "no-update", request.purpose, since=request.since,
                                   dry_run=request.dry_run, view=_view_summary(view),
                                   completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps],
@@ -306,6 +307,7 @@ class _Dream:
                 elif verdict.outcome == "known":
                     report.known.append(entry)
             report.tidy += [_finding_json(f, made) for f in checked.outcome.findings]
+        self._checked_out = len({v.theme for checked in outcomes for v in checked.dropped})
         for candidate, record, new in proposals:
             if new:
                 report.proposed.append(_proposed_json(self.view, candidate, record))
@@ -330,7 +332,7 @@ class _Dream:
             report.status = "incomplete"
         report.result = "updated" if report.proposed else "no-update"
         if not report.proposed:
-            report.why.append("no update: " + _quiet_reason(report, labels))
+            report.why.append("no update: " + _quiet_reason(report, labels, self._checked_out))
 
     def _no_evidence(self) -> DreamReport:
         report = self.report
@@ -480,18 +482,23 @@ def _proposed_json(view: FrozenView, candidate: Candidate, record: dict[str, Any
     }
 
 
-def _quiet_reason(report: DreamReport, labels: list[Label]) -> str:
-    """Why nothing was proposed. A theme memory already holds passed the gates: a dream that
+def _quiet_reason(report: DreamReport, labels: list[Label], checked_out: int = 0) -> str:
+    """Why nothing was proposed. A theme memory already holds passed the gates, and so did one
+    the dream's checks set aside (``gitstore.dream.checks``: quarantined text, say): a dream that
     found some beside others that failed says how many, never that no theme passed."""
     if not labels:
         return "no evidence matched a recurring theme"
     held = len(report.known)
+    aside = ""
+    if checked_out:
+        which = "1 theme" if checked_out == 1 else f"{checked_out} themes"
+        aside = f"{which} passed the gates and the dream's checks set them aside (see rejected)"
     if held and not report.rejected and not report.held_back:
         return "memory already holds every theme"
     if held:
         which = "the 1 theme that" if held == 1 else f"the {held} themes that"
-        return f"memory already holds {which} passed the gates; no other passed them"
-    return "no theme passed the gates"
+        return f"memory already holds {which} passed the gates; " + (aside or "no other passed them")
+    return aside or "no theme passed the gates"
 
 
 def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_Checked]) -> dict[str, Any]:
