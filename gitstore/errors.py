@@ -81,6 +81,12 @@ class Unaccepted(Refused):
         self.fields = tuple(fields)
 
 
+class Unignored(Refused):
+    """Git does not ignore ``okf/.memory/`` (a ``!`` rule of a .gitignore a commit brought): a
+    capture writes nothing there, and the hooks keep their jobs and log in the clone's git
+    folder meanwhile (``gitstore.capture.hooklog.away``)."""
+
+
 class NotAuthorised(Refused):
     """The team's policy would not let this append count: who signs, or what they may do."""
 

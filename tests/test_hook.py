@@ -664,7 +664,7 @@ def test_a_job_that_times_out_while_a_link_stands_at_the_inbox_is_kept_as_a_fail
     held = repo / ".git" / "gitstore" / "held-jobs"
     assert any(line.endswith("capture took longer than 1 s; abandoned, kept in .git/gitstore/held-jobs/ "
                                         "for a retry once okf/.memory/inbox can take it (a real folder, no symbolic "
-                                        "link on the way, writable)") for line in log_lines(repo)), log_lines(repo)
+                                        "link on the way, writable, ignored by git)") for line in log_lines(repo)), log_lines(repo)
     assert len(list(held.iterdir())) == 1 and not list((tmp_path / "tmp").glob("hook-*.json"))
     (state / "inbox").unlink()
     done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id="after"))
@@ -686,3 +686,43 @@ def test_a_failed_capture_is_logged_by_its_kind_never_quoting_what_it_read(repo:
     assert any("capture failed: PermissionError (Permission denied) at " in line for line in lines), lines
     assert any("capture failed: ContractError (a record built from the session fails its contract" in line
                for line in lines), lines
+
+
+def test_while_git_does_not_ignore_the_state_folder_no_job_or_log_line_is_left_there(
+        repo: Path, env: dict[str, str], state: Path, tmp_path: Path) -> None:
+    """A commit that un-ignores ``okf/.memory/`` makes a capture refuse; whatever the hook
+    left there (the job: its session, its transcript's path, naming another project's folder;
+    the log) ``git add -A`` would commit. The worker moves them to the clone's git folder and
+    leaves a marker there, so later runs write nothing into the state folder either; once the
+    folder is ignored again, the jobs held meanwhile are captured."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}
+    (repo / ".gitignore").write_text("!/okf/.memory/\n")
+    subprocess.run(["git", "add", ".gitignore"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "un-ignore"], cwd=repo, check=True)
+
+    def untracked() -> list[str]:
+        listed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "okf/.memory/inbox",
+                                 "okf/.memory/logs"], cwd=repo, capture_output=True, text=True, check=True)
+        return listed.stdout.splitlines()
+
+    for session in ("first", "second"):
+        done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id=session))
+        assert done.returncode == 0 and done.stdout == b""
+        assert untracked() == [], session
+    away = repo / ".git" / "gitstore"
+    assert (away / "unignored").exists()
+    lines = (away / "logs" / "hooks.log").read_text().splitlines()
+    assert len(lines) == 2 and all("Unignored" in line for line in lines), lines
+    held = away / "held-jobs"
+    assert len(list(held.glob("hook-*.json"))) == 2
+    assert not list((tmp_path / "tmp").glob("*hook-*"))
+    (repo / ".gitignore").unlink()
+    subprocess.run(["git", "commit", "-q", "-a", "-m", "ignored again"], cwd=repo, check=True)
+    for session in ("third", "fourth"):
+        done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id=session))
+        assert done.returncode == 0
+    assert not (away / "unignored").exists()
+    assert not list(held.glob("hook-*.json")) and not list((state / "inbox").glob("hook-*.json"))

@@ -23,7 +23,9 @@ and the log says so. Capture is replay-invariant, so a retry writes the episode 
 time would have written. A worker takes a spool under an exclusive ``flock``, so two runs never
 capture the same one at once. A job that waited in the temporary folder (the inbox had a link on
 the way, or could not be written) and failed is kept in the clone's ``.git/gitstore/held-jobs/``,
-and goes back to the inbox for its retry once the inbox can take it.
+and goes back to the inbox for its retry once the inbox can take it. Where git does not ignore
+``okf/.memory/``, a capture refuses to write there, and the worker moves the jobs and the log out
+of it, leaving a marker the hook reads (``_move_away``, ``hooklog.away``).
 
 It starts fast: only the standard library's small modules are imported before the capture
 library, which is imported late and inside the guard. In a repository with gitstore set up the
@@ -58,7 +60,7 @@ import threading
 from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
 from gitstore.capture.hooklog import described, failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
-from gitstore.capture.hooklog import working_dir
+from gitstore.capture.hooklog import UNIGNORED, away, git_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -78,7 +80,7 @@ SPOOL_PREFIX = "hook-"
 FAILED_PREFIX = "failed-"
 HELD = "held-jobs"  # under <common git folder>/gitstore: jobs the temporary folder held, kept for a retry
 HELD_KEPT = (f"kept in .git/gitstore/{HELD}/ for a retry once okf/.memory/inbox can take it (a real folder, no "
-             "symbolic link on the way, writable)")
+             "symbolic link on the way, writable, ignored by git)")
 MAX_ATTEMPTS = 3
 RETRIES_PER_RUN = 5
 
@@ -89,7 +91,10 @@ class HookProblem(Exception):
 
 class CaptureFailed(HookProblem):
     """The capture of a sound job failed (a full disk, a read-only store, a record refused, the
-    capture library missing): the job is kept, for the next hook's run to retry."""
+    capture library missing): the job is kept, for the next hook's run to retry. UNIGNORED: it
+    was refused because git does not ignore ``okf/.memory/`` (``_move_away``)."""
+
+    unignored = False
 
 
 INLINE_ENV = "GITSTORE_HOOK_INLINE"
@@ -183,7 +188,7 @@ def _inbox(cwd: str, harness: str) -> str | None:
     from gitstore._files import link_on_the_way
 
     root = _repository_dir(cwd)
-    if root is None:
+    if root is None or away(root) is not None:  # not ignored by git: nothing of the job goes there
         return None
     link = link_on_the_way(root, "okf", ".memory", "inbox")
     if link is None:
@@ -426,7 +431,7 @@ def _release(inbox: str) -> None:
         held = os.path.join(state, HELD) if state is not None else ""
         names = sorted(n for n in os.listdir(held) if n.startswith(SPOOL_PREFIX) and n.endswith(".json")) \
             if held and os.path.isdir(held) else []
-        if not names or link_on_the_way(root, "okf", ".memory", "inbox") is not None:
+        if not names or link_on_the_way(root, "okf", ".memory", "inbox") is not None or away(root) is not None:
             return
         for name in names:
             _move(os.path.join(held, name), inbox)
@@ -552,12 +557,13 @@ def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
         _call_guarded(harness, job["payload"], cwd,
                       on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit, tried))
         os.unlink(spool)
+        _ignored_again(cwd)
         return cwd
     except (BlockingIOError, FileNotFoundError):
         return None  # another run is capturing it, or has captured it
     except CaptureFailed as exc:  # kept, as after a timeout: a full disk or a read-only store passes, and
         # the next hook's run retries it (one that fails MAX_ATTEMPTS times is set aside, never lost)
-        _log(cwd, harness, f"{exc}{_keep_or_drop(spool, cwd)}")
+        _log(cwd, harness, f"{exc}{_move_away(spool, cwd) if exc.unignored else _keep_or_drop(spool, cwd)}")
     except HookProblem as exc:  # no job a hook of this clone wrote
         _log(cwd, harness, str(exc))
         _discard(spool)
@@ -748,6 +754,8 @@ def timed_out(args: list[str]) -> int:
                       limit=max(_timeout(), DEFAULT_TIMEOUT), on_timeout=lambda limit: _give_up(cwd, harness, limit))
     except FileNotFoundError:
         pass  # a retry captured it meanwhile: its receipt says what happened
+    except CaptureFailed as exc:
+        _log(cwd, harness, f"timeout receipt: {exc}{_move_away(args[0], cwd) if exc.unignored else ''}")
     except HookProblem as exc:
         _log(cwd, harness, f"timeout receipt: {exc}")
     except BaseException as exc:  # noqa: BLE001
@@ -789,6 +797,66 @@ def _keep_or_drop(spool: str, cwd: str) -> str:
         return f"; {HELD_KEPT}"
     _discard(spool)
     return "; not kept (it waited in the temporary folder, where no run retries a job)"
+
+
+def _move_away(spool: str, cwd: str) -> str:
+    """Git does not ignore ``okf/.memory/`` of the repository at CWD (a commit un-ignored it):
+    whatever is written there, ``git add -A`` commits. Leave the marker the hook reads
+    (``hooklog.away``: from now on its jobs wait in the temporary folder and its log goes to the
+    work tree's git folder), and move out of the state folder the jobs waiting in the inbox,
+    SPOOL among them (to ``.git/gitstore/held-jobs/``, retried once it is ignored again) and the
+    log. What the log says of SPOOL."""
+    root = _repository_dir(cwd)
+    if root is None:
+        return _keep_or_drop(spool, cwd)
+    try:
+        folder = os.path.join(git_dir(root), "gitstore")
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        with open(os.path.join(folder, UNIGNORED), "w", encoding="utf-8") as marker:
+            marker.write("okf/.memory/ is not ignored by git: the hooks keep their jobs and log here\n")
+        _move_log(os.path.join(root, "okf", ".memory", "logs"), os.path.join(folder, "logs"))
+    except OSError as exc:
+        _log(cwd, "", f"the hooks' log could not be moved out of okf/.memory/: {failure(exc)}")
+    inbox = os.path.join(root, "okf", ".memory", "inbox")
+    try:
+        names = sorted(n for n in os.listdir(inbox) if n.endswith(".json") and
+                       (n.startswith(SPOOL_PREFIX) or n.startswith(FAILED_PREFIX + SPOOL_PREFIX)))
+    except OSError:
+        names = []
+    own = _own_jobs(inbox, [os.path.join(inbox, n) for n in names], quiet=True) if names else []
+    for job in own:
+        _hold(job, cwd)
+    return _keep_or_drop(spool, cwd) if os.path.exists(spool) else f"; {HELD_KEPT}"
+
+
+def _move_log(logs: str, folder: str) -> None:
+    """Append the hooks' log in LOGS to the one in FOLDER, and remove it (and LOGS, when empty)."""
+    from gitstore.capture.hooklog import LOG_NAME
+
+    old = os.path.join(logs, LOG_NAME)
+    if os.path.islink(logs) or os.path.islink(old) or not os.path.isfile(old):
+        return
+    with open(old, "rb", opener=_no_link) as source:
+        data = source.read()
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(folder, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "ab") as out:
+        out.write(data)
+    os.unlink(old)
+    try:
+        os.rmdir(logs)
+    except OSError:
+        pass
+
+
+def _ignored_again(cwd: str) -> None:
+    """A capture stored its records: git ignores ``okf/.memory/`` (a capture refuses to write
+    there otherwise), so the hooks write there again; the jobs held meanwhile go back to the
+    inbox at the next run (``_release``)."""
+    root = _repository_dir(cwd)
+    folder = away(root) if root is not None else None
+    if folder is not None:
+        _discard(os.path.join(folder, UNIGNORED))
 
 
 def _discard(spool: str) -> None:
@@ -912,7 +980,9 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
     if isinstance(error, HookProblem):
         raise error
     if error is not None:  # named by its kind: its message may quote what the capture read
-        raise CaptureFailed(f"capture failed: {described(error)}")
+        failed = CaptureFailed(f"capture failed: {described(error)}")
+        failed.unignored = any(c.__name__ == "Unignored" for c in type(error).__mro__)
+        raise failed
 
 
 def _silence_stdout() -> None:

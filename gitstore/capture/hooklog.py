@@ -6,7 +6,9 @@ gitstore repository, or where the repository's log cannot be written (a checkout
 read-only), the line goes to ``gitstore-hooks.log`` in the temporary folder, shared by every
 folder, readable by its owner only, so there each line names the folder it comes from (``in
 <folder>:``, the bytes of its name that are not UTF-8 as escapes) and ``gitstore doctor`` shows a
-repository only its own; where neither file can take it, to standard error.
+repository only its own; where neither file can take it, to standard error. While git does not
+ignore ``okf/.memory/`` (``away``), a repository's log is ``logs/hooks.log`` under ``gitstore`` in
+its work tree's git folder instead.
 Logging never raises. Standard library only, for a fast start.
 """
 
@@ -16,6 +18,7 @@ import os
 import time
 
 LOG_NAME = "hooks.log"
+UNIGNORED = "unignored"  # under the work tree's git folder's ``gitstore``: okf/.memory is not ignored (``away``)
 # gitstore's own files, by the folder of the package: a checkout or a virtual environment named
 # ``gitstore`` holds other files (tests, dependencies) whose paths hold ``/gitstore/`` too
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -55,10 +58,44 @@ def shared_log() -> str:
     return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
 
 
+def away(root: str) -> str | None:
+    """The folder the hooks of the work tree at ROOT keep their jobs' log in, in place of
+    ``okf/.memory/``, while git does not ignore that (a commit un-ignored it, and ``git add -A``
+    would commit what is written there): ``gitstore`` in the work tree's git folder, which no
+    commit reaches, once the worker found the state folder not ignored and left the marker
+    ``UNIGNORED`` there (``gitstore.capture.agent_hook``); None otherwise. One ``stat`` in a
+    clone's main work tree; a linked one's ``.git`` file is read too."""
+    folder = os.path.join(root, ".git", "gitstore")
+    try:
+        os.stat(os.path.join(folder, UNIGNORED))
+        return folder
+    except NotADirectoryError:  # a linked work tree: ``.git`` is a file naming its git folder
+        pass
+    except OSError:
+        return None
+    folder = os.path.join(git_dir(root), "gitstore")
+    return folder if os.path.exists(os.path.join(folder, UNIGNORED)) else None
+
+
+def git_dir(root: str) -> str:
+    """The git folder of the work tree at ROOT: ``.git``, or the one its ``.git`` file names."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, encoding="utf-8") as handle:
+            line = handle.readline().strip()
+    except (OSError, ValueError):
+        return dot
+    named = line.removeprefix("gitdir:").strip() if line.startswith("gitdir:") else ""
+    return os.path.join(root, named) if named else dot
+
+
 def log_path(cwd: str) -> str:
     state = state_dir(cwd)
     if state is not None:
-        logs = os.path.join(state, "logs")
+        moved = away(os.path.dirname(os.path.dirname(state)))
+        logs = os.path.join(moved or state, "logs")
         os.makedirs(logs, exist_ok=True)
         return os.path.join(logs, LOG_NAME)
     return shared_log()
@@ -135,6 +172,8 @@ def failure(exc: BaseException) -> str:
 # describes them: their messages may quote what was read (a file's name, a record's value)
 KINDS = {
     "IntegrityError": "stored data is damaged: `gitstore verify` names it",
+    "Unignored": "git does not ignore okf/.memory/ (a `!` rule of a .gitignore): hooks keep their jobs and log in "
+                 ".git/gitstore/ until it is ignored again; `gitstore doctor` names the rule",
     "ForeignConfig": "okf/.memory/config.json came with a commit: `gitstore init` gives the clone its own",
     "Refused": "a rule of the store refused it: `gitstore doctor` says which",
     "ConflictError": "other writes kept winning the race for the store",

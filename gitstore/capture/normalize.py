@@ -26,7 +26,7 @@ from gitstore.records.times import format_time, normalize_time, parse_time
 from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
-from gitstore.errors import GitstoreError, InvalidInput, Refused
+from gitstore.errors import GitstoreError, InvalidInput, Unignored
 from gitstore.records.ids import AGREED, episode_id, event_id, versioned_key
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
@@ -72,7 +72,7 @@ def refuse_unignored(workspace: Workspace, ignored: bool | None = None) -> None:
     """Capture writes into okf/.memory only where git ignores it (after following links);
     IGNORED is git's answer when it was asked already."""
     if not (git_ignores(workspace.root, workspace.state) if ignored is None else ignored):
-        raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
+        raise Unignored(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
 
 
 def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem: str | None,

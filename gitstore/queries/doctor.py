@@ -581,11 +581,12 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
     """The hook log's last lines: the repository's own log, or (before ``gitstore init``, or
     where hooks cannot write the state folder: a checkout mounted read-only) the lines of the
     shared log in the temporary folder that came from this repository."""
-    from gitstore.capture.hooklog import LOG_NAME, from_folder, shared_log
+    from gitstore.capture.hooklog import LOG_NAME, away, from_folder, shared_log
 
     if state is not None and not os.access(state, os.W_OK):
         state = None
-    path = state / "logs" / LOG_NAME if state is not None else Path(shared_log())
+    moved = away(str(state.parent.parent)) if state is not None else None  # okf/.memory not ignored by git
+    path = (Path(moved) if moved else state) / "logs" / LOG_NAME if state is not None else Path(shared_log())
     if path.is_symlink() or (state is not None and path.parent.is_symlink()):
         report.add("hook log", WARN, f"{path if path.is_symlink() else path.parent} is a link (a commit may have put "
                                      "it there): hooks write no line through it, and it is not read",
@@ -638,9 +639,9 @@ def _held_jobs(report: Report, workspace: Any) -> None:
     jobs = sorted(held.glob(f"{SPOOL_PREFIX}*.json")) if held.is_dir() else []
     if jobs:
         report.add("capture held", WARN, f"{len(jobs)} capture job(s) wait in {held} for okf/.memory/inbox to take "
-                   "them (a symbolic link stood on the way to it, or it could not be written)",
-                   "make okf/.memory/inbox a writable folder of this clone again (the links check names a link "
-                   "there): the next hook run captures them")
+                   "them (a symbolic link stood on the way to it, it could not be written, or git did not ignore it)",
+                   "make okf/.memory/inbox a writable folder of this clone, ignored by git, again (the links check "
+                   "names a link there, the init check a rule that un-ignores it): the next hook runs capture them")
 
 
 def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) -> tuple[str, str]:
