@@ -222,6 +222,45 @@ def test_a_damaged_database_is_refused_in_one_line(ctx: Context, tmp_path: Path)
     assert str(db) in said and "Traceback" not in said
 
 
+ENDLESS_VIEW = """
+create view session as with recursive r(n) as (select 1 union all select n + 1 from r)
+  select 'ses_' || n as id, '/tmp' as directory, '1.2.0' as version, n as time_created, n as time_updated from r;
+create table message (id text, session_id text, time_created int, data text);
+create table part (id text, message_id text, session_id text, data text);
+"""
+
+
+@pytest.mark.parametrize("named", [(), ("--session", "ses_1")])
+def test_a_database_whose_session_is_a_view_is_refused_in_one_line(ctx: Context, tmp_path: Path,
+                                                                   named: tuple[str, ...]) -> None:
+    """A view is a query, one that may never end (a recursive one): the import refuses the
+    database, whether it asks for the only session or names one, rather than run it."""
+    db = tmp_path / "opencode.db"
+    with sqlite3.connect(db) as made:
+        made.executescript(ENDLESS_VIEW)
+    made.close()
+    done = subprocess.run([sys.executable, "-m", "gitstore", "import", "transcript", *named, str(db)],
+                          cwd=ctx.workspace.root, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 1, done
+    assert "not an OpenCode database (its session is a view, not a table)" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not opencode_db.holds(db, "ses_1")
+    assert list(ctx.store.items()) == []
+
+
+def test_reading_a_database_stops_at_its_deadline_in_one_line(tmp_path: Path, storages: list[Path],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every query of a reading is bounded in time (SQLite's progress handler): past the
+    deadline it is interrupted and the database refused, whatever query ran."""
+    db = database(tmp_path / "opencode.db", storages)
+    monkeypatch.setattr(opencode_db, "READ_SECONDS", 0.0)
+    monkeypatch.setattr(opencode_db, "PROGRESS_STEPS", 1)
+    with pytest.raises(InvalidInput, match="reading the OpenCode database took longer than 0 s") as refused:
+        parse_transcript(db, "opencode", session="s_stage0_small")
+    assert "\n" not in str(refused.value)
+
+
 SECRETS = {
     "aws": "AKIAIOSFODNN7EXAMPLQ",
     "github": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",

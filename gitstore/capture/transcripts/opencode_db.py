@@ -18,8 +18,11 @@ it stands too: opened with its log, SQLite would leave an empty log and its inde
 in the agent's folder. A log left without its index (OpenCode stopped short) is read, and
 SQLite leaves the index it makes for it, which a read-only reader cannot remove. A database
 a writer keeps locked past ``BUSY_SECONDS``, a file that is no SQLite database, and one
-without the tables and columns read here are each refused in one line. A session id the
-database does not hold is ``SessionAbsent``.
+without the tables and columns read here are each refused in one line. So is one whose
+``session``, ``message`` or ``part`` is no table (a view can be any query, one that never ends),
+and one whose reading takes longer than ``READ_SECONDS`` (every query is interrupted at that
+deadline, through SQLite's progress handler). A session id the database does not hold is
+``SessionAbsent``.
 
 A row is read only up to the size of the file the JSON reader reads (``opencode.PART_LIMIT``):
 each unbounded column is fetched only when its length is within bounds, so a message or
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -44,6 +48,8 @@ from gitstore.capture.transcripts._read import BAD, SQLITE_HEADER, SessionAbsent
 from gitstore.errors import InvalidInput
 
 BUSY_SECONDS = 2.0
+READ_SECONDS = 60.0  # the longest a connection's queries take in all: then they are interrupted
+PROGRESS_STEPS = 10000  # SQLite's virtual machine instructions between two looks at the deadline
 ID_LIMIT = 1024  # characters of an id read (OpenCode's have about 30)
 # the columns read, by table; those marked False may be missing (older or newer schemas)
 _COLUMNS = {
@@ -86,7 +92,10 @@ def holds(path: Path, session: str) -> bool:
         try:
             db = _connect(path, immutable)
             try:
+                _tables(db, path)
                 return db.execute("select 1 from session where id = ?", (session,)).fetchone() is not None
+            except InvalidInput:
+                return False
             finally:
                 db.close()
         except sqlite3.Error as exc:
@@ -109,12 +118,23 @@ def _unlogged(path: Path) -> bool:
 def _connect(path: Path, immutable: bool) -> sqlite3.Connection:
     uri = f"file:{quote(str(path.resolve()))}?{'immutable=1' if immutable else 'mode=ro'}"
     db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+    deadline = time.monotonic() + READ_SECONDS
+    db.set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_STEPS)  # true: interrupted
     try:
         db.execute("pragma query_only = on")
     except sqlite3.Error:
         db.close()
         raise
     return db
+
+
+def _tables(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database whose ``session``, ``message`` or ``part`` is no table: a view is a
+    query, which may read anything or never end."""
+    names = ", ".join("?" * len(_COLUMNS))
+    for name, kind in db.execute(f"select name, type from sqlite_master where name in ({names}) and type != 'table'",
+                                 tuple(_COLUMNS)):
+        raise InvalidInput(f"{path}: not an OpenCode database (its {name} is a {kind}, not a table)")
 
 
 def _cannot_open(exc: sqlite3.Error) -> bool:
@@ -124,6 +144,8 @@ def _cannot_open(exc: sqlite3.Error) -> bool:
 
 def _refusal(path: Path, exc: sqlite3.Error) -> InvalidInput:
     text = str(exc).lower()
+    if "interrupted" in text:
+        return InvalidInput(f"{path}: reading the OpenCode database took longer than {READ_SECONDS:g} s; not read")
     if "locked" in text or "busy" in text:
         return InvalidInput(f"{path}: the OpenCode database stayed locked by a writer for over {BUSY_SECONDS:g} s; "
                             "capture it again later")
@@ -135,6 +157,7 @@ def _refusal(path: Path, exc: sqlite3.Error) -> InvalidInput:
 def _read(db: sqlite3.Connection, path: Path, session: str | None, limits: Limits) -> Transcript:
     try:
         db.execute("begin")  # one snapshot: a session the agent writes meanwhile is read as it stood
+        _tables(db, path)
         columns = _columns(db, path)
         return _session(db, columns, path, session, limits)
     except sqlite3.DatabaseError as exc:
