@@ -752,6 +752,36 @@ def test_any_document_read_in_chunks_is_read_as_its_whole_text(tmp_path_factory:
         assert _outcome(_read_in_chunks, path) == _outcome(_read_whole_text, path)
 
 
+@pytest.mark.parametrize("stretch", [b"0," * 100_000, b'"a", ' + b"0," * 100_000, b'"pad": [' + b"0," * 100_000])
+def test_finding_the_messages_searches_each_character_of_the_header_about_once(
+        stretch: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header that runs long without a quote before ``"messages"`` was searched again from its
+    last quotes with every chunk read: time grew with the square of its length (20 s for 80 MiB).
+    Counted, not timed: the characters searched stay within a few times the document's."""
+    monkeypatch.setattr(_document, "CHUNK", 1024)
+    path = tmp_path / "session.json"
+    path.write_bytes(b'{"sessionId": "s", "pad": [' + stretch + b'0], "messages"  :\n [' + _user(b'"a"') + b"]}")
+    with path.open("rb") as handle:
+        text = _document.Text(path, handle, 1 << 30)
+        before = text.find(gemini._MESSAGES)
+    assert before is not None and before.endswith("0], ")
+    assert text.searched <= 2 * path.stat().st_size, text.searched
+    assert [turn.text for turn in _read_in_chunks(path).turns] == ["a"]
+
+
+def test_a_name_followed_by_more_separators_than_a_pattern_allows_is_no_match(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``Text.find`` keeps searching across chunks is bounded: a name, then whitespace and a
+    colon of at most ``GAP_CHARS`` characters; within that the match is found across chunks."""
+    monkeypatch.setattr(_document, "CHUNK", 16)
+    monkeypatch.setattr(_document, "GAP_CHARS", 100)
+    path = tmp_path / "session.json"
+    for gap, found in ((b" " * 60 + b":" + b" " * 30, True), (b" " * 200 + b":", False)):
+        path.write_bytes(b'{"sessionId": "s", "messages"' + gap + b"[" + _user(b'"a"') + b"]}")
+        with path.open("rb") as handle:
+            assert (_document.Text(path, handle, 1 << 30).find(gemini._MESSAGES) is not None) is found, gap
+
+
 def _long_session(path: Path, size: int) -> None:
     """A Gemini CLI session document of about SIZE bytes: one emoji in its first message makes
     Python keep four bytes a character of any text holding it."""

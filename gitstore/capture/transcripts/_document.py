@@ -27,6 +27,11 @@ _SCALAR_END = re.compile(r'[ \t\r\n,\[\]{}"]')
 _OPENING = {"]": ord("["), "}": ord("{")}
 _OTHER_KIND = -1
 _LOOKAHEAD = 3  # what a number's decoding looks at past its end (".5", "e+5"): there, or the end
+# A pattern ``Text.find`` takes: a quoted name of at most NAME_CHARS characters, then whitespace, a
+# colon and whitespace, of at most GAP_CHARS characters, before what it looks for
+NAME_CHARS = 64
+GAP_CHARS = 1 << 20
+_GAP = re.compile(r"\s*(?::\s*)?")
 SKIPPED = object()  # a value ``Text.value(skip=True)`` could not decode, read past (nested too deep)
 
 
@@ -40,6 +45,7 @@ class Text:
         self.done = False  # the file is read to its end
         self.text = ""
         self.pos = 0
+        self.searched = 0  # characters ``find`` searched, counted (tests check it grows with the text)
 
     def piece(self) -> str | None:
         """The next chunk's text, or None once the file is read to its end. A document over
@@ -70,15 +76,19 @@ class Text:
 
     def find(self, pattern: re.Pattern[str]) -> str | None:
         """The text before PATTERN's first match, with ``pos`` after the match; None when there
-        is none. PATTERN is a quoted name and no other quote (``"messages"\\s*:\\s*\\[``), so a
-        match a chunk's end cuts starts at one of the last two quotes read."""
+        is none. PATTERN is a quoted name and no other quote (``"messages"\\s*:\\s*\\[``; see
+        ``NAME_CHARS``), so a match a chunk's end cuts starts at one of the last two quotes read,
+        and only the tail of the text read that could still start one is searched again with the
+        next chunk (``_could_start``): each character is searched about once, however long the
+        text before the match runs without a quote."""
         before: list[str] = []
         window = self.text[self.pos:]
         while (found := pattern.search(window)) is None:
+            self.searched += len(window)
             piece = self.piece()
             if piece is None:
                 return None
-            keep = _last_two_quotes(window)
+            keep = _could_start(window)
             before.append(window[:keep])
             window = window[keep:] + piece
         before.append(window[: found.start()])
@@ -272,11 +282,18 @@ class _Rest(_Extent):
                 return _OTHER_KIND
 
 
-def _last_two_quotes(text: str) -> int:
-    """Where the second quote from the end of TEXT is (the last when there is one, the end when
-    there is none)."""
+def _could_start(text: str) -> int:
+    """Where the shortest tail of TEXT starts that could still begin a match of a pattern
+    ``Text.find`` takes once more text follows: the second quote from the end when what follows
+    the last is whitespace and a colon (at most ``GAP_CHARS``) and a name of at most
+    ``NAME_CHARS`` characters lies between the two; else the last quote when at most
+    ``NAME_CHARS`` characters follow it; else the end (no tail)."""
     last = text.rfind('"')
     if last < 0:
         return len(text)
-    before = text.rfind('"', 0, last)
-    return last if before < 0 else before
+    after = len(text) - last - 1
+    if after <= GAP_CHARS and _GAP.fullmatch(text, last + 1):
+        before = text.rfind('"', max(0, last - NAME_CHARS - 1), last)
+        if before >= 0:
+            return before
+    return last if after <= NAME_CHARS else len(text)
