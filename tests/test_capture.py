@@ -415,11 +415,16 @@ def test_capture_run_by_hand_on_a_transcript_it_cannot_read_fails_and_the_hook_n
     assert receipt["episode"] is None and receipt["reasons"] == ["transcript-unreadable"]
 
 
-def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context, tmp_path: Path) -> None:
+def test_the_envelope_of_a_large_transcript_hashes_its_first_256_mib_and_says_so(ctx: Context, tmp_path: Path) -> None:
     """Past 256 MiB the envelope once carried the digest of no bytes at all beside the file's
-    size; it now hashes what it reads, a block at a time, whatever the size."""
+    size; it hashes what it reads, a block at a time, up to the largest document a reader reads
+    (``normalize.HASHED_BYTES``): the digest is of that prefix, and the size, the whole file's,
+    being larger says so."""
     import hashlib
 
+    from gitstore.capture import normalize
+
+    assert normalize.HASHED_BYTES == 256 << 20
     path = claude_transcript(tmp_path / "long.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     head = path.read_bytes()
     with path.open("r+b") as grow:
@@ -427,13 +432,40 @@ def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context
     payload = {"session_id": "long", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
     result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
     expected = hashlib.sha256(head)
-    zeros, left = bytes(1 << 20), (256 << 20) + 4099 - len(head)
+    zeros, left = bytes(1 << 20), (256 << 20) - len(head)
     while left:
         expected.update(zeros[:min(left, len(zeros))])
         left -= min(left, len(zeros))
     assert result.envelope["transcript"] == {"name": "long.jsonl", "sha256": "sha256:" + expected.hexdigest(),
                                              "bytes": (256 << 20) + 4099}
     assert "transcript" in result.envelope["available"]
+    path.write_bytes(head)  # within the bound: every byte
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.envelope["transcript"]["sha256"] == "sha256:" + hashlib.sha256(head).hexdigest()
+    assert result.envelope["transcript"]["bytes"] == len(head)
+
+
+def test_the_timeout_receipt_of_a_transcript_of_gigabytes_reads_no_more_than_the_bound(
+        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A capture that ran out of time on a transcript of 8 GiB had its receipt written by a
+    process that hashed the whole file, and ran out of time too: the session got no record,
+    and every later hook run tried again. It reads at most ``HASHED_BYTES`` (a smaller bound
+    here, so the test reads little)."""
+    import hashlib
+
+    from gitstore.capture import normalize
+    from gitstore.capture.sessions import capture_timed_out
+
+    monkeypatch.setattr(normalize, "HASHED_BYTES", 1 << 20, raising=False)
+    path = tmp_path / "big.jsonl"
+    with path.open("wb") as big:
+        big.truncate(8 << 30)
+    payload = {"session_id": "big-1", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
+    result = capture_timed_out("claude-code", payload, str(ctx.workspace.root), 10.0)
+    assert result is not None and result.receipt["reasons"] == ["capture-timeout"]
+    assert result.envelope["transcript"] == {"name": "big.jsonl", "bytes": 8 << 30,
+                                             "sha256": "sha256:" + hashlib.sha256(bytes(1 << 20)).hexdigest()}
+    assert any(r["schema"] == "gitstore.receipt/v1" for r in _stored(ctx))
 
 
 SECRETS = {

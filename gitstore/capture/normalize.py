@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -44,6 +45,9 @@ SUMMARY_CHARS = 2000
 TURN_CHARS = 4000
 MAX_TURNS = 2000
 FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
+# the most of a transcript file hashed: the largest document a reader reads (``Limits.max_json_bytes``); past it
+# the envelope's sha256 is of this prefix, which its ``bytes``, the whole size, being larger says
+HASHED_BYTES = 256 * 1024 * 1024
 EPOCH = "1970-01-01T00:00:00.000000Z"
 # A hook event as the envelope's contract has one: ASCII letters, digits and ``._-``, starting
 # with a letter (its length is bounded apart).
@@ -136,8 +140,11 @@ def _event_name(event: str, screen: Screen) -> str:
 
 def _transcript_file(path: Path | None, screen: Screen, rows: tuple[str, int] | None = None) -> dict[str, Any] | None:
     """The envelope's account of the transcript file: its name (``_`` when the scanner would
-    change it, ``_kept_file_name``), and the sha256 and size of the bytes read from it, whatever its size (read a
-    block at a time, so memory stays bounded); None when there is no regular file to read.
+    change it, ``_kept_file_name``), and the sha256 and size of the bytes read from it (read a
+    block at a time, so memory stays bounded); None when there is no regular file to read. At
+    most ``HASHED_BYTES`` are read, however large the file (a capture that ran out of time on
+    one of gigabytes writes its receipt in time too): past that the sha256 is of that prefix and
+    the size is the file's, larger than it, which says so.
     Of a file holding many sessions (OpenCode's database), the session's own rows as the
     reader read them (ROWS: their sha256 and size), never the whole file: the rest is other sessions', and it
     changes whenever they do; None when the session could not be read from it."""
@@ -156,9 +163,11 @@ def _transcript_file(path: Path | None, screen: Screen, rows: tuple[str, int] | 
     digest, size = hashlib.sha256(), 0
     try:
         with path.open("rb") as source:
-            while block := source.read(FILE_BLOCK):
+            while size < HASHED_BYTES and (block := source.read(min(FILE_BLOCK, HASHED_BYTES - size))):
                 digest.update(block)
                 size += len(block)
+            if size >= HASHED_BYTES:  # a prefix hashed: the size is the file's, larger when it holds more
+                size = max(size, os.fstat(source.fileno()).st_size)
     except OSError:
         return None
     return {"name": _kept_file_name(path.name, screen), "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
