@@ -588,6 +588,27 @@ def test_a_hook_whose_harness_closed_a_standard_stream_still_exits_0(repo: Path,
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("closing", ["2>&-", ">&- 2>&-", "<&- 2>&-"])
+def test_a_hook_whose_harness_closed_standard_error_still_hands_its_job_to_the_worker(
+        repo: Path, env: dict[str, str], state: Path, closing: str) -> None:
+    """With standard error closed, the pipe the hook forks its worker with took descriptor 2,
+    and the worker, putting the null device on its standard streams, put it over the pipe's
+    read end: the job never arrived (``BrokenPipeError`` in the log). The hook puts the null
+    device on each standard descriptor left closed first."""
+    import shlex
+
+    forked = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
+    data = payload(repo, session_id="closed")
+    stdin = "" if closing.startswith("<&-") else f" <<'EOF'\n{data.decode()}\nEOF\n"
+    argument = f" {shlex.quote(data.decode())}" if closing.startswith("<&-") else ""
+    command = f"{shlex.quote(sys.executable)} -P -m gitstore.capture.agent_hook claude-code{argument} {closing}{stdin}"
+    done = subprocess.run(["sh", "-c", command], env=forked, cwd=repo, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert _wait_for(lambda: len(calls(forked)) == 1), log_lines(repo)
+    assert calls(forked)[0]["payload"]["session_id"] == "closed"
+    assert not any("BrokenPipe" in line for line in log_lines(repo)), log_lines(repo)
+
+
 def test_a_job_is_never_written_through_an_inbox_link_a_commit_put_there(repo: Path, env: dict[str, str],
                                                                         state: Path, tmp_path: Path) -> None:
     """A commit can put a link at ``okf/.memory/inbox`` (``git add -f``) to a tracked folder,

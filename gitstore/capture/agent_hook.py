@@ -101,6 +101,7 @@ INLINE_ENV = "GITSTORE_HOOK_INLINE"
 
 
 def main(argv: list[str] | None = None) -> int:
+    _standard_descriptors()
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["--check"]:
         return check()
@@ -983,6 +984,26 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
         failed = CaptureFailed(f"capture failed: {described(error)}")
         failed.unignored = any(c.__name__ == "Unignored" for c in type(error).__mro__)
         raise failed
+
+
+def _standard_descriptors() -> None:
+    """The null device on each of descriptors 0 to 2 the harness left closed (``2>&-``): else
+    the next file or pipe opened takes its number, and what is meant for a standard stream goes
+    there (the worker's pipe, the null device put over it before the job is read). One
+    ``fstat`` a descriptor."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+                else:
+                    os.set_inheritable(fd, True)
+            except OSError:
+                pass
 
 
 def _silence_stdout() -> None:
