@@ -445,27 +445,41 @@ def test_the_envelope_of_a_large_transcript_hashes_its_first_256_mib_and_says_so
     assert result.envelope["transcript"]["bytes"] == len(head)
 
 
-def test_the_timeout_receipt_of_a_transcript_of_gigabytes_reads_no_more_than_the_bound(
-        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_timeout_receipt_of_a_transcript_of_gigabytes_reads_none_of_it(ctx: Context, tmp_path: Path) -> None:
     """A capture that ran out of time on a transcript of 8 GiB had its receipt written by a
     process that hashed the whole file, and ran out of time too: the session got no record,
-    and every later hook run tried again. It reads at most ``HASHED_BYTES`` (a smaller bound
-    here, so the test reads little)."""
-    import hashlib
-
-    from gitstore.capture import normalize
+    and every later hook run tried again. The receipt reads nothing of the file (no reader
+    read it: its envelope accounts for no transcript) and is written."""
     from gitstore.capture.sessions import capture_timed_out
 
-    monkeypatch.setattr(normalize, "HASHED_BYTES", 1 << 20, raising=False)
     path = tmp_path / "big.jsonl"
     with path.open("wb") as big:
         big.truncate(8 << 30)
     payload = {"session_id": "big-1", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
     result = capture_timed_out("claude-code", payload, str(ctx.workspace.root), 10.0)
     assert result is not None and result.receipt["reasons"] == ["capture-timeout"]
-    assert result.envelope["transcript"] == {"name": "big.jsonl", "bytes": 8 << 30,
-                                             "sha256": "sha256:" + hashlib.sha256(bytes(1 << 20)).hexdigest()}
+    assert result.envelope["transcript"] is None and "transcript" not in result.envelope["available"]
     assert any(r["schema"] == "gitstore.receipt/v1" for r in _stored(ctx))
+
+
+@pytest.mark.parametrize("named", ["shadow", "/proc/self/environ", "empty.jsonl"])
+def test_a_file_the_reader_found_no_session_records_in_is_never_hashed(ctx: Context, tmp_path: Path,
+                                                                       named: str) -> None:
+    """A hook's payload names any file as its transcript: the envelope recorded the sha256 and
+    size of whatever it could read (``/etc/shadow``, ``/proc/self/environ``), a fingerprint of
+    a secret kept in a record that syncs. Only a file the reader found the session's records in
+    is accounted for; any other is the receipt's ``transcript-unreadable``."""
+    path = Path(named) if named.startswith("/") else tmp_path / named
+    if named == "shadow":
+        path.write_text("root:$6$saltsalt$5Hq8C9bM1xQ2:19000:0:99999:7:::\n")
+    elif named == "empty.jsonl":
+        path.write_text("")
+    if not path.is_file():
+        pytest.skip(f"no {path} here")
+    payload = {"session_id": "s", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.envelope["transcript"] is None and "transcript" not in result.envelope["available"]
+    assert result.receipt["status"] == "degraded" and result.episode is None
 
 
 SECRETS = {

@@ -113,7 +113,10 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``): a hook
     event the scanner would change is ``withheld`` (``_event_name``)."""
     head = _head(ctx.workspace.repo)
-    info = _transcript_file(hook.transcript, screen, transcript.source if transcript else None)
+    # only a file the reader found the session's records in: any other (/etc/shadow, a timed-out
+    # capture's, never read) is accounted for by the receipt's reason, not by its size and digest
+    info = _transcript_file(hook.transcript, screen, transcript.source) \
+        if transcript is not None and transcript.counts.parsed > 0 else None
     available = ["transcript"] if info else []
     if head is not None:
         available.append("revision")
@@ -141,7 +144,8 @@ def _event_name(event: str, screen: Screen) -> str:
 def _transcript_file(path: Path | None, screen: Screen, rows: tuple[str, int] | None = None) -> dict[str, Any] | None:
     """The envelope's account of the transcript file: its name (``_`` when the scanner would
     change it, ``_kept_file_name``), and the sha256 and size of the bytes read from it (read a
-    block at a time, so memory stays bounded); None when there is no regular file to read. At
+    block at a time, so memory stays bounded); None when there is no regular file to read. Asked
+    only of a file the reader found records of the session in (``_envelope``). At
     most ``HASHED_BYTES`` are read, however large the file (a capture that ran out of time on
     one of gigabytes writes its receipt in time too): past that the sha256 is of that prefix and
     the size is the file's, larger than it, which says so.
