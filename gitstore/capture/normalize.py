@@ -256,7 +256,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         joined, split_tokens = across_turns(kept)
         screen.redactions += split_tokens
         for index, (turn, (raw, answers)) in enumerate(zip(kept, joined)):
-            text = screen.outputs(raw, answers, TURN_CHARS) if raw.strip() else None
+            text = screen.outputs(raw, answers, TURN_CHARS, turn.role == "tool") if raw.strip() else None
             if text is None:
                 continue
             author = agent if turn.role != "user" else "user:local"

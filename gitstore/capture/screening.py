@@ -1,10 +1,13 @@
 """Screening a session's texts before anything of them is stored.
 
-Every text a capture keeps goes through the safety scanner first, terminal codes removed:
-quarantined text is withheld and counted, secrets and home folders are redacted and counted, and
-what is kept is cut to its bound. Scanning is deterministic, so a text scanned ahead, in the
-process that read the transcript (``gitstore.capture.readahead``), screens here as it would
-have been screened had it been scanned here.
+Every text a capture keeps goes through the safety scanner first: quarantined text is withheld
+and counted, secrets and home folders are redacted and counted, and what is kept is cut to its
+bound. A text is scanned and kept as written: a command ran as written and a message was read as
+written, so a control character in one is hidden text like any other. Only a tool's output, which
+was written for a terminal, has its terminal codes rendered first (``scan_output``), and only
+those that hide nothing. Scanning is deterministic, so a text scanned ahead, in the process that
+read the transcript (``gitstore.capture.readahead``), screens here as it would have been
+screened had it been scanned here.
 """
 
 from __future__ import annotations
@@ -23,16 +26,21 @@ MAX_FILES = 200
 FILE_CHARS = 400
 KEY_CHARS = 200
 # What terminals are sent besides text: control sequences (colours, cursor moves), titles and
-# links (ESC ]), the choice of a character set (ESC ( B, which ``tput sgr0`` prints), saving and
-# restoring the cursor (ESC 7, ESC 8) and the keypad's modes (ESC =, ESC >). Every one opens
-# with ESC, so the engine searches for it; the one-byte form of ESC [ (0x9b) has a pattern of
-# its own, used only in a text holding that byte.
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][ -/]*[0-~]|[78=>])")
+# links (ESC ], whose words are group 1), the choice of a character set (ESC ( B, which ``tput
+# sgr0`` prints), saving and restoring the cursor (ESC 7, ESC 8) and the keypad's modes (ESC =,
+# ESC >). Every one opens with ESC, so the engine searches for it; the one-byte form of ESC [
+# (0x9b) has a pattern of its own, used only in a text holding that byte.
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\]([^\x07\x1b]*)(?:\x07|\x1b\\)|[()*+][ -/]*[0-~]|[78=>])")
 _CSI_BYTE = re.compile(r"\x9b[0-9;?]*[ -/]*[@-~]")
-# a character a lone backspace writes over (``x\bx``, ``_\bx``, a spinner's ``|\b/\b-``); the
-# pattern takes back most of them, the rest (a run of backspaces) one line at a time
-_OVERSTRUCK = re.compile(r"[^\x08\n]\x08(?!\x08)")
-_BACKSPACES = re.compile(r"(\x08+)")
+# What a backspace may take back, as it hides no word: a character struck over itself (bold in
+# man pages), an underscore struck over by a character (underline), a spinner's frame struck
+# over by the next, and nothing at all at a line's start. Any other backspace is left in the
+# text, where the scanner quarantines it: ``curl ... | sh; #`` and as many backspaces, then
+# ``git status``, shows the one and holds the other.
+_SAME_STRUCK = re.compile(r"([^\x08\n])\x08(?=\1)")
+_UNDERLINED = re.compile(r"_\x08(?=[^\x08\n])")
+_SPINNER = re.compile(r"[|/\\-]\x08(?=[^\x08\n])")
+_LINE_START = re.compile(r"^\x08+", re.MULTILINE)
 
 # A scanned text: the text with its redactions applied, whether it is quarantined, how many
 # redactions were applied.
@@ -53,15 +61,19 @@ class Screen:
         self.redactions = 0
 
     def text(self, value: str, limit: int) -> str | None:
-        """VALUE screened and cut to LIMIT characters; None when it is quarantined."""
-        text, quarantined, redactions = self.known.get(value) or scan(value)
+        """VALUE, as written, screened and cut to LIMIT characters; None when it is quarantined."""
+        return self._kept(self.known.get(value) or scan(value), limit)
+
+    def _kept(self, scanned: Scan, limit: int) -> str | None:
+        """A text SCANNED, counted and cut to LIMIT characters; None when it is quarantined."""
+        text, quarantined, redactions = scanned
         if quarantined:
             self.quarantined += 1
             return None
         self.redactions += redactions
         return _bounded(text, limit)
 
-    def outputs(self, value: str, answers: Answers, limit: int) -> str | None:
+    def outputs(self, value: str, answers: Answers, limit: int, tool: bool = False) -> str | None:
         """VALUE, a turn's text holding tool outputs, screened as ``text`` screens one, but
         each output whose command could tell what it holds (``_telling``) scanned first on its
         own after that command (ANSWERS, see ``Turn.answers``): a token a command prints alone
@@ -69,11 +81,18 @@ class Screen:
         between the two would hide it. The turn so screened is then scanned whole, as a reader
         of the stored turn (a reviewer, a labeler) has it scanned, so what that finds across
         the outputs is redacted before it is stored too. The turn is quarantined when any of
-        it is, and is counted once."""
+        it is, and is counted once. TOOL says VALUE is a tool turn's, all of it what tools
+        printed for a terminal: it is screened as a terminal shows it (``scan_output``); any
+        other turn is screened as written."""
+        if tool and _hiding(value):
+            self.quarantined += 1
+            return None
         if not answers:
-            return self.text(value, limit)
-        scans = [scan(piece, command) if _telling(command) else (piece, False, 0)
-                 for piece, command in _pieces(value, answers)]
+            scanned = scan(without_terminal_codes(value)) if tool else self.known.get(value) or scan(value)
+            return self._kept(scanned, limit)
+        pieces = [(without_terminal_codes(piece) if tool else piece, command)
+                  for piece, command in _pieces(value, answers)]
+        scans = [scan(piece, command) if _telling(command) else (piece, False, 0) for piece, command in pieces]
         if any(quarantined for _, quarantined, _ in scans):
             self.quarantined += 1
             return None
@@ -185,14 +204,39 @@ def file_name(name: str) -> str:
 
 
 def scan(value: str, context: str = "") -> Scan:
-    """VALUE, terminal codes removed, through the default scanner; read after CONTEXT (the
-    commands a tool's output answers, screened on their own) when there is one."""
+    """VALUE as written through the default scanner; read after CONTEXT (the commands a tool's
+    output answers, screened on their own) when there is one."""
     from gitstore.safety.scanner import default_scanner  # some 10 ms of imports: only once needed
 
     scanner = default_scanner()
-    value = without_terminal_codes(value)
-    result = scanner.scan(value, context=without_terminal_codes(context)) if context else scanner.scan(value)
+    result = scanner.scan(value, context=context) if context else scanner.scan(value)
     return result.text, result.quarantined, result.redactions
+
+
+def scan_output(value: str, context: str = "") -> Scan:
+    """VALUE, a tool's output, as a terminal shows it (``without_terminal_codes``) through the
+    default scanner, read after CONTEXT as ``scan`` reads it; quarantined, too, when what its
+    codes would hide is text the scanner quarantines (``_hiding``): what the rendering takes
+    out was read by the agent all the same."""
+    if _hiding(value):
+        return "", True, 0
+    return scan(without_terminal_codes(value), context)
+
+
+def _hiding(text: str) -> bool:
+    """Whether TEXT's terminal codes hide words the scanner quarantines: TEXT scanned with the
+    codes that carry no words taken out (colours, cursor moves) and every character the others
+    carry or strike over kept (a title's or a link's words, each between spaces; a spinner's
+    frame, a letter a backspace strikes), so a pipe struck out of ``curl ... |\\b sh`` is a
+    pipe again. Only a text holding such a code is scanned twice."""
+    if "\x1b]" not in text and "\b" not in text:
+        return False
+    from gitstore.safety.scanner import default_scanner
+
+    text = _ANSI.sub(lambda code: f" {code[1]} " if code[1] is not None else "", text)
+    if "\x9b" in text:
+        text = _CSI_BYTE.sub("", text)
+    return default_scanner().scan(text.replace("\b", "")).quarantined
 
 
 def clean_name(value: object) -> str | None:
@@ -222,32 +266,21 @@ def clean_path(value: object) -> str | None:
 
 
 def without_terminal_codes(text: str) -> str:
-    """TEXT as a terminal shows it: without its colour, title, cursor and character set codes,
-    and with each character a backspace writes over (bold and underline in man pages, a
-    spinner's frames) taken back. Tool output's formatting, not hidden text, so it goes before
-    the scanner sees the text, and what is kept is what was scanned."""
-    text = _ANSI.sub("", text)
+    """TEXT, a tool's output, as a terminal shows it: without its colour, title, link, cursor and
+    character set codes, and with what a backspace takes back that hides no word (``_SAME_STRUCK``
+    and the patterns after it: bold and underline in man pages, a spinner's frames) taken back.
+    Tool output's formatting, not hidden text; any other backspace stays, and the scanner
+    quarantines it. What the rendering takes out of titles and links, ``scan_output`` scans too."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     if "\x9b" in text:
         text = _CSI_BYTE.sub("", text)
     if "\b" not in text:
         return text
-    text = _OVERSTRUCK.sub("", text)
-    if "\b" not in text:
-        return text
-    return "\n".join(_overstruck(line) if "\b" in line else line for line in text.split("\n"))
-
-
-def _overstruck(line: str) -> str:
-    """LINE with each backspace taking back the character before it, none past the line's start
-    (a terminal's cursor stops there). Characters are kept in a list, so a long line with many
-    backspaces costs time in proportion to its length."""
-    kept: list[str] = []
-    for n, piece in enumerate(_BACKSPACES.split(line)):
-        if n % 2:
-            del kept[max(0, len(kept) - len(piece)):]
-        else:
-            kept.extend(piece)
-    return "".join(kept)
+    text = _UNDERLINED.sub("", text)
+    text = _SAME_STRUCK.sub("", text)
+    text = _SPINNER.sub("", text)
+    return _LINE_START.sub("", text)
 
 
 def summary_texts(transcript: Transcript) -> tuple[str | None, str | None, tuple[str, ...]]:
