@@ -539,3 +539,24 @@ def test_what_a_command_printed_in_a_later_turn_is_read_with_it(
     assert _PASSWORD not in texts and "[REDACTED:command-secret]" in texts, texts
     assert "Done." in texts
     assert _PASSWORD.encode() not in _objects(ctx)
+
+
+def test_the_capturing_users_home_goes_wherever_it_lies(ctx: Context, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home folder outside the layouts the scanner knows (``/var/lib/jenkins``, a link into
+    another disk) still names its user: the capture redacts the capturing user's home, as
+    ``$HOME`` writes it and as it resolves, as ``~``, and counts each."""
+    real = tmp_path / "srv" / "people" / "alice"
+    real.mkdir(parents=True)
+    home = tmp_path / "accounts" / "alice"
+    home.parent.mkdir()
+    home.symlink_to(real)
+    monkeypatch.setenv("HOME", str(home))
+    transcript = claude_transcript(tmp_path / "home.jsonl", [
+        ("user", f"open {home}/clients/acme/contract.pdf"), ("user", f"and {real}/notes.txt, from {home}"),
+        ("assistant", "Opened.")])
+    result = import_transcript(ctx, transcript, mode="transcript")
+    texts = [e["payload"]["text"] for e in result.events]
+    assert texts == ["open ~/clients/acme/contract.pdf", "and ~/notes.txt, from ~", "Opened."], texts
+    assert result.receipt["redactions"] == 4  # the first turn's, screened again as the task, too
+    assert b"alice" not in _objects(ctx)

@@ -179,6 +179,20 @@ def test_orders_to_agents_and_secrets_in_prose_never_reach_the_store(ctx: Contex
     assert b"x.example/s.sh" not in objects and key[:16].encode() not in objects
 
 
+def test_the_importing_users_home_goes_wherever_it_lies(ctx: Context, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comment quoting the importing user's home folder, outside the layouts the scanner
+    knows, keeps the path and loses the home, as a captured session does."""
+    home = tmp_path / "var" / "lib" / "builder"
+    monkeypatch.setenv("HOME", str(home))
+    comment = _comment(1)
+    comment["body"] = f"The log is at {home}/logs/ci.txt."
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [comment])])))
+    import_reviews(ctx, path, "github:9")
+    assert [e["payload"]["text"] for e in events(ctx) if e["type"] == "comment"] == ["The log is at ~/logs/ci.txt."]
+
+
 def test_missing_pages_make_the_window_incomplete_and_are_named(ctx: Context, tmp_path: Path) -> None:
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(_snapshot([(1, _link(1, 4), [_comment(1)]), (4, _link(4, 4), [_comment(4)])])))

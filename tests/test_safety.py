@@ -284,6 +284,12 @@ HOME_PATHS = [
     (r"C:\Users\erin\proj\x.py", r"~\proj\x.py"),
     (r'{"cwd": "C:\\Users\\frank\\work"}', r'{"cwd": "~\\work"}'),
     ("D:/Users/gail/repo", "~/repo"),
+    ("cd /usr/home/hank/src && make", "cd ~/src && make"),
+    ("open /export/home/ivy/notes.txt", "open ~/notes.txt"),
+    ("open /var/home/jack/.bashrc", "open ~/.bashrc"),
+    ("open /home2/kate/public_html/index.php", "open ~/public_html/index.php"),
+    ("open /root/.ssh/config", "open ~/.ssh/config"),
+    ('"cwd": "/root"', '"cwd": "~"'),
 ]
 
 
@@ -297,6 +303,29 @@ def test_home_paths_lose_the_user_and_keep_the_rest(text: str, expected: str) ->
 def test_project_relative_paths_are_preserved() -> None:
     text = "edit src/home/user.py, ./home/x, tests/Users/fixtures and ~/already/relative"
     assert SCANNER.scan(text) == ScanResult(text, False, ())
+
+
+def test_paths_that_only_look_like_a_home_layout_are_preserved() -> None:
+    """The home layouts are whole folder names at a path's start: a folder named like one
+    further in, or one whose name only begins like one, names no one."""
+    text = ("mount /rootfs/boot and /homework/ch1, edit src/root/x.py, docs/usr/home/a.md, "
+            "cache/var/home/b and /home-assistant/config; GET https://example.com/root/x")
+    assert SCANNER.scan(text) == ScanResult(text, False, ())
+
+
+def test_a_home_the_scanner_is_told_of_goes_wherever_it_lies() -> None:
+    """A home outside the layouts (a service's, ``/var/lib/jenkins``) goes as ``~`` when the
+    scanner is told of it, as a capture's is of its user's; a longer folder name, or the same
+    path further into another, is not that home."""
+    from gitstore.safety.scanner import ConservativeScanner
+
+    scanner = ConservativeScanner(homes=("/var/lib/jenkins",))
+    result = scanner.scan("cd /var/lib/jenkins/workspace/x, file:///var/lib/jenkins and HOME=/var/lib/jenkins")
+    assert result.text == "cd ~/workspace/x, file://~ and HOME=~"
+    assert kinds(result, "redact") == {"home-path": 3}
+    text = "/var/lib/jenkins-old/x and /srv/var/lib/jenkins/y"
+    assert scanner.scan(text) == ScanResult(text, False, ())
+    assert SCANNER.scan("cd /var/lib/jenkins/workspace").findings == ()
 
 
 def test_base64_wrapped_secrets_are_found_and_the_whole_blob_goes() -> None:

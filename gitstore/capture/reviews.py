@@ -43,7 +43,7 @@ from typing import Any, TypeGuard
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES, exclusive
 from gitstore.capture.bounds import bounded
-from gitstore.capture.screening import clean_name, clean_path
+from gitstore.capture.screening import clean_name, clean_path, scanner
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
@@ -52,7 +52,6 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.inputs import read_file
 from gitstore.context import Context
 from gitstore.records.times import format_time, now, parse_time
-from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
 TEXT_CHARS = 20000  # of a comment's text, the most an event holds (its contract's bound)
@@ -606,7 +605,7 @@ class _Builder:
         harness writes pass, as captured sessions hold it, and no harness writes a review."""
         from gitstore.safety.injection import harness_wrappers
 
-        result = default_scanner().scan(text or "")
+        result = scanner().scan(text or "")
         return None if result.quarantined or harness_wrappers(text or "") else result.text
 
     def _grants(self, at: str) -> list[str]:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
     from gitstore.capture.transcripts import Transcript, Turn
+    from gitstore.safety.scanner import SafetyScanner
 
 MAX_COMMANDS = 200
 MAX_FILES = 200
@@ -204,18 +205,35 @@ def file_name(name: str) -> str:
 
 
 def scan(value: str, context: str = "") -> Scan:
-    """VALUE as written through the default scanner; read after CONTEXT (the commands a tool's
-    output answers, screened on their own) when there is one."""
-    from gitstore.safety.scanner import default_scanner  # some 10 ms of imports: only once needed
-
-    scanner = default_scanner()
-    result = scanner.scan(value, context=context) if context else scanner.scan(value)
+    """VALUE as written through the capture's scanner (``scanner``); read after CONTEXT (the
+    commands a tool's output answers, screened on their own) when there is one."""
+    result = scanner().scan(value, context=context) if context else scanner().scan(value)
     return result.text, result.quarantined, result.redactions
+
+
+_SCANNERS: dict[tuple[str, ...], SafetyScanner] = {}
+
+
+def scanner() -> SafetyScanner:
+    """The scanner a capture or an import screens with: the default one told of the capturing
+    user's home folder too (``own_homes``), as written and resolved, so it goes as ``~`` even
+    outside the layouts the scanner knows (``/var/lib/jenkins``); the default one where there
+    is no such home to tell it of. Other scans (the gates, ``gitstore scan``) are not told, so
+    their verdicts are the same on every machine."""
+    from gitstore.safety.paths import own_homes
+    from gitstore.safety.scanner import ConservativeScanner, default_scanner  # some 10 ms: only once needed
+
+    homes = own_homes()
+    if not homes:
+        return default_scanner()
+    if homes not in _SCANNERS:
+        _SCANNERS[homes] = ConservativeScanner(homes=homes)
+    return _SCANNERS[homes]
 
 
 def scan_output(value: str, context: str = "") -> Scan:
     """VALUE, a tool's output, as a terminal shows it (``without_terminal_codes``) through the
-    default scanner, read after CONTEXT as ``scan`` reads it; quarantined, too, when what its
+    capture's scanner, read after CONTEXT as ``scan`` reads it; quarantined, too, when what its
     codes would hide is text the scanner quarantines (``_hiding``): what the rendering takes
     out was read by the agent all the same."""
     if _hiding(value):
@@ -231,12 +249,10 @@ def _hiding(text: str) -> bool:
     pipe again. Only a text holding such a code is scanned twice."""
     if "\x1b]" not in text and "\b" not in text:
         return False
-    from gitstore.safety.scanner import default_scanner
-
     text = _ANSI.sub(lambda code: f" {code[1]} " if code[1] is not None else "", text)
     if "\x9b" in text:
         text = _CSI_BYTE.sub("", text)
-    return default_scanner().scan(text.replace("\b", "")).quarantined
+    return scanner().scan(text.replace("\b", "")).quarantined
 
 
 def clean_name(value: object) -> str | None:

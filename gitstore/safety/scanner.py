@@ -53,7 +53,7 @@ from gitstore.safety.files import Allowlist, standing_in_file
 from gitstore.safety.hidden import hidden_counts, mixed_script_count
 from gitstore.safety.injection import injection_count
 from gitstore.safety.markup import hidden_markup_count
-from gitstore.safety.paths import home_hits
+from gitstore.safety.paths import home_hits, own_home_hits
 from gitstore.safety.printed import printed_secret_hits
 from gitstore.safety.secrets import (
     assignment_hits,
@@ -208,11 +208,14 @@ class ConservativeScanner:
     """The default scanner: quarantines hidden text and injections, redacts secrets and homes.
 
     ``allow`` holds what the repository's maintainers declared is not a secret; it and the
-    rules for key material by place apply only to a text scanned as a file's content.
+    rules for key material by place apply only to a text scanned as a file's content. ``homes``
+    are home folders redacted as ``~`` wherever they lie (``own_home_hits``), besides those of
+    the common layouts: a capture's scanner is told the capturing user's (``own_homes``).
     """
 
-    def __init__(self, allow: Allowlist | None = None) -> None:
+    def __init__(self, allow: Allowlist | None = None, homes: tuple[str, ...] = ()) -> None:
         self.allow = allow or Allowlist()
+        self.homes = homes
 
     def scan(self, text: str, *, path: str | None = None,
              read_by_agents: Callable[[], bool] | None = None, context: str = "") -> ScanResult:
@@ -256,6 +259,8 @@ class ConservativeScanner:
     def _redactions(self, text: Text, depth: int) -> list[Hit]:
         """Every redaction in TEXT, including inside base64 blobs down to a fixed depth."""
         hits = [hit for rule in _RULES for hit in rule(text)]
+        if self.homes:
+            hits.extend(own_home_hits(text.raw, self.homes))
         if depth < _MAX_DEPTH:
             def inner(decoded: str) -> list[Hit]:
                 return self._redactions(Text.of(decoded), depth + 1)
