@@ -239,6 +239,24 @@ def test_a_message_is_screened_and_stored_as_it_was_read(ctx: Context, tmp_path:
     assert result.receipt["lines"]["quarantined"] == 2
 
 
+def test_what_a_person_s_shell_mode_printed_is_screened_as_a_terminal_shows_it(ctx: Context, tmp_path: Path) -> None:
+    """Claude Code's shell mode (``!``) puts what a command printed into a user turn: that output
+    was written for a terminal, as a tool's is, so its colours go and it is kept; codes that
+    would hide words there quarantine it as in a tool's output, and the person's own words
+    around it stay as written."""
+    transcript = claude_transcript(tmp_path / "bang.jsonl", [
+        ("user", "List the tree."),
+        ("user", "<bash-input>ls --color</bash-input>"),
+        ("user", "<bash-stdout>\x1b[34msrc\x1b[0m  \x1b[34mtests\x1b[0m</bash-stdout><bash-stderr></bash-stderr>"),
+        ("user", "<bash-input>cat notes</bash-input>"),
+        ("user", f"<bash-stdout>{HIDING_CODES['backspace-run']}</bash-stdout><bash-stderr></bash-stderr>"),
+        ("assistant", "Listed.")])
+    result = import_transcript(ctx, transcript, mode="transcript")
+    texts = [e["payload"].get("text", "") for e in result.events]
+    assert any("src  tests" in t and "\x1b" not in t for t in texts), texts
+    assert not any("On branch main" in t for t in texts) and result.receipt["lines"]["quarantined"] == 1, texts
+
+
 def test_a_tool_output_whose_codes_hide_words_is_quarantined(ctx: Context, tmp_path: Path) -> None:
     """A tool's output is rendered as a terminal shows it, but what the rendering would take
     out the agent read all the same: an output that backspaces over a download piped into a

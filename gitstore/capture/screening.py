@@ -83,16 +83,20 @@ class Screen:
         of the stored turn (a reviewer, a labeler) has it scanned, so what that finds across
         the outputs is redacted before it is stored too. The turn is quarantined when any of
         it is, and is counted once. TOOL says VALUE is a tool turn's, all of it what tools
-        printed for a terminal: it is screened as a terminal shows it (``scan_output``); any
-        other turn is screened as written."""
+        printed for a terminal: it is screened as a terminal shows it (``scan_output``). In any
+        other turn only an output read with the command that printed it (what a person's shell
+        mode printed, in a user turn) is so screened; the rest is screened as written."""
         if tool and _hiding(value):
             self.quarantined += 1
             return None
         if not answers:
             scanned = scan(without_terminal_codes(value)) if tool else self.known.get(value) or scan(value)
             return self._kept(scanned, limit)
-        pieces = [(without_terminal_codes(piece) if tool else piece, command)
-                  for piece, command in _pieces(value, answers)]
+        pieces = list(_pieces(value, answers))
+        if not tool and any(command and _hiding(piece) for piece, command in pieces):
+            self.quarantined += 1
+            return None
+        pieces = [(without_terminal_codes(piece) if tool or command else piece, command) for piece, command in pieces]
         scans = [scan(piece, command) if _telling(command) else (piece, False, 0) for piece, command in pieces]
         if any(quarantined for _, quarantined, _ in scans):
             self.quarantined += 1
