@@ -90,7 +90,8 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
     anchor = None if git_dir is None else _anchor.anchor_path(git_dir, name)
     held = None if anchor is None else _anchor.anchored(anchor)
     if name == "sqlite":
-        provider = factory(state / "store.sqlite", writer)
+        provider = factory(state / "store.sqlite", writer,
+                           vouching=None if anchor is None else _anchor.acked_path(anchor))
     else:
         provider = factory(state / "jsonl", writer, identity=held or _anchor.new_store_id(),
                            inflight=None if anchor is None else _anchor.inflight_path(anchor))
@@ -138,6 +139,8 @@ def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, write
             _anchor.refuse_unowned(provider, _anchor.anchored(anchor), writer, shown, moving, anchor)
     elif held != provider.store_id():  # it holds no append (else refused above): a store made again
         _anchor.reanchor(anchor, provider.store_id())
+    if name == "sqlite":
+        provider.vouch_store()  # from now on the git folder vouches for its appends
 
 
 # the files of each work-tree store, relative to the state folder: every one is the clone's own

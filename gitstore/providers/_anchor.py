@@ -16,6 +16,10 @@ the line's index and digest) before writing it, which a kill before its record l
 beside the files does not vouch: it is in the work tree, and a patch's zero-context hunk can
 append to it without knowing it. Nor does the writer id a line names, since it is public (it
 names the clone's memory refs) and a patch onto the empty files of a fresh store can claim it.
+A sqlite store's own id vouches that the file is the store, not that its rows are the ones this
+clone wrote (a clock or a writer can be rewritten in place), so the git folder keeps for it too
+the appends acknowledged (``gitstore/sqlite.acked``: their count and running digest), which
+also finds the file deleted (``git clean -fdX``), never taken for a new store.
 A jsonl store anchored before ``jsonl.acked`` existed is taken once as its log counts it (and
 the append named in flight), and the record written then; from then on the log never vouches
 beyond the record. The record also finds what a checkout does to the ignored files (one of a
@@ -60,7 +64,7 @@ class OwnedStore(Protocol):
 
     def vouched_appends(self) -> int:
         """How many appends this clone's git folder says its appends acknowledged (jsonl: the
-        count ``jsonl.acked`` records; 0 where the store's own bytes vouch, as sqlite's do)."""
+        count ``jsonl.acked`` records, sqlite: the count ``sqlite.acked`` records)."""
 
 
 def anchor_path(git_dir: str | Path, provider: str) -> Path:
@@ -73,6 +77,12 @@ def inflight_path(anchor: Path) -> Path:
     index and digest), named before the line is, so the one append a kill can leave past the
     log's count is vouched for, and nothing else."""
     return anchor.with_name(anchor.name.removesuffix(".store") + ".inflight")
+
+
+def acked_path(anchor: Path) -> Path:
+    """Beside the anchor: what this clone's appends acknowledged in the store (a sqlite store's
+    append count and running digest, ``gitstore.providers.sqlite``)."""
+    return anchor.with_name(anchor.name.removesuffix(".store") + ".acked")
 
 
 def anchored(path: Path) -> str | None:
@@ -161,5 +171,5 @@ def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: st
                   + (" (it starts this work tree's own store)" if linked else ""))
 
 
-__all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "inflight_path", "is_own", "new_store_id", "reanchor",
-           "refuse_unowned"]
+__all__ = ["OwnedStore", "acked_path", "anchor_path", "anchored", "claim", "inflight_path", "is_own", "new_store_id",
+           "reanchor", "refuse_unowned"]

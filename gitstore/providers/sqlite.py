@@ -17,7 +17,16 @@ Layout (format 1; ``meta`` holds ``format = 1``):
   stored again nor returned. The table is created when missing, so older format 1 files gain
   it on open.
 
-A record's append is ``<writer>@<clock>`` (one row of ``appends``). ``gc`` deletes payload
+A record's append is ``<writer>@<clock>`` (one row of ``appends``). The file vouches for
+nothing about its own rows: anyone can rewrite a clock or a writer in place. So a store that is
+a clone's keeps, in the work tree's git folder (``gitstore/sqlite.acked``, beside the anchor,
+where no patch and no ``git clean`` reaches), how many appends this clone's appends acknowledged
+and a running digest of them in append order (``_chain``: each append's clock, writer,
+namespace and record digests in position order), written after each append commits and only
+ever extended. A read checks the rows against it (hashing the appends once per process, then
+only new ones), and that clocks rise 1, 2, .. n in append order, as appends give them; ``verify``
+re-hashes every row. A file holding fewer appends than it counts, or none (deleted), is damage,
+never a new store. ``gc`` deletes payload
 rows that have a note or that no stored event names, then vacuums.
 
 Order rule (the same as every provider): each append that adds at least one new record takes
@@ -29,6 +38,8 @@ serialize on the file's write lock; a busy database is waited for, then retried.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import sqlite3
 import threading
@@ -54,7 +65,8 @@ from gitstore.providers._base import (
 )
 from gitstore.providers import _acks
 from gitstore.providers._common import (
-    check_writer, filing_problem, head_moved, note_problem, payload_missing, payload_problem, record_problem,
+    DIGEST_PATTERN, check_writer, filing_problem, head_moved, note_problem, payload_missing, payload_problem,
+    record_problem,
     refuse_links, retry_until,
 )
 
@@ -132,15 +144,25 @@ def _busy(exc: sqlite3.Error) -> bool:
 class SqliteProvider:
     """Stores records in one SQLite file; safe for many threads and many processes."""
 
-    def __init__(self, path: str | Path, writer: str) -> None:
+    def __init__(self, path: str | Path, writer: str, vouching: Path | None = None) -> None:
         self.writer = check_writer(writer)
         self.path = Path(path)
+        # in the clone's git folder: how many appends this clone acknowledged and their running
+        # digest (``_chain``); None: the store is no clone's, nothing outside the file vouches
+        self._vouching = vouching
         self._lock = threading.RLock()
         self._appends = 0  # appends the file held after this handle's last one
+        self._chains: list[str] = []  # the running digest of the appends hashed so far, in append order
+        self._chained = 0  # the seq of the last append hashed
+        self._pending: tuple[int, list[str]] | None = None  # what the append under way makes them
+        self._proven: tuple[int, tuple[int, str] | None] | None = None  # (data_version, record) last checked
         refuse_links(self.path.parent, *(self.path.with_name(self.path.name + end) for end in SIDE_FILES))
         acknowledged = _acks.acked(self.path).appends
         if acknowledged and not self.path.exists():
             raise IntegrityError(f"{self.path}: {_acks.lost('the database (deleted)', 0, acknowledged)}")
+        vouched = self.vouched_appends()
+        if vouched and not self.path.exists():  # sqlite would make an empty file: never a new store
+            raise IntegrityError(f"{self.path} (deleted): {self._missing(0, vouched)}")
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
@@ -178,8 +200,65 @@ class SqliteProvider:
         return frozenset()
 
     def vouched_appends(self) -> int:
-        """None counted outside the file: the database vouches for itself."""
-        return 0
+        """How many appends the git folder's record says this clone's appends acknowledged."""
+        return (self._vouched() or (0, ""))[0]
+
+    def _vouched(self) -> tuple[int, str] | None:
+        """What the clone's git folder says this clone's appends acknowledged: their count and
+        running digest (``_chain``); None when it says nothing (no record, or no git folder);
+        ``(0, "")`` for a record that cannot be read, which vouches for nothing."""
+        return None if self._vouching is None else _acked_record(self._vouching)
+
+    def _missing(self, held: int, count: int) -> str:
+        """The message for a file holding fewer appends than the git folder's record counts."""
+        return (f"holds {held} append(s) but this clone's appends acknowledged {count} ({self._vouching}): "
+                f"{count - held} acknowledged append(s) are missing (the file deleted, emptied or replaced, as "
+                "`rm` or `git clean -fdX` do); this is damage: restore the file (with its -wal file) from a copy, "
+                "or run `gitstore purge` to start afresh")
+
+    def vouch_store(self) -> None:
+        """Once the store was taken as this clone's, record in the git folder what vouches for
+        its appends, when nothing there does yet (a store made before that record existed is
+        taken as it stands, this once)."""
+        if self._vouching is None or self._vouched() is not None:
+            return
+        with self._lock, self._errors(), self._snapshot():
+            problem = self._extend_chains()
+            if problem is None:
+                self._vouch(len(self._chains), self._chains[-1] if self._chains else "")
+
+    def _extend_chains(self) -> str | None:
+        """Hash the appends past those hashed so far (``_chain``), in append order; what is
+        wrong with their clocks (they rise 1, 2, .. n in append order), or None. Run in a
+        transaction."""
+        chains, last, problem = _chains(self._conn, self._chained, self._chains)
+        self._chains, self._chained = chains, last
+        return problem
+
+    def _vouch(self, count: int, chain: str) -> None:
+        """Record in the git folder that this clone's appends acknowledged ``count`` appends
+        whose running digest is ``chain``; only ever extended, never past what this handle
+        proved (a record the file no longer proves stays, for verify to report). Quietly left
+        when the git folder cannot be written: the next append records it."""
+        if self._vouching is None:
+            return
+        try:
+            self._vouching.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._vouching.with_name(self._vouching.name + ".lock"),
+                         os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # processes recording one after another: the larger count stays
+            standing = self._vouched()
+            if standing is not None and (standing[0] >= count or standing[0] and (
+                    standing[0] > len(self._chains) or self._chains[standing[0] - 1] != standing[1])):
+                return  # as far already, or the file no longer proves what it counts: never lowered
+            _record(self._vouching, (f"{count} {chain}" if count else "0").encode("ascii") + b"\n")
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
     def _setup(self) -> None:
         """Turn on WAL, secure delete and full sync; create the tables; check the format."""
@@ -284,7 +363,8 @@ class SqliteProvider:
     # -- writing -------------------------------------------------------------------------------
 
     def append(self, batch: Batch) -> AppendResult:
-        return self._acknowledged(self._write(lambda conn: self._store(conn, batch)))
+        with self._lock:
+            return self._acknowledged(self._write(lambda conn: self._store(conn, batch)))
 
     def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
         def guarded(conn: sqlite3.Connection) -> AppendResult:
@@ -292,12 +372,17 @@ class SqliteProvider:
             if current != expected:
                 raise head_moved(stream, current, expected)
             return self._store(conn, batch)
-        return self._acknowledged(self._write(guarded))
+        with self._lock:
+            return self._acknowledged(self._write(guarded))
 
     def _acknowledged(self, result: AppendResult) -> AppendResult:
         """Log the append once it is durable (committed), so losing it later is damage."""
         if result.added:
             _acks.note(self.path, self._appends, identity=self.identity)
+            if self._pending is not None:
+                self._chained, self._chains = self._pending
+                self._pending = None
+                self._vouch(len(self._chains), self._chains[-1])
         return result
 
     def _store(self, conn: sqlite3.Connection, batch: Batch) -> AppendResult:
@@ -306,6 +391,7 @@ class SqliteProvider:
         for removal in batch.removals:
             if _note(conn, removal.payload_digest) is not None:
                 raise ConflictError(f"payload {removal.payload_digest} was already removed")
+        self._pending = None
         entries = dedupe(batch.entries)
         stored = _known(conn, [e.digest for e in entries])
         new = [e for e in entries if e.digest not in stored]
@@ -338,6 +424,13 @@ class SqliteProvider:
                          (removal.payload_digest, bytes(removal.note)))
         _count(conn, appends=1, records=len(new), payloads=payloads)
         self._appends = _counts(conn)["appends"]
+        # kept once the append commits; never one that would vouch for rows this clone did not write
+        chains, last, problem = _chains(conn, self._chained, self._chains)
+        found = [problem] if problem else _against(chains, self._vouched(), self._missing)
+        if found:
+            self._chains, self._chained = [], 0
+            raise IntegrityError(f"{self.path}: {found[0]}; nothing was appended, run `gitstore verify`")
+        self._pending = (last, chains)
         return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
@@ -397,12 +490,36 @@ class SqliteProvider:
         return self._ordered("stream = ?", [stream])
 
     def _check_whole(self) -> None:
-        """Refuse a file that lost rows or acknowledged appends (IntegrityError naming what)."""
+        """Refuse a file that lost rows or acknowledged appends, or whose appends are not the
+        ones this clone's appends wrote (IntegrityError naming what)."""
         acknowledged = _acks.acked(self.path)  # before the tables: an append it counts is in them
+        vouched = self._vouched()
         with self._lock, self._errors(), self._snapshot():
             problems = _whole(self._conn, acknowledged)
+            if not problems:
+                problems = self._unlike(vouched)
         if problems:
             raise IntegrityError(f"{self.path}: {problems[0]}; run `gitstore verify`")
+
+    def _unlike(self, vouched: tuple[int, str] | None) -> list[str]:
+        """What the appends hold that this clone's appends did not write: clocks out of order,
+        fewer appends than the git folder's record (``vouched``, read before the file) counts,
+        or not the ones it names. Hashes only appends not hashed before (once per process, then
+        the new ones), and nothing when the file did not change since the last check. Run in a
+        read transaction."""
+        (version,) = self._conn.execute("PRAGMA data_version").fetchone()
+        if self._proven == (version, vouched):
+            return []
+        problem = self._extend_chains()
+        if problem is not None:
+            self._chains, self._chained = [], 0  # hashed again from the start next time
+            return [problem]
+        found = _against(self._chains, vouched, self._missing)
+        if found:
+            self._chains, self._chained = [], 0
+            return found
+        self._proven = (version, vouched)
+        return []
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -467,7 +584,9 @@ class SqliteProvider:
         """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
         report = VerifyReport()
         acknowledged = _acks.acked(self.path)  # before the snapshot: an append it counts is in it
-        checks = (self._verify_file, lambda r: self._verify_whole(r, acknowledged), self._verify_records,
+        vouched = self._vouched()
+        checks = (self._verify_file, lambda r: self._verify_whole(r, acknowledged),
+                  lambda r: self._verify_chain(r, vouched), self._verify_records,
                   self._verify_payloads, self._verify_notes, self._verify_cited, self._verify_appends)
         with self._lock:
             snapshot = self._begin_read()
@@ -502,6 +621,13 @@ class SqliteProvider:
     def _verify_whole(self, report: VerifyReport, acknowledged: _acks.Acked) -> None:
         """Rows deleted behind the store's back, appends lost since they were acknowledged."""
         report.problems.extend(Problem(str(self.path), problem) for problem in _whole(self._conn, acknowledged))
+
+    def _verify_chain(self, report: VerifyReport, vouched: tuple[int, str] | None) -> None:
+        """Every append hashed again from the first: clocks rise 1, 2, .. n in append order,
+        and the appends this clone's appends acknowledged are the ones they wrote."""
+        chains, _, problem = _chains(self._conn, 0, [])
+        found = ([problem] if problem else []) + _against(chains, vouched, self._missing)
+        report.problems.extend(Problem(str(self.path), text) for text in found)
 
     def _verify_records(self, report: VerifyReport) -> None:
         """Every record row: a known namespace, bytes that satisfy the record's contract, filed
@@ -600,6 +726,125 @@ def _whole(conn: sqlite3.Connection, acked: _acks.Acked) -> list[str]:
     if appends < acknowledged:
         found.append(_acks.lost("the database", appends, acknowledged))
     return found
+
+
+_CHAIN_ROWS = (
+    "SELECT a.seq, a.clock, a.writer, a.namespace, a.records, r.digest FROM appends a"
+    " LEFT JOIN records r ON r.clock = a.clock AND r.writer = a.writer"
+    " WHERE a.seq > ? ORDER BY a.seq, r.position"
+)
+
+
+def _chain(previous: str, clock: int, writer: str, namespace: str, records: int, digests: list[str]) -> str:
+    """The running digest of the appends up to this one, from the one of the appends before it
+    ("" before the first): its clock, writer, namespace, record count and the digests of its
+    records in position order (the digest is the hash of a record's bytes, which reads and
+    verify check), so a clock, a writer or a record moved, swapped or rewritten changes it."""
+    line = f"{clock} {writer} {namespace} {records} {','.join(digests)}\n"
+    return sha256_digest(previous.encode("ascii") + line.encode("utf-8"))
+
+
+def _chains(conn: sqlite3.Connection, after: int, chains: list[str]) -> tuple[list[str], int, str | None]:
+    """``chains`` extended with the running digest of each append past seq ``after``, in
+    append order; the seq of the last; what is wrong with their clocks, or None: each append
+    takes the largest clock stored + 1, so the n-th holds clock n."""
+    chains = list(chains)
+    last, problem = after, None
+    current: list[Any] | None = None
+
+    def close() -> None:
+        nonlocal problem
+        assert current is not None
+        seq, clock, writer, namespace, records, digests = current
+        if clock != len(chains) + 1 and problem is None:
+            problem = (f"append {len(chains) + 1} in append order ({writer}) has clock {clock}, but each append "
+                       f"takes the next clock ({len(chains) + 1}): clocks were moved or swapped behind the store's "
+                       "back, which changes store order")
+        chains.append(_chain(chains[-1] if chains else "", clock, writer, namespace, records, digests))
+
+    for seq, clock, writer, namespace, records, digest in conn.execute(_CHAIN_ROWS, (after,)):
+        if current is None or current[0] != seq:
+            if current is not None:
+                close()
+            current = [seq, clock, writer, namespace, records, []]
+            last = seq
+        if digest is not None:
+            current[5].append(digest)
+    if current is not None:
+        close()
+    return chains, last, problem
+
+
+def _against(chains: list[str], vouched: tuple[int, str] | None,
+             missing: Callable[[int, int], str]) -> list[str]:
+    """What the appends hashed (``chains``) say against the git folder's record (``vouched``)."""
+    if not vouched or not vouched[0]:
+        return []
+    count, chain = vouched
+    if len(chains) < count:
+        return [missing(len(chains), count)]
+    if chains[count - 1] != chain:
+        return [f"the first {count} append(s) are not the ones this clone's appends wrote (a clock, a writer, "
+                "a namespace or a record changed, or appends swapped or put before them): damage or a patch"]
+    return []
+
+
+_RECORD_TAIL = 4096  # bytes of the record read from its end: many more than one line
+_RECORD_LIMIT = 65536  # past this size, the record is written again holding its last line only
+
+
+def _acked_record(path: Path) -> tuple[int, str] | None:
+    """The git folder's record of the appends acknowledged, as its last complete line that
+    parses says: None when there is none; (count, running digest); ``(0, "")`` for "0", or a
+    record that cannot be read or holds no such line (a line cut short by a crash, or one
+    being written, is skipped: the one before it counts fewer appends, never wrongly)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return (0, "")
+    try:
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, min(size, _RECORD_TAIL), max(0, size - _RECORD_TAIL))
+    except OSError:
+        return (0, "")
+    finally:
+        os.close(fd)
+    lines = tail.split(b"\n")[1 if size > _RECORD_TAIL else 0:-1]
+    for line in reversed(lines):
+        parts = line.decode("ascii", "replace").split()
+        if len(parts) == 2 and parts[0].isdigit() and DIGEST_PATTERN.match(parts[1]):
+            return int(parts[0]), parts[1]
+        if parts == ["0"]:
+            return (0, "")
+    return (0, "")
+
+
+def _record(path: Path, line: bytes) -> None:
+    """Add ``line`` at the end of the record (its lock is held): an append to a file, which
+    costs an append far less than writing a file again; once the record grows past
+    ``_RECORD_LIMIT``, it is written again holding that line alone (temporary file, rename).
+    Not fsynced: the append it counts committed durably before (``synchronous`` is FULL), so a
+    line a crash loses or cuts short only has the record count fewer appends, never more."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+                 | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size < _RECORD_LIMIT:
+            cut = size and os.pread(fd, 1, size - 1) != b"\n"  # a line a crash cut short ends here
+            os.write(fd, b"\n" + line if cut else line)
+            return
+    finally:
+        os.close(fd)
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+                 | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
 
 
 def _swapped(identity: str | None, acked: _acks.Acked) -> str | None:
