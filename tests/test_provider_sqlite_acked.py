@@ -11,6 +11,7 @@ ones this clone wrote, and ``verify`` reports them, as the jsonl store's lines a
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -118,4 +119,55 @@ def test_the_rows_put_back_read_again(repo: Path) -> None:
     assert cli.ok("verify", cwd=root).strip().endswith("ok")
     cli.ok("grant", "--purpose", "review", "--source", "manual", "--note", "fourth", cwd=root)
     assert _vouching(root).read_text().splitlines()[-1].startswith("4 sha256:")
+
+
+def _anchor(repo: Path, name: str = "sqlite") -> Path:
+    return _vouching(repo).with_name(f"{name}.store")
+
+
+@pytest.mark.parametrize("how", ["deleted", "emptied"])
+def test_a_store_deleted_or_emptied_is_damage_never_a_new_store(repo: Path, how: str, tmp_path: Path) -> None:
+    root = _sqlite_repo(repo)
+    anchor = _anchor(root).read_text()
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    files = sorted((root / DATABASE).parent.glob("store.sqlite*"))
+    for file in files:
+        (backup / file.name).write_bytes(file.read_bytes())
+        file.unlink()
+    if how == "emptied":
+        (root / DATABASE).write_bytes(b"")
+    for command in (("grants",), ("records", "list")):
+        failed = _refused(root, *command)
+        assert "3 acknowledged append(s) are missing" in failed or "acknowledged 3" in failed, failed
+    assert "acknowledged" in _damaged(root)
+    doctor = cli.gitstore("doctor", cwd=root)
+    assert doctor.returncode != 0 and "acknowledged" in doctor.stdout + doctor.stderr
+    _refused(root, "grant", "--purpose", "review", "--source", "manual", "--note", "fourth")
+    assert (root / DATABASE).exists() == (how == "emptied")  # never made again by a command
+    assert _anchor(root).read_text() == anchor  # never anchored to an empty store
+    for file in backup.iterdir():  # the copy put back is the clone's store again
+        (root / DATABASE).with_name(file.name).write_bytes(file.read_bytes())
+    assert cli.ok("verify", cwd=root).strip().endswith("ok")
+    assert cli.ok("grants", cwd=root).count("review-thread") == 3
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_init_after_git_clean_names_the_missing_store(repo: Path, provider: str, tmp_path: Path) -> None:
+    cli.ok("init", "--provider", provider, cwd=repo)
+    cli.ok("grant", "--purpose", "review", "--source", "review-thread", "--note", "kept", cwd=repo)
+    state = repo / STATE_DIR
+    backup = tmp_path / "backup"
+    subprocess.run(["cp", "-a", str(state), str(backup)], check=True)
+    git(repo, "clean", "-fdXq")
+    assert not state.exists()
+    for args in (("init",), ("init", "--provider", provider)):
+        failed = _refused(repo, *args)
+        assert f"this clone's {provider} store" in failed and "are missing" in failed, failed
+        assert "gitstore purge" in failed and "restore okf/.memory/" in failed, failed
+    assert not (state / "config.json").exists()  # no fresh clone set up over the lost store
+    subprocess.run(["rm", "-rf", str(state)], check=True)
+    subprocess.run(["cp", "-a", str(backup), str(state)], check=True)
+    assert cli.ok("verify", cwd=repo).strip().endswith("ok")
+    assert "kept" in cli.ok("grants", cwd=repo)
 

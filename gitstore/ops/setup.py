@@ -18,7 +18,7 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, C
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
-from gitstore.errors import Refused, UsageError
+from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
@@ -210,6 +210,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
                           "records (`--new-writer` gives a copied folder an id of its own)")
     else:
+        _refuse_lost_store(repo, root, state)
         config = Config(writer=writer or new_writer_id(), provider=provider or "git", writer_given=writer is not None)
         write_config(repo, config_path, config)
         keep_home(state, root)
@@ -291,6 +292,49 @@ def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report:
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
                               "stays, unread: a session can be captured again with `gitstore import transcript "
                               "FILE`, grants and decisions made again)")
+
+
+def lost_stores(repo: pygit2.Repository, state: Path) -> list[tuple[str, int, Path, bool]]:
+    """The work-tree stores this clone's git folder says its appends were acknowledged in: the
+    provider, how many appends, the store's file and whether it is still there. ``git clean
+    -fdX`` (or ``rm -r okf/.memory``) deletes them with config.json, which names the provider;
+    the git folder keeps the anchor and the count (``gitstore.providers._anchor``)."""
+    from gitstore.providers import _anchor
+    from gitstore.providers.jsonl import _acked_record as jsonl_acked
+    from gitstore.providers.sqlite import _acked_record as sqlite_acked
+
+    found = []
+    for name, file, counted in (("sqlite", state / "store.sqlite", lambda path: (sqlite_acked(path) or (0, ""))[0]),
+                                ("jsonl", state / "jsonl" / "records.jsonl",
+                                 lambda path: (jsonl_acked(path) or ((0, "", ""), None))[0][0])):
+        anchor = _anchor.anchor_path(repo.path, name)
+        if _anchor.anchored(anchor) is None:
+            continue
+        count = counted(_anchor.acked_path(anchor))
+        if count:
+            found.append((name, count, file, file.exists()))
+    return found
+
+
+def _refuse_lost_store(repo: pygit2.Repository, root: Path, state: Path) -> None:
+    """Refuse to set a clone up afresh (a new writer id, the git provider) while its git folder
+    says its appends were acknowledged in a sqlite or jsonl store: config.json was deleted with
+    the store (``git clean -fdX``), or alone, and a fresh one would leave those records unread
+    and verify saying the new, empty store is ok."""
+    for name, count, file, there in lost_stores(repo, state):
+        kept = Path(repo.path) / "gitstore" / "config.json"
+        restore = (f"restore {STATE_DIR.as_posix()}/ from a copy (config.json and the store's files; the config.json "
+                   f"this clone's init last took is kept in {kept})" if kept.exists() else
+                   f"restore {STATE_DIR.as_posix()}/ from a copy (config.json and the store's files)")
+        what = f"this clone's {name} store, {shown(str(file.relative_to(root)))}, "
+        if not there:
+            folder = Path(repo.path) / "gitstore"
+            raise IntegrityError(f"{CONFIG_FILE} and {what}are missing, but {folder} says {count} "
+                                 f"append(s) were acknowledged in that store (deleted, as `git clean -fdX` does); "
+                                 f"this is damage, not a new clone: {restore}, then run `gitstore verify`; or, to "
+                                 "start afresh without those records, run `gitstore purge`")
+        raise Refused(f"{CONFIG_FILE} is missing, but {what}holds this clone's {count} acknowledged append(s): "
+                      f"{restore}, then run `gitstore verify`; init sets up no new store over it")
 
 
 def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> object:
