@@ -77,7 +77,8 @@ OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob i
 ACCEPTED_NAME = "gitstore/config.json"  # in the work tree's git folder: the config.json init last wrote or took
 ACCEPTED_WRITERS_NAME = "gitstore/writers-accepted"  # in the shared git folder: the writer ids of those (one a line)
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-DURABLE = PROVIDERS[:3]  # what a clone may be set up with: memory keeps records for one process (tests)
+DURABLE = PROVIDERS[:3]  # what a clone's config.json may name: memory keeps records for one process (tests
+# build a MemoryProvider in-process, never through a configuration)
 _SECTIONS = ("writer", "writerGiven", "provider", "capture", "automation", "delivery", "loop", "dream")
 
 
@@ -248,8 +249,11 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     if not isinstance(given, bool):
         raise InvalidInput(f"{path}: writerGiven must be true or false")
     provider = data.get("provider", "git")
-    if provider not in PROVIDERS:
-        raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
+    if provider in PROVIDERS and provider not in DURABLE:  # a clone's records must outlive the command
+        raise InvalidInput(f"{path}: provider {provider!r} keeps records for one process only (each command would "
+                           f"report them stored and keep nothing); set \"provider\" to one of {', '.join(DURABLE)}")
+    if provider not in DURABLE:
+        raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(DURABLE)})")
     return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
                   automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"),
                   dream=data.get("dream"), writer_given=given)

@@ -602,13 +602,20 @@ def test_a_store_set_up_before_scopes_were_kept_keeps_its_scope_at_its_next_comm
 
 
 def test_a_provider_that_keeps_nothing_past_one_command_fails_and_init_refuses_it(tmp_path: Path) -> None:
-    """The memory provider keeps records for one process (tests): a clone set up with it would
-    lose every capture and every decision, each command reporting success."""
+    """The memory provider keeps records for one process (tests): a clone whose config.json
+    names it would lose every capture and every decision, each command reporting success. So
+    the configuration is refused, by every command, by `init --accept-changes` and by doctor."""
     import subprocess
 
-    ctx = ready_repo(tmp_path / "mem", provider="memory")
-    [check] = checks(ctx.workspace.root, "provider")
-    assert check["state"] == "fail" and "keeps records for one process only" in check["detail"], check
+    root = ready_repo(tmp_path / "mem").workspace.root
+    config = root / "okf" / ".memory" / "config.json"
+    config.write_text(config.read_text().replace('"provider": "git"', '"provider": "memory"'))
+    for args in (("init", "--accept-changes"), ("grants",), ("verify",)):
+        failed = cli.fails(1, *args, cwd=root)
+        assert f"{config}: provider 'memory' keeps records for one process only" in failed, failed
+    [check] = checks(root, "init")
+    assert check["state"] == "fail" and "provider 'memory' keeps records for one process only" in check["detail"], check
+    assert json.loads(config.read_text())["provider"] == "memory"  # refused, never taken
     fresh = tmp_path / "fresh"
     subprocess.run(["git", "init", "-q", str(fresh)], check=True)
     assert "unknown provider 'memory' (one of git, sqlite, jsonl)" in cli.fails(2, "init", "--provider", "memory",

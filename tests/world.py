@@ -23,16 +23,31 @@ REVIEWER = "github:1001"
 def ready_repo(path: Path, origin: str = "https://github.com/acme/widgets.git", provider: str = "git") -> Context:
     """A repository with one empty commit, ``origin`` as its remote, set up for gitstore with
     ``provider``: a copy of one built once (``templates``) when the origin is a URL and
-    ``path`` is free."""
+    ``path`` is free. ``memory`` keeps records in this process only, so no clone's config.json
+    may name it: the clone is set up with git, and the context opened on a memory store."""
     from .templates import copy
 
+    kept = "git" if provider == "memory" else provider
     if origin.startswith("https://") and not (path.exists() and any(path.iterdir())):
         if path.exists():
             path.rmdir()
-        copy(("ready", origin, provider), path, lambda there: _ready(there, origin, provider))
-        return Context.open(str(path))
-    _ready(path, origin, provider)
+        copy(("ready", origin, kept), path, lambda there: _ready(there, origin, kept))
+    else:
+        _ready(path, origin, kept)
+    if provider == "memory":
+        return in_memory(path)
     return Context.open(str(path))
+
+
+def in_memory(path: Path) -> Context:
+    """The clone at ``path`` with its context opened on an empty memory store, for as long as
+    this process keeps it."""
+    from gitstore.config import Workspace
+    from gitstore.providers.memory import MemoryProvider
+    from gitstore.store import Store
+
+    workspace = Workspace.find(str(path))
+    return Context(workspace, Store(MemoryProvider(workspace.config.writer), workspace.scope))
 
 
 def _ready(path: Path, origin: str, provider: str) -> None:

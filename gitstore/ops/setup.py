@@ -14,7 +14,7 @@ import pygit2
 
 from gitstore._files import first_link, links_under
 from gitstore._shown import one_line, shown
-from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
+from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
@@ -141,6 +141,8 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     before, and ``gitstore sync`` still pushes that history where the remote's copy of it is
     behind, never over it; the appends the remote's copy parted from are carried over to the
     new id (``GitProvider.carry_stranded``), so that they reach the team."""
+    if provider is not None and provider not in DURABLE:  # memory: records for one process, never a clone's
+        raise UsageError(f"unknown provider {provider!r} (one of {', '.join(DURABLE)})")
     if writer is not None and not WRITER_PATTERN.match(writer):
         raise UsageError(f"--writer {writer!r} must be 1 to 64 lowercase letters, digits and dashes")
     repo = open_repository(start)
