@@ -194,6 +194,9 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             check(config)  # a section its command would refuse is never taken
         accept_config(repo, data)  # a person ran init over it: its settings are this clone's
         report.accepted = accepted_fields(data, changed)
+        if "provider" in changed:  # the records the provider before it holds stay there, unread
+            report.left.extend(f"{detail}; {todo}" for detail, todo in unread_stores(repo, root, state, config.provider,
+                                                                                      config.writer))
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
@@ -337,6 +340,71 @@ def _refuse_lost_store(repo: pygit2.Repository, root: Path, state: Path) -> None
                                  "start afresh without those records, run `gitstore purge`")
         raise Refused(f"{CONFIG_FILE} is missing, but {what}holds this clone's {count} acknowledged append(s): "
                       f"{restore}, then run `gitstore verify`; init sets up no new store over it")
+
+
+def unread_stores(repo: pygit2.Repository, root: Path, state: Path, provider: str,
+                  writer: str) -> list[tuple[str, str]]:
+    """What another provider still holds of this clone's records, which ``provider`` does not
+    read: for each such store, how many and where, and what to do: config.json's provider changed (by hand,
+    taken by ``init --accept-changes``) leaves them where they were, and learnings, verify and
+    publish then leave them out. The git provider's count is of this clone's writer ids' records
+    (fetched ones are other clones'); a sqlite or jsonl store's files are the clone's own."""
+    found = []
+    for other in DURABLE:
+        if other == provider:
+            continue
+        held, where = _held(other, repo, root, state, writer)
+        if held:
+            found.append((f"{held} record(s) of this clone are in the {other} provider's store ({where}), which the "
+                          f"{provider} provider does not read: learnings, verify and publish leave them out (publish "
+                          "would drop their learnings from AGENTS.md)",
+                          f"set \"provider\" back to \"{other}\" in {CONFIG_FILE} and run `gitstore init "
+                          "--accept-changes` to read them again"))
+    return found
+
+
+def _held(provider: str, repo: pygit2.Repository, root: Path, state: Path, writer: str) -> tuple[int | str, str]:
+    """How many records ``provider``'s store holds (``"some"`` when it cannot be counted; 0 for
+    none or no store), and where it is; read without making or changing anything."""
+    import sqlite3
+
+    from gitstore.errors import GitstoreError
+
+    if provider == "git":
+        own = {writer, *former_writers(state)}
+        where = f"{PREFIX}records/"
+        local = Path(common_dir(repo)) / "gitstore" / "local"
+        if not ref_names(repo, where) and not local.is_dir():
+            return 0, where
+        try:
+            return sum(1 for stored in GitProvider(root, writer).read() if stored.writer in own), where
+        except GitstoreError:
+            return "some", where
+    if provider == "sqlite":
+        path, shown_path = state / "store.sqlite", f"{STATE_DIR.as_posix()}/store.sqlite"
+        if not path.is_file():
+            return 0, shown_path
+        try:
+            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+            try:
+                return int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0]), shown_path
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return ("some" if path.stat().st_size else 0), shown_path
+    from gitstore.providers.jsonl import RECORDS, parse_append
+
+    path = state / "jsonl" / RECORDS
+    count = 0
+    try:
+        for line in path.read_bytes().splitlines():
+            try:
+                count += len(parse_append(line).items)
+            except GitstoreError:
+                continue
+    except OSError:
+        pass
+    return count, f"{STATE_DIR.as_posix()}/jsonl/"
 
 
 def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> object:

@@ -286,9 +286,20 @@ def _provider(report: Report, workspace: Any) -> None:
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
+    _unread(report, workspace)
     if isinstance(provider, GitProvider):
         _left_out(report, provider, Store(provider, workspace.scope))
         _unheld(report, provider, workspace)
+
+
+def _unread(report: Report, workspace: Any) -> None:
+    """This clone's records another provider's store still holds, which the configured one does
+    not read (config.json's provider changed): learnings, verify and publish leave them out."""
+    from gitstore.ops.setup import unread_stores
+
+    config = workspace.config
+    for detail, todo in unread_stores(workspace.repo, workspace.root, workspace.state, config.provider, config.writer):
+        report.add("unread records", WARN, detail, todo)
 
 
 def _left_out(report: Report, provider: Any, store: Any) -> None:
