@@ -893,4 +893,5 @@ def test_one_learning_by_id_is_its_accepted_text_whole_as_the_published_line_cit
     for odd in ("lrn_\udcff", learning["id"].upper(), "Add jitter"):  # a byte that is no UTF-8, as a shell passes it
         assert main(["recall", "--id", odd, "--json"]) == 2
         said = capsys.readouterr().err
-        assert "is not a learning id" in said and said.count("\n") == 1 and "Traceback" not in said, said
+        why = "is not UTF-8 text" if "\udcff" in odd else "is not a learning id"
+        assert why in said and "--id" in said and said.count("\n") == 1 and "Traceback" not in said, said

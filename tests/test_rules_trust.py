@@ -1026,8 +1026,8 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     assert not (root / ".gitstore").exists(), "a refused init leaves no policy behind"
     sign_as(root, key.with_name(key.name + ".pub"))
     assert "unknown action 'rule'" in cli.fails(2, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
-    assert "error: --by 'git:a\\udcff' is not a person id" in cli.fails(2, "policy", "init", "--by", "git:a\udcff",
-                                                                      cwd=root), "a byte that is not UTF-8"
+    assert "Invalid value for '--by': 'git:a\\xff' is not UTF-8 text" in cli.fails(
+        2, "policy", "init", "--by", "git:a\udcff", cwd=root), "a byte that is not UTF-8"
     for odd in ("github:9\x1b]52;c;aGk=\x07", "github:9\u202e1", "github:9\u200b"):  # a terminal code, reversed text
         assert "is not a person id" in cli.fails(2, "policy", "init", "--by", odd, cwd=root), odd
     assert not (root / ".gitstore").exists()
@@ -1094,9 +1094,9 @@ def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_p
         assert f"{name}: not an SSH public key" in err and why in err, (name, err)
     assert "error: PERSON 'carol smith' is not a person id like" in cli.fails(2, "policy", "add", "carol smith", cwd=root)
     assert "error: PERSON 'bot:x' names a bot" in cli.fails(2, "policy", "add", "bot:x", cwd=root)
-    assert "error: PERSON 'github:\\udce9' is not a person id" in cli.fails(2, "policy", "add", "github:\udce9",
-                                                                        "--key", str(key.with_name(key.name + ".pub")),
-                                                                        cwd=root), "a byte that is not UTF-8"
+    assert "Invalid value for 'PERSON': 'github:\\xe9' is not UTF-8 text" in cli.fails(
+        2, "policy", "add", "github:\udce9", "--key", str(key.with_name(key.name + ".pub")), cwd=root), \
+        "a byte that is not UTF-8"
     assert {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()} == files, "a refused add writes nothing"
 
 
