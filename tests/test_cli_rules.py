@@ -188,6 +188,28 @@ def test_withdraw_needs_a_real_prefix_and_never_withdraws_twice(tmp_path: Path) 
     assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant", "withdraw", "withdraw"]
 
 
+def test_withdraw_takes_the_purposes_still_in_force_and_names_those_withdrawn_before(tmp_path: Path) -> None:
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    grant = json.loads(run(root, "grant", "--purpose", "review", "--purpose", "instruction", "--purpose", "training",
+                           "--by", "github:9", "--json"))
+    run(root, "withdraw", grant["digest"], "--purpose", "instruction", "--by", "github:9")
+    done = gitstore("withdraw", grant["digest"], "--purpose", "instruction", "--purpose", "training",
+                    "--by", "github:9", cwd=root)
+    assert done.returncode == 0, done
+    assert done.stdout.splitlines() == [f"withdrew training from {grant['digest']}",
+                                        "already withdrawn for instruction (left as it was)"]
+    listed = run(root, "grants")
+    assert "withdrawn training by github:9" in listed and "withdrawn instruction by github:9" in listed
+    as_json = gitstore("withdraw", grant["digest"], "--purpose", "training", "--purpose", "review",
+                       "--by", "github:9", "--json", cwd=root)
+    assert json.loads(as_json.stdout)["purposes"] == ["review"]
+    assert "already withdrawn for training (left as it was)" in as_json.stderr
+    refused = run(root, "withdraw", grant["digest"], "--purpose", "review", "--purpose", "training",
+                  "--by", "github:9", code=1)
+    assert f"grant {grant['digest']} is already withdrawn for review, training" in refused
+    assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant", "withdraw", "withdraw", "withdraw"]
+
+
 def test_a_review_digest_that_is_not_a_digest_is_a_usage_error_that_reveals_nothing(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root

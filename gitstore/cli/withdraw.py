@@ -23,7 +23,8 @@ def withdraw(
                                       help="The grant's digest, or a unique prefix of it (at least 8 hex digits).",
                                       callback=checked(grant_prefix)),
     purpose: Optional[list[str]] = typer.Option(None, "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
-                                                help="Withdraw only these purposes (repeat; default: all).",
+                                                help="Withdraw only these purposes (repeat; default: all); "
+                                                     "one already withdrawn is named and left as it was.",
                                                 callback=checked(one_of("purpose", PURPOSES))),
     reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why.",
                                            callback=checked(filled, at_most(500))),
@@ -49,6 +50,9 @@ def withdraw(
     if as_json:
         emit_json(record)
     summary(f"withdrew {', '.join(record['purposes'])} from {record['grant']}", as_json, again)
+    before = [p for p in dict.fromkeys(purpose or ()) if p not in record["purposes"]]
+    if before:  # on standard error under --json, whose output is the stored record
+        typer.echo(f"already withdrawn for {', '.join(before)} (left as it was)", err=as_json)
     if not as_json:
         for export in record["exports"]:
             echo(f"  export {export} was allowed by it")

@@ -45,21 +45,24 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
 def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | None,
              reason: str | None, *, note: unfinished.Note | None = None) -> dict[str, Any]:
     """Withdraw a grant (all its purposes still in force, or some); lists the exports it had
-    allowed. Purposes already withdrawn are refused (``AlreadyDone``, naming the withdrawals
-    that took them): a withdrawal always changes something. ``note`` (``withdraw_note``)
-    stands around the append (``unfinished.recording``)."""
+    allowed. Of the purposes asked, those already withdrawn are left as they are and the others
+    withdrawn (the record names only these: the caller says which were withdrawn before); when
+    none is left, the request is refused (``AlreadyDone``, naming the withdrawals that took
+    them): a withdrawal always changes something. ``note`` (``withdraw_note``) stands around
+    the append (``unfinished.recording``)."""
     view = ctx.view(payloads=False)
     matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
     if len(matches) != 1:
         raise Refused(f"no single grant {grant_digest} in this scope" + (" (ambiguous)" if matches else ""))
     target = view.grants[matches[0]]
     gone = withdrawn(view).get(matches[0], set())
-    chosen = purposes or [p for p in target["purposes"] if p not in gone]
-    unknown = [p for p in chosen if p not in target["purposes"]]
+    asked = list(dict.fromkeys(purposes or target["purposes"]))
+    unknown = [p for p in asked if p not in target["purposes"]]
     if unknown:
         raise Refused(f"grant {matches[0]} does not permit {', '.join(unknown)}")
-    again = [p for p in chosen if p in gone] if chosen else target["purposes"]
-    if again:
+    chosen = [p for p in asked if p not in gone]
+    if not chosen:
+        again = asked
         raise AlreadyDone(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}",
                           [w for w in view.withdrawals if w["grant"] == matches[0] and set(w["purposes"]) & set(again)])
     exports = [
