@@ -203,6 +203,43 @@ def test_audit_is_the_trail_in_order(ctx: Context) -> None:
     assert [e["action"] for e in audit.audit(ctx)] == ["grant", "propose", "accept", "propose"]
 
 
+@pytest.mark.parametrize("provider", ["git", "jsonl"])
+def test_an_export_or_removal_entry_with_nothing_behind_it_is_shown_not_used(tmp_path: Path, provider: str) -> None:
+    """An audit entry is what a writer said: a removal or an export in a person's name counts
+    only beside the removal or export record it reports."""
+    from gitstore.ops.export import export
+
+    ctx = ready_repo(tmp_path / "widgets", provider=provider)
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    kept = thread.comment("100", "Retries need jitter.", "2026-03-01T10:00:00.000000Z")
+    thread.comment("101", "Name tests after behaviour.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    accepted(ctx, propose(ctx, [ref(kept)]))
+    records, _ = export(ctx, "instruction", "github:9")
+    redact(ctx, "github:comment:101", "github:9", "asked by the author")
+    trail = audit.audit(Context.open(ctx.workspace.root))
+    [real_export] = [e for e in trail if e["action"] == "export"]
+    [real_removal] = [e for e in trail if e["action"] == "redact"]
+    assert "notUsed" not in real_export and "notUsed" not in real_removal
+    forged = [ctx.audit("redact", "github:9", ["github:comment:100"], [], "removed at the author's request"),
+              ctx.audit("redact", "github:77", real_removal["subjects"], [], "asked by the author",
+                        at=real_removal["at"]),
+              ctx.audit("export", "github:9", ["sha256:" + "1" * 64, "training"], []),
+              ctx.audit("export", "github:9", real_export["subjects"], [records["shared"]])]
+    ctx.store.append(forged)
+    trail = {e["digest"]: e for e in audit.audit(Context.open(ctx.workspace.root))}
+    assert "no removal" in trail[forged[0]["digest"]]["notUsed"]
+    assert "no removal" in trail[forged[1]["digest"]]["notUsed"]  # another person's name on a real removal
+    assert "no export record stored with it" in trail[forged[2]["digest"]]["notUsed"]
+    assert "no export record stored with it" in trail[forged[3]["digest"]]["notUsed"]  # a real one, stored apart
+    assert [e["digest"] for e in trail.values() if "notUsed" in e] == [f["digest"] for f in forged]
+    shown = ok("audit", cwd=ctx.workspace.root).splitlines()
+    assert sum("[NOT USED: " in line for line in shown) == 4
+    assert all("[stored by this clone]" in line for line in shown)
+    assert all(e["thisClone"] and e["storedIn"].startswith("records/shared/") for e in trail.values())
+
+
 def test_status_reads_no_record(ctx: Context) -> None:
     info = status(ctx.workspace)
     assert info["stateIgnored"] is True and info["config"]["capture"] == {"value": "summary", "from": "default",

@@ -13,7 +13,9 @@ from gitstore.queries.audit import audit as query
 def audit(as_json: bool = JSON_OPTION) -> None:
     """Every grant, withdrawal, decision, retirement, export and redaction, in order.
 
-    An entry whose decision, grant or withdrawal carries no authority says it is not used."""
+    An entry whose decision, grant or withdrawal carries no authority, an export entry stored
+    without its export record and a redaction entry with no removal behind it say they are not
+    used. Each names the writer's ref it was read from."""
     entries = query(Context.open())
     if as_json:
         emit_json(entries)
@@ -25,7 +27,9 @@ def audit(as_json: bool = JSON_OPTION) -> None:
         reason = f" ({one_line(entry['reason'])})" if entry["reason"] else ""
         unused = f" [NOT USED: {one_line(entry['notUsed'])}]" if "notUsed" in entry else ""
         subjects = one_line(" ".join(entry["subjects"]))
-        echo(f"{entry['at']} {entry['action']:<11} {one_line(entry['by'])} {subjects}{reason}{unused}")
+        where = "this clone" if entry["thisClone"] else entry["storedIn"]
+        echo(f"{entry['at']} {entry['action']:<11} {one_line(entry['by'])} {subjects}{reason} "
+             f"[stored by {where}]{unused}")
 
 
 def register(app: typer.Typer) -> None:

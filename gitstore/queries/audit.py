@@ -3,9 +3,14 @@
 An entry is what a writer said it did, and anyone who can push can store one. An entry of an
 action that needs authority (accept, reject, retire, the auto-safe gate, grant, withdraw)
 counts only beside what it vouches for: a decision, grant or withdrawal stored in the same
-append that the rules use (``gitstore.rules.view``). Any other such entry carries
-``notUsed``, why, so the trail never shows a forged acceptance, or one naming a record that
-does not exist, as one that counts.
+append that the rules use (``gitstore.rules.view``). So do the entries of what happened to
+evidence: an export counts beside the export record stored in the same append, and a removal
+(``redact``) beside the removal it reports: a redaction note that counts here, by the same
+person at the same time, for the payload of the event it names (``gitstore.ops.redact`` builds
+the entry from that note). Any other such entry carries ``notUsed``, why, so the trail never
+shows a forged acceptance, removal or export, or one naming a record that does not exist, as
+one that counts. Each entry names the writer's ref it was read from (``storedIn``) and whether
+this clone stored it (``thisClone``): an entry in a person's name is only what that writer said.
 
 An entry's ``reason`` (a grant's note, a withdrawal's, rejection's or retirement's reason) is
 whatever its writer typed, and a clone that runs no scanner may have written it: it is screened
@@ -25,36 +30,75 @@ if TYPE_CHECKING:
     from gitstore.rules.view import View
 
 AUTHORITY = frozenset({"accept", "reject", "retire", "auto-accept", "grant", "withdraw"})
+VOUCHING = AUTHORITY | {"export"}  # counts only beside the record it names, stored in the same append
 
 
 def audit(ctx: Context) -> list[dict[str, Any]]:
     """Every audit entry of this scope: grants, withdrawals, decisions, exports, redactions..."""
+    from gitstore.providers._names import shown_writer
     from gitstore.queries.learnings import screened_record
     from gitstore.rules.view import View
 
-    view = View.load(ctx.store, payloads=False, kinds=["learning", "grant", "withdrawal", "audit"])
-    counted = {i.digest: i for i in view.items if i.kind in ("learning", "grant", "withdrawal")}
+    view = View.load(ctx.store, payloads=False, kinds=["learning", "grant", "withdrawal", "export", "audit"])
+    counted = {i.digest: i for i in view.items if i.kind in ("learning", "grant", "withdrawal", "export")}
+    removed = _removed(ctx, [i for i in view.items if i.kind == "audit" and i.record.get("action") == "redact"])
     entries = []
     for item in view.items:
         if item.kind != "audit":
             continue
         entry = screened_record(item.record, "reason", "subjects")
-        why = _unused(ctx, view, counted, item) if entry.get("action") in AUTHORITY else None
+        action = entry.get("action")
+        why = (_unused(ctx, view, counted, item) if action in VOUCHING
+               else None if action != "redact" or item.digest in removed
+               else "it names no removal of the event's text by this person at this time that counts here; "
+                    "it is never used")
+        stored = item.stored
+        entry = {**entry, "storedIn": f"records/{stored.namespace}/{shown_writer(stored.writer, cut=True)}",
+                 "thisClone": ctx.store.own(item)}
         entries.append({**entry, "notUsed": why} if why else entry)
     return entries
 
 
 def _unused(ctx: Context, view: View, counted: dict[str, Any], item: Any) -> str | None:
-    """Why an entry of an action needing authority is not used (None: it vouches for a record
-    that counts, stored with it)."""
+    """Why an entry of an action needing authority, or of an export, is not used (None: it
+    vouches for a record that counts, stored with it)."""
     named = [d for d in item.record.get("records", ()) if isinstance(d, str)]
     ignored: list[str] = [view.ignored[d] for d in named if d in view.ignored]
     if ignored:
         return ignored[0]
     appends = {placed.stored.append for placed in (item, *ctx.store.copies(item))}
-    if any(d in counted and counted[d].stored.append in appends for d in named):
+    wanted = ("export",) if item.record.get("action") == "export" else ("learning", "grant", "withdrawal")
+    if any(d in counted and counted[d].kind in wanted and counted[d].stored.append in appends for d in named):
         return None
+    if item.record.get("action") == "export":
+        return "it names no export record stored with it; it is never used"
     return "it names no decision, grant or withdrawal stored with it that counts; it is never used"
+
+
+def _removed(ctx: Context, entries: list[Any]) -> set[str]:
+    """The digests of the removal entries a removal that counts here stands behind: the event
+    they name (``[id, digest]``) is stored, and a redaction note honoured here removes its
+    payload, written by the entry's person at the entry's time."""
+    from gitstore.errors import GitstoreError
+    from gitstore.records.canonical import parse_json
+
+    named = {item.record["subjects"][1] for item in entries if len(item.record.get("subjects", ())) > 1}
+    if not named:
+        return set()
+    events = {i.digest: i for i in ctx.store.items(["event"], digests=named)}
+    found = set()
+    for item in entries:
+        subjects = item.record["subjects"]
+        event = events.get(subjects[1]) if len(subjects) > 1 else None
+        payload = None if event is None or event.record["id"] != subjects[0] else event.record.get("payloadDigest")
+        note = None if payload is None else ctx.store.removal_note(payload, item.stored.namespace)
+        try:
+            parsed = None if note is None else parse_json(note, allow_floats=False)
+        except GitstoreError:
+            parsed = None
+        if isinstance(parsed, dict) and parsed.get("by") == item.record["by"] and parsed.get("at") == item.record["at"]:
+            found.add(item.digest)
+    return found
 
 
 __all__ = ["audit"]
