@@ -129,3 +129,23 @@ def test_an_age_reaching_before_the_year_0001_says_so(age: str) -> None:
     """An age of more digits than five was told it is neither a time nor an age."""
     with pytest.raises(InvalidInput, match="reaches before the year 0001"):
         time_or_age(age)
+
+
+@pytest.mark.parametrize("typed", ["2026-03-01T10:00:00.1234567Z", "2026-03-01T10:00:00,123456789+02:00"])
+def test_a_typed_time_finer_than_microseconds_is_refused_not_cut(typed: str, repo: Path) -> None:
+    """gitstore keeps six fractional digits: a grant from a time cut short would cover what was
+    written before the time typed. Times harnesses write keep their first six (``normalize_time``)."""
+    from gitstore.records.times import normalize_time
+
+    digits = len(typed.split(":")[2][3:].split("Z")[0].split("+")[0])
+    for read in (user_time, time_or_age):
+        with pytest.raises(InvalidInput, match=f"has {digits} fractional digits: gitstore keeps 6"):
+            read(typed)
+    assert normalize_time(typed).endswith(".123456Z")
+    assert user_time("2026-03-01T10:00:00.123456Z") == "2026-03-01T10:00:00.123456Z"
+    ok("init", cwd=repo)
+    for option in ("--from", "--until"):
+        refused = fails(2, "grant", "--purpose", "review", option, typed, "--by", "github:9", cwd=repo)
+        assert f"'{option}'" in refused and "fractional digits" in refused, refused
+    assert "fractional digits" in fails(2, "dream", "--since", typed, "--dry-run", cwd=repo)
+    assert ok("audit", "--json", cwd=repo).strip() == "[]"  # nothing stored

@@ -153,6 +153,10 @@ width, so sorting times as text sorts them in time order. The contract checks th
 31, hour 00 to 23, minutes and seconds 00 to 59), and its `date-time` format, which both
 validators assert: the date must exist on the calendar (`2026-02-31` and `2100-02-29` are
 refused, `2024-02-29` is not), the same check `gitstore grant` and every record read apply.
+A time a person types (`gitstore grant --from` and `--until`, `--since`) is a date or a time
+with a zone, stored in this form; one with more than six fractional digits is refused (exit 2,
+naming the option) rather than cut to the microsecond, which would store another time than the
+one typed. Times harnesses and GitHub write keep their first six.
 
 ## Digests
 

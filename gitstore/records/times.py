@@ -70,14 +70,24 @@ def normalize_time(text: str) -> str:
 
 
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+_FRACTION = re.compile(r":[0-9]{2}[.,]([0-9]+)")  # the digits after a time's seconds
+FRACTION_DIGITS = 6
+_TOO_FINE = "fractional digits"
 
 
 def user_time(text: str) -> str:
     """A time a person typed, in gitstore form: a date (``2026-01-01``, midnight UTC), a time
-    with a zone (``2026-01-01T10:00Z``, ``2026-01-01T12:00+02:00``), or gitstore's own form."""
+    with a zone (``2026-01-01T10:00Z``, ``2026-01-01T12:00+02:00``), or gitstore's own form.
+    More than six fractional digits are refused: gitstore keeps microseconds, and a time cut
+    short is not the time typed (a grant from ``...00.1234567Z`` would cover the 0.7 us before
+    it). Times harnesses and GitHub write (``normalize_time``) keep their first six."""
     candidate = text.strip() if isinstance(text, str) else text
     if isinstance(candidate, str) and _DATE.match(candidate):
         candidate += "T00:00:00Z"
+    fraction = _FRACTION.search(candidate) if isinstance(candidate, str) else None
+    if fraction is not None and len(fraction.group(1)) > FRACTION_DIGITS:
+        raise InvalidInput(f"time {text!r} has {len(fraction.group(1))} {_TOO_FINE}: gitstore keeps "
+                           f"{FRACTION_DIGITS} (microseconds); give at most {FRACTION_DIGITS}")
     try:
         return normalize_time(candidate)
     except InvalidInput as exc:
@@ -111,6 +121,6 @@ def time_or_age(value: str, moment: datetime | None = None) -> str:
     try:
         return user_time(value)
     except InvalidInput as exc:
-        if "between the years" in str(exc):
+        if "between the years" in str(exc) or _TOO_FINE in str(exc):
             raise
         raise InvalidInput(f"{value!r} is neither a time (2026-03-01, 2026-03-01T10:00Z) nor an age (12h, 3d, 2w)") from None
