@@ -160,3 +160,50 @@ def test_a_cited_event_is_read_and_checked_once(tmp_path: Path, monkeypatch: pyt
     held = [e["digest"] for i, e in view.events.items() if i in cited]
     assert held and all(checked[d] == 1 for d in held)
     assert {r.status.id for r in learnings.learnings(ctx)} == set(histories)
+
+
+@pytest.mark.parametrize("how", ["retracted", "edited and retracted"])
+def test_a_deletion_stored_in_another_episode_is_judged_alike_by_every_command(tmp_path: Path, how: str) -> None:
+    """A retraction counts in the episode of the comment it names, where capture stores one (an
+    edit continues a comment only in its thread). One stored in another episode removes
+    nothing for any command: the rules over the whole store (``dream``, ``decide``) and the
+    reads of the cited episodes alone (``learnings``, ``show``, ``recall``, ``context``,
+    ``export``) judge the learning alike, and those reads still read the cited episodes only."""
+    import json
+
+    from gitstore.rules.consent import decide
+    from gitstore.rules.view import View
+
+    from . import world
+    from .cli import gitstore
+
+    ctx = world.ready_repo(tmp_path / "repo")
+    world.grant_all(ctx)
+    thread = world.Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = world.accepted(ctx, world.propose(ctx, [world.ref(comment)]))
+    other = world.Thread(ctx, 8, "200")
+    other.comment("200", "unrelated", "2026-03-02T10:00:00.000000Z")
+    named = comment if how == "retracted" else other.edit(comment, "100", "Use jitter on retries!",
+                                                          "2026-03-02T11:00:00.000000Z")
+    other.retract(named, "2026-03-03T00:00:00.000000Z")
+    other.save()
+    root = tmp_path / "repo"
+    assert decide(View.load(Context.open(root).store), comment["id"], "instruction").ok
+
+    view, _ = learning_view(Context.open(root).store, _views.may_be_in_force)
+    assert decide(view, comment["id"], "instruction").ok
+    assert view.episodes_read == {comment["episode"]}
+    assert "belongs to a deleted comment" not in gitstore("learnings", cwd=root).stdout
+    assert "NOT in force" not in gitstore("show", learning["id"], cwd=root).stdout
+    assert learning["id"] in gitstore("recall", "retry jitter", cwd=root).stdout
+    assert "exported 1 item(s)" in gitstore("export", "--purpose", "instruction", cwd=root).stdout
+    dreamt = json.loads(gitstore("dream", "--dry-run", "--json", cwd=root).stdout)
+    assert "stale-evidence" not in [t["kind"] for t in dreamt["tidy"]], dreamt["tidy"]
+
+    thread.retract(comment, "2026-03-04T00:00:00.000000Z")  # in its own episode, as capture stores one
+    thread.save()
+    assert decide(View.load(Context.open(root).store), comment["id"], "instruction").cause == "retracted"
+    assert "NOT in force for instruction" in gitstore("show", learning["id"], cwd=root).stdout
+    assert "no learning in force matches" in gitstore("recall", "retry jitter", cwd=root).stdout

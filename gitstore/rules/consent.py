@@ -87,8 +87,10 @@ def active_grants(view: View, purpose: str) -> list[str]:
     return [d for d, g in view.grants.items() if purpose in g["purposes"] and purpose not in gone.get(d, set())]
 
 
-def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
-    """Every version of the comment an event belongs to (linked by edits, both ways)."""
+def comment_versions(view: View, event_id: str, continued: bool = False) -> list[dict[str, Any]]:
+    """Every version of the comment an event belongs to (linked by edits, both ways); with
+    ``continued``, linked only by edits that may be later versions of what they name
+    (``continues``: the same thread, author and source comment)."""
     seen: dict[str, dict[str, Any]] = {}
     todo = [event_id]
     while todo:
@@ -96,9 +98,11 @@ def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
         if current is None or current["id"] in seen or current["type"] not in ("comment", "edit"):
             continue
         seen[current["id"]] = current
-        if current["type"] == "edit" and current.get("parentEventId"):
-            todo.append(current["parentEventId"])
-        todo.extend(c["id"] for c in view.children.get(current["id"], []) if c["type"] == "edit")
+        parent = view.events.get(current.get("parentEventId") or "") if current["type"] == "edit" else None
+        if parent is not None and (not continued or continues(current, parent)):
+            todo.append(parent["id"])
+        todo.extend(c["id"] for c in view.children.get(current["id"], [])
+                    if c["type"] == "edit" and (not continued or continues(c, current)))
     return list(seen.values())
 
 
@@ -122,17 +126,34 @@ def retracted(view: View, event: dict[str, Any]) -> bool:
 
 def _retracted_ids(view: View) -> frozenset[str]:
     """Ids of every event a retraction removed: every version of each retracted comment
-    (versions link both ways, so the versions of any one of them are the same set), or the
-    retracted event alone when it is not a comment or an edit."""
+    (versions link both ways, so the versions of any one of them are the same set: an edit that
+    ``continues`` what it names, never one of another thread, author or source comment, which is
+    a comment of its own), or the retracted event alone when it is not a comment or an edit. A
+    retraction counts in the
+    episode of the event it names (``_in_its_episode``), where capture stores one, as an edit
+    continues a comment only in its thread (``continues``): every read judges a comment from
+    its own episode, so a view of the cited episodes and one of the whole store agree."""
     found: set[str] = set()
     for parent, children in view.children.items():
-        if any(c["type"] == "retraction" and disagreeing(view, c) is None for c in children):  # one that stands
-            versions = comment_versions(view, parent)
+        if any(c["type"] == "retraction" and _in_its_episode(view, c, parent) and disagreeing(view, c) is None
+               for c in children):  # one that stands
+            versions = comment_versions(view, parent, continued=True)
             if versions:
                 found.update(v["id"] for v in versions)
             else:
                 found.add(parent)
     return frozenset(found)
+
+
+def _in_its_episode(view: View, retraction: dict[str, Any], parent: str) -> bool:
+    """Whether ``retraction`` is stored in the episode of the event it names (``parent``), as
+    capture stores a deletion: one stored elsewhere removes nothing. Evidence records are
+    unsigned, and anyone who can push can store a retraction in the named event's own episode
+    as easily, so counting one elsewhere would stop no one; it would only make the reads that
+    look at the cited episodes alone (``learnings``, ``recall``, ``export``) disagree with those
+    that read every episode (``dream``), or cost every read the whole store."""
+    target = view.events.get(parent)
+    return target is None or target["episode"] == retraction["episode"]
 
 
 def of_redacted_comment(view: View, event: dict[str, Any]) -> bool:
