@@ -636,3 +636,50 @@ def test_the_command_names_what_it_withheld_as_import_reviews_does(ctx: Context,
         assert main(["import", "github", "--repo", REPO, "--api-url", server.url, "--pr", "2", "--by", BY]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.startswith("#2 imported 2 comment(s)") and "1 item(s) withheld (quarantined" in line, line
+
+
+class _Redirecting:
+    """An Http whose every first answer is a redirect to ``to`` (relative to the asked URL)."""
+
+    def __init__(self, to: str, then: int = 200) -> None:
+        self.to, self.then, self.asked = to, then, []
+
+    def get(self, url, headers):
+        from gitstore.capture.github import Response
+
+        self.asked.append((url, dict(headers)))
+        if len(self.asked) == 1:
+            return Response(301, {"location": self.to}, b"")
+        return Response(self.then, {}, b"[]")
+
+
+def test_a_redirect_from_https_to_http_is_not_followed_with_the_token() -> None:
+    """https://host to http://host (same host and port in the URL's netloc) would carry the
+    Authorization header in clear text: it is not followed, and the listing names why."""
+    http = _Redirecting("http://ghe.example.com/api/v3/repos/o/n/pulls?page=1")
+    found = fetch("o/n", api="https://ghe.example.com/api/v3", token="ghs_SECRET", since=None, http=http,
+                  sleep=no_sleep)
+    assert [u for u, _ in http.asked] == [http.asked[0][0]], "the http address is never asked"
+    assert found.listing and "from https to http" in found.listing[0] and "not followed" in found.listing[0]
+    assert found.requests == 1
+    other = _Redirecting("https://elsewhere.example/x")
+    assert "another host (elsewhere.example)" in fetch("o/n", api="https://ghe.example.com", token="t",
+                                                         since=None, http=other, sleep=no_sleep).listing[0]
+
+
+def test_a_redirect_on_the_same_host_is_followed_and_counted_as_a_request() -> None:
+    http = _Redirecting("/api/v3/repos/o/renamed/pulls?page=1")
+    found = fetch("o/n", api="https://ghe.example.com/api/v3", token="t", since=None, http=http, sleep=no_sleep)
+    assert found.listing == [] and found.requests == 2
+    assert http.asked[1][0] == "https://ghe.example.com/api/v3/repos/o/renamed/pulls?page=1"
+    assert http.asked[1][1]["Authorization"] == "Bearer t"
+
+
+def test_the_default_client_follows_no_redirect_itself(github: FakeGitHub) -> None:
+    """urllib's own rule (same host and port) would follow https to http; the default client
+    gives the redirect back for the rule above to judge."""
+    github.status, github.headers = 301, {"Location": "/elsewhere"}
+    with serve(github):
+        answer = UrllibHttp().get(github.url + f"/repos/{REPO}/pulls", {})
+    assert answer.status == 301 and answer.headers["location"] == "/elsewhere"
+    assert len(github.requests) == 1

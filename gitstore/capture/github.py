@@ -21,9 +21,12 @@ is remembered, so ``redact`` scrubs the snapshots there too) and imported; one t
 holds (same digest, as served or as saved, whenever it was fetched: ``takenAt`` is not part of
 it) is not imported again. The comments whose text
 ``redact`` removed are saved and imported without it (``scrub``), so a later import does not
-bring it back. The HTTP client is a ``Http`` (replaceable); the default one sends the token
-only over HTTPS (or to this machine), never follows a redirect to another host, and gives up on
-a request after ``TIMEOUT`` seconds.
+bring it back. The HTTP client is a ``Http`` (replaceable); the default one follows no
+redirect itself and gives up on a request after ``TIMEOUT`` seconds. The token is sent only over
+HTTPS (or to this machine): a redirect is followed here, counted as a request, and only to the
+same scheme, host and port (a renamed repository), at most ``MAX_REDIRECTS`` in a row; one to
+another host or scheme (https to http would carry the token in clear text) is not followed and
+is named as the reason the page is missing.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ TIMEOUT = 30
 RETRIES = 2
 MAX_PAGES = 1000  # per collection: 100,000 items
 MAX_BODY = 64 << 20
+MAX_REDIRECTS = 5
+_REDIRECTS = (301, 302, 303, 307, 308)
 COLLECTIONS = {"pull-comments": "pulls/{n}/comments", "reviews": "pulls/{n}/reviews",
                "issue-comments": "issues/{n}/comments"}
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}\Z")
@@ -71,21 +76,20 @@ class Http(Protocol):
     def get(self, url: str, headers: Mapping[str, str]) -> Response: ...
 
 
-class _SameHost(urllib.request.HTTPRedirectHandler):
-    """Follow a redirect only to the host asked (a renamed repository), never elsewhere."""
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the answer comes back as it is, and ``_Client`` decides (urllib's own
+    rule would carry the Authorization header from https to http on the same host)."""
 
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
-        if urllib.parse.urlsplit(newurl).netloc != urllib.parse.urlsplit(req.full_url).netloc:
-            return None
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        return None
 
 
 class UrllibHttp:
-    """The default client: urllib, bounded in time and size."""
+    """The default client: urllib, bounded in time and size, following no redirect."""
 
     def __init__(self, timeout: float = TIMEOUT) -> None:
         self.timeout = timeout
-        self.opener = urllib.request.build_opener(_SameHost())
+        self.opener = urllib.request.build_opener(_NoRedirect())
 
     def get(self, url: str, headers: Mapping[str, str]) -> Response:
         request = urllib.request.Request(url, headers=dict(headers))
@@ -152,12 +156,13 @@ class _Client:
         for attempt in range(RETRIES + 1):
             if attempt:
                 self.sleep(float(attempt))
-            self.requests += 1
             try:
-                answer = self.http.get(url, self.headers)
+                answer = self._followed(url)
             except (OSError, ValueError) as exc:
                 why = f"no answer ({exc})"
                 continue
+            if isinstance(answer, str):
+                return None, answer
             if answer.status == 401:
                 raise Refused(f"GitHub refused the token (401): {_message(answer)}")
             if _rate_limited(answer):
@@ -170,6 +175,33 @@ class _Client:
                 return answer, f"HTTP {answer.status}: {_message(answer)}"
             return answer, None
         return None, why
+
+
+    def _followed(self, url: str) -> Response | str:
+        """The answer for ``url`` after the redirects allowed, each counted as a request; or
+        why a redirect was not followed."""
+        for _ in range(MAX_REDIRECTS + 1):
+            self.requests += 1
+            answer = self.http.get(url, self.headers)
+            where = answer.headers.get("location") if answer.status in _REDIRECTS else None
+            if not where:
+                return answer
+            target = urllib.parse.urljoin(url, where)
+            if why := _elsewhere(url, target):
+                return f"HTTP {answer.status}: a redirect {why}; not followed"
+            url = target
+        return f"more than {MAX_REDIRECTS} redirects in a row; not followed"
+
+
+def _elsewhere(url: str, target: str) -> str | None:
+    """How a redirect from ``url`` to ``target`` leaves what was asked: another scheme (https to
+    http would send the token in clear text) or another host or port; None when it stays."""
+    was, goes = urllib.parse.urlsplit(url), urllib.parse.urlsplit(target)
+    if goes.scheme.lower() != was.scheme.lower():
+        return f"leads from {was.scheme} to {goes.scheme or 'no scheme'}"
+    if goes.netloc.lower() != was.netloc.lower():
+        return f"leads to another host ({goes.netloc})"
+    return None
 
 
 def _check_secure(api: str) -> None:
