@@ -547,7 +547,7 @@ def test_promote_reports_a_safety_warning_instead_of_passing_silently(
 
     packet = next(item.record for item in ctx.store.stream("packets") if item.digest == report["packet"])
     described = body(packet, learning, report["warnings"])
-    assert f"- safety: warned: {warning}" in described and "- safety: passed" not in described
+    assert f"- safety: warned: `{warning}`" in described and "- safety: passed" not in described
 
 
 def _bare_remote(tmp_path: Path, root: Path) -> Path:
@@ -590,6 +590,39 @@ def test_push_and_pull_request_with_the_github_cli(tmp_path: Path, monkeypatch: 
     for part in (learning["content"]["text"], "## Evidence by origin", "pull request #1: 1 event by github:1001",
                  "pull request #2", "`direct-edit`", "safety: passed", result.packet["digest"]):
         assert part in body
+
+
+def test_a_review_comments_words_in_the_pull_request_and_commit_act_on_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A learning's title and text are a review comment's words: GitHub would close issue 1 when
+    a pull request whose description says ``fixes #1`` merges (a commit saying so, when it
+    reaches the default branch) and notify the team a description or title mentions. The title
+    and the commit subject keep the words, broken where GitHub would act; the description shows
+    them as code; the gates still verify what promote wrote."""
+    from gitstore.promote import pr
+    from gitstore.promote.gates import promotion as promotion_gate
+
+    from .test_github_text import AUDIT, acted_on
+
+    ctx = wiki_repo(tmp_path / "widgets", {"README.md": "# widgets\n"})
+    root = ctx.workspace.root
+    text = "Every retry loop in src/retry.py uses exponential backoff with full jitter (fixes #1) @acme/sec."
+    learning = accepted_learning(ctx, title=AUDIT, text=text)
+    result = promote(ctx, learning["id"], PERSON)
+    assert promotion_gate.check([], root, "main", result.branch) == []
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    opened = pr.open_pull_request(root, result.branch, "main", pr.title(AUDIT),  # as promote --pr opens it
+                                  pr.body(result.packet, learning, {}, AUDIT))
+    assert opened.done, opened
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    safe = "Every error log line should carry the request id (fixes # 1) @ acme/sec"
+    assert f"--title Promote: {safe} --body-file" in calls[1], calls[1]
+    body = (tmp_path / "gh.body").read_text()
+    assert acted_on(body) == [], body
+    assert f"`{AUDIT}`" in body and f"```text\n{text}\n```" in body
+    subject = git(root, "log", "-1", "--format=%s", result.commit).strip()
+    assert subject.startswith(f"Promote {learning['id']}: Every error log line") and "#1" not in subject, subject
+    assert "@acme" not in git(root, "log", "-1", "--format=%B", result.commit)
 
 
 def _signed_wiki_repo(tmp_path: Path) -> Context:
@@ -1348,7 +1381,7 @@ def test_a_learning_edited_at_accept_is_promoted_under_the_headline_of_its_text(
     calls = (tmp_path / "gh.log").read_text().splitlines()
     assert f"--title Promote: {name} --body-file" in calls[1], calls[1]
     body = (tmp_path / "gh.body").read_text()
-    assert f"**{name}** ({learning['id']})" in body and "sleep a fixed second" not in body
+    assert f"**`{name}`** (`{learning['id']}`)" in body and "sleep a fixed second" not in body
 
 
 def test_a_learning_edited_at_accept_becomes_a_skill_named_by_the_headline_of_its_text(tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def test_a_promotion_commit_verifies_with_its_learning_and_digests(promoted: tup
     assert out[-1] == f"1 promotion commit(s) in main..{result.branch}: 1 verified, 0 not"
     assert main(["provenance", f"main..{result.branch}", "--markdown"]) == 0
     table = capsys.readouterr().out
-    assert f"| `{result.commit[:12]}` | `{learning['id']}` Retries use jitter | `{learning['contentDigest'][:19]}` |" in table
+    assert f"| `{result.commit[:12]}` | `{learning['id']}` `Retries use jitter` | `{learning['contentDigest'][:19]}` |" in table
     assert main(["provenance", "main..main"]) == 0
     assert capsys.readouterr().out == "no promotion commits in main..main\n"
 
@@ -276,11 +276,11 @@ def test_a_learnings_title_is_shown_screened(tmp_path: Path, capsys: pytest.Capt
         assert token not in out and "\u202e" not in out and "withheld" in out, (extra, out)
 
 
-def _table(markdown: str) -> list[list[tuple[str, str]]]:
+def _table(markdown: str) -> list[list[tuple[str, str, list[str]]]]:
     """The body rows of the first table of ``markdown`` as GFM reads them: each cell as its
-    source and the text of its first code span."""
+    source, the text of its first code span and the texts of all its code spans."""
     markdown_it = pytest.importorskip("markdown_it")
-    rows: list[list[tuple[str, str]]] = []
+    rows: list[list[tuple[str, str, list[str]]]] = []
     body = False
     for token in markdown_it.MarkdownIt("commonmark").enable("table").parse(markdown):
         if token.type in ("tbody_open", "tbody_close"):
@@ -288,8 +288,8 @@ def _table(markdown: str) -> list[list[tuple[str, str]]]:
         elif body and token.type == "tr_open":
             rows.append([])
         elif body and token.type == "inline":
-            code = next((child.content for child in token.children or [] if child.type == "code_inline"), "")
-            rows[-1].append((token.content, code))
+            codes = [child.content for child in token.children or [] if child.type == "code_inline"]
+            rows[-1].append((token.content, codes[0] if codes else "", codes))
     return rows
 
 
@@ -335,7 +335,7 @@ def test_every_field_stays_in_its_cell() -> None:
     flat = [" ".join(value.split()) for value in nasty]
     for row, value in zip(rows, flat):
         assert row[1][1] == value and row[2][1] == value[::-1][:19] and row[3][1] == ("`" + value)[:19], row
-        assert row[1][0].endswith(" T" + value), row  # the title, as text
+        assert row[1][2] == [value, "T" + value], row  # the title, as code: anyone's words, never acted on
     assert rows[-1][1][1] == "-" and rows[-1][2][1] == "-" and rows[-1][3][1] == "-"
     markdown_it = pytest.importorskip("markdown_it")
     problems = text.split("**Does not verify:**")[1]

@@ -286,9 +286,9 @@ def test_the_pull_request_description_from_a_dream_report() -> None:
          "signals": {"origins": 3}}], "heldBack": [{}], "rejected": [],
         "completeness": {"missing": ["pull-comments of #7 pages 2-2"]}}
     body = report_body(dream)
-    assert f"| `lrn_{'a' * 32}` | Retries \\| use jitter | convention | project | 3 | - |" in body
+    assert f"| `lrn_{'a' * 32}` | `Retries \\| use jitter` | `convention` | `project` | `3` | - |" in body
     assert "takes them out of force" not in body
-    assert "Dream complete: 1 new proposal(s), 1 theme(s) held back" in body and "pages 2-2" in body
+    assert "Dream `complete`: 1 new proposal(s), 1 theme(s) held back" in body and "`pull-comments of #7 pages 2-2`" in body
     assert "never by merging this pull request" in body
     with pytest.raises(InvalidInput):
         report_body({"status": "blocked"})
@@ -303,9 +303,23 @@ def test_the_pull_request_description_names_what_a_proposal_replaces() -> None:
         {"id": "lrn_" + "d" * 32, "title": "Odd", "signals": {}, "replaces": "lrn_x"},
         {"id": "lrn_" + "e" * 32, "title": "Many", "signals": {}, "replaces": [f"lrn_{i:032x}" for i in range(7)]}]}
     body = report_body(dream)
-    assert f"| Merged | convention | project | 3 | `{old[0]}`, `{old[1]}` |" in body
-    assert "| Odd | - | - | ? | ? |" in body and "`lrn_00000000000000000000000000000004` and 2 more |" in body
+    assert f"| `Merged` | `convention` | `project` | `3` | `{old[0]}`, `{old[1]}` |" in body
+    assert "| `Odd` | - | - | ? | ? |" in body and "`lrn_00000000000000000000000000000004` and 2 more |" in body
     assert "Accepting a proposal that replaces learnings takes them out of force" in body
+
+
+def test_the_pull_request_description_acts_on_no_words_of_a_review_comment() -> None:
+    """A title the dream drew from review comments (anyone's words) is shown in the memory pull
+    request's description as written, as code: its closing keyword closes no issue when the
+    pull request merges, its team mention notifies no one, its link and image do not render."""
+    from .test_github_text import AUDIT, IMAGE, LINKED, acted_on
+
+    proposed = [{"id": f"lrn_{n:032x}", "title": title, "category": "convention", "audience": "project",
+                 "signals": {"origins": 2}, "replaces": [title]} for n, title in enumerate((AUDIT, LINKED, IMAGE))]
+    body = report_body({"status": "complete", "proposed": proposed,
+                        "completeness": {"missing": [f"pull-comments of {AUDIT}"]}})
+    assert acted_on(body) == [], body
+    assert f"| `lrn_{0:032x}` | `{AUDIT}` |" in body
 
 
 @pytest.mark.parametrize(("report", "why"), [

@@ -291,6 +291,5 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
     if not outcome.push.done:
         outcome.pull_request = pr.Outcome(False, "no pull request: the branch was not pushed")
         return
-    title = f"Promote: {' '.join(result.name.split())}"
-    outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, title,
+    outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, pr.title(result.name),
                                                 pr.body(result.packet, result.learning, result.warnings, result.name))

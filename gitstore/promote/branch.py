@@ -44,11 +44,16 @@ def message(packet: dict[str, Any], title: str, warnings: Mapping[str, str] | No
     """The commit message of a promotion: a summary (``title``: the caller gives
     ``gitstore.records.headline.title_for``, never a title a person's edit at accept left behind),
     what changed, the checks (one that passed with a warning says what it warns of, in a line of
-    its own), the trailers."""
-    subject = f"Promote {packet['learning']}: {' '.join(title.split())}"
+    its own), the trailers. The subject names the learning as plain text with nothing GitHub acts
+    on (``gitstore._github_text.plain``): a closing keyword before ``#N`` in a commit that
+    reaches the default branch would close that issue; the gates verify the trailers and the
+    warnings, never the subject."""
+    from gitstore._github_text import plain
+
+    subject = plain(f"Promote {packet['learning']}: {title}")
     if len(subject) > 100:
         subject = subject[:99].rstrip() + "…"
-    reasons = "\n".join(f"- {r}" for r in packet["rubric"]["reasons"])
+    reasons = "\n".join(f"- {plain(r)}" for r in packet["rubric"]["reasons"])  # a page's section names
     warned = dict(warnings or {})
     checks = ", ".join(c["name"] for c in packet["checks"] if c["name"] not in warned)
     cautions = "".join(f"\nCheck warned: {name}: {' '.join(what.split())}" for name, what in warned.items())

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore.promote.blocks import Citation, render_citation, shown_name
+from gitstore._github_text import block, code, plain
+from gitstore.promote.blocks import shown_name
 from gitstore.promote.packet import evidence_by_origin
 from gitstore.promote._git import git_env
 
@@ -57,24 +58,36 @@ def _rejected(porcelain: str) -> bool:
 def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str, str] | None = None,
          name: str | None = None) -> str:
     """The pull request's description: the learning, its evidence by origin, the route, the
-    checks that passed (one with a warning, what it warns of), and the citations."""
-    evidence = "\n".join(f"- {line}" for line in evidence_by_origin(learning))
-    reasons = "\n".join(f"- {r}" for r in packet["rubric"]["reasons"])
+    checks that passed (one with a warning, what it warns of), and the citations. What anyone's
+    words may be in (the learning's name and text, a pin's branch, a person id, a page's section
+    named in a reason, a citation, a warning quoting words) is written as code
+    (``gitstore._github_text``): GitHub shows it and acts on none of it, so a review comment's
+    ``@team`` notifies no one and its ``fixes #1`` closes no issue when the pull request merges."""
+    evidence = "\n".join(f"- {code(line)}" for line in evidence_by_origin(learning))
+    reasons = "\n".join(f"- {code(r, limit=300)}" for r in packet["rubric"]["reasons"])
     warned = warnings or {}
-    checks = "\n".join(f"- {c['name']}: " + (f"warned: {warned[c['name']]}" if c["name"] in warned else "passed")
+    checks = "\n".join(f"- {c['name']}: " + (f"warned: {code(warned[c['name']], limit=2000)}" if c["name"] in warned
+                                             else "passed")
                        for c in packet["checks"] if c["ok"])
-    cited = "\n".join(f"- {render_citation(Citation(c['kind'], c['ref']))}" for c in packet["citations"])
+    cited = "\n".join(f"- {code(c['kind'])} {code(c['ref'], limit=500)}" for c in packet["citations"])
     return (
-        f"## Learning\n\n**{name or learning['content']['title']}** ({learning['id']})\n\n"
-        f"> {learning['content']['text'].replace(chr(10), chr(10) + '> ')}\n\n"
-        f"Accepted by {shown_name('decision.by', learning['decision']['by'])}; {learning['category']}, "
-        f"audience {learning['audience']}.\n\n"
+        f"## Learning\n\n**{code(name or learning['content']['title'])}** ({code(learning['id'])})\n\n"
+        f"{block(learning['content']['text'])}\n\n"
+        f"Accepted by {code(shown_name('decision.by', learning['decision']['by']))}; {code(learning['category'])}, "
+        f"audience {code(learning['audience'])}.\n\n"
         f"## Evidence by origin\n\n{evidence}\n\n"
-        f"## Route\n\n`{packet['route']}` into `{packet['target']}` (the rubric chose `{packet['rubric']['route']}`):\n\n"
+        f"## Route\n\n{code(packet['route'])} into {code(packet['target'])} (the rubric chose "
+        f"{code(packet['rubric']['route'])}):\n\n"
         f"{reasons}\n\n## Checks passed\n\n{checks}\n\n## Citations\n\n{cited}\n\n"
-        f"Packet `{packet['digest']}`; contentDigest `{packet['contentDigest']}`; "
-        f"reviewDigest `{packet['reviewDigest']}`.\n"
+        f"Packet {code(packet['digest'])}; contentDigest {code(packet['contentDigest'])}; "
+        f"reviewDigest {code(packet['reviewDigest'])}.\n"
     )
+
+
+def title(name: str) -> str:
+    """The pull request's title, which GitHub reads as plain text: the learning's name with
+    nothing in it that mentions, references or links (``gitstore._github_text.plain``)."""
+    return plain(f"Promote: {name}")
 
 
 def open_pull_request(root: Path, branch: str, base: str | None, title: str, text: str) -> Outcome:

@@ -15,11 +15,11 @@ refs the run fetched, with or without ``gitstore init``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._github_text import code
 from gitstore.errors import UsageError
 from gitstore.promote.branch import TRAILERS, trailers
 from gitstore.promote.gates.promotion import Memory, judge_range
@@ -83,11 +83,12 @@ class Provenance:
             return "\n".join([*lines, f"No promotion commits in `{self.range}`.", ""])
         lines += ["| commit | learning | contentDigest | packet | verifies |", "|---|---|---|---|---|"]
         for c in self.commits:  # what a commit supplies is code, so a row has these five cells and its verdict
-            title = f" {_cell(c.title)}" if c.title else ""
-            lines.append(f"| `{c.commit[:12]}` | {_code(c.values.get('Gitstore-Learning'))}{title} | "
-                         f"{_code(_short(c.values.get('Gitstore-Content-Digest')))} | "
-                         f"{_code(_short(c.values.get('Gitstore-Packet')))} | {'yes' if c.verified else '**no**'} |")
-        problems = [f"- `{c.commit[:12]}`: {_code(p, cell=False)}" for c in self.commits for p in c.problems]
+            title = f" {code(c.title, cell=True)}" if c.title else ""  # anyone's words: shown, never acted on
+            lines.append(f"| `{c.commit[:12]}` | {code(c.values.get('Gitstore-Learning'), cell=True)}{title} | "
+                         f"{code(_short(c.values.get('Gitstore-Content-Digest')), cell=True)} | "
+                         f"{code(_short(c.values.get('Gitstore-Packet')), cell=True)} | "
+                         f"{'yes' if c.verified else '**no**'} |")
+        problems = [f"- `{c.commit[:12]}`: {code(p)}" for c in self.commits for p in c.problems]
         if problems:
             lines += ["", "**Does not verify:**", "", *problems]
         return "\n".join([*lines, ""])
@@ -95,23 +96,6 @@ class Provenance:
 
 def _short(digest: str | None) -> str:
     return (digest or "-")[:19]
-
-
-def _cell(text: str) -> str:
-    """Text in one table cell: on one line, its pipes escaped (GFM ends a cell at any other)."""
-    return " ".join(text.split())[:200].replace("|", "\\|")
-
-
-def _code(value: str | None, cell: bool = True) -> str:
-    """A value a commit supplies (or a problem quoting one) as one code span, shown as written:
-    on one line, between runs of backticks longer than any run it holds, so no backtick of its
-    own ends the span and nothing of it reads as markup; in a table ``cell``, its pipes escaped
-    (GFM ends a cell at an unescaped pipe even inside a code span, and drops the backslash
-    before it reads the span)."""
-    text = " ".join((value or "-").split())[:200] or "-"
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return fence + pad + (text.replace("|", "\\|") if cell else text) + pad + fence
 
 
 def split_range(spec: str) -> tuple[str | None, str]:

@@ -42,6 +42,7 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import leads_out, replace_file
+from gitstore._github_text import code
 from gitstore._version import __version__
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_regular
@@ -667,16 +668,16 @@ def report_body(dream: Any) -> str:
     _check_report(dream)
     proposed = dream["proposed"]
     lines = ["## New proposals waiting for review", "",
-             f"Dream {_scalar(dream.get('status', '?'))}: {len(proposed)} new proposal(s), "
+             f"Dream {_cell(dream.get('status', '?'), cell=False)}: {len(proposed)} new proposal(s), "
              f"{len(dream.get('heldBack') or [])} theme(s) held back as contested and "
              f"{len(dream.get('rejected') or [])} rejected.", ""]
     if proposed:
         lines += ["| proposal | title | category | audience | independent origins | replaces |",
                   "|---|---|---|---|---|---|"]
         for entry in proposed[:SHOWN]:
-            origins = (entry.get("signals") or {}).get("origins", "?")
-            cells = [f"`{_cell(entry.get('id', '?'))}`", _cell(entry.get("title")), _cell(entry.get("category")),
-                     _cell(entry.get("audience")), _cell(origins), _replaced(entry.get("replaces"))]
+            origins = (entry.get("signals") or {}).get("origins")
+            cells = [_cell(entry.get("id", "?")), _cell(entry.get("title")), _cell(entry.get("category")),
+                     _cell(entry.get("audience")), "?" if origins is None else _cell(origins), _replaced(entry.get("replaces"))]
             lines.append("| " + " | ".join(cells) + " |")
         if len(proposed) > SHOWN:
             lines.append(f"\n... and {len(proposed) - SHOWN} more (`gitstore proposals`).")
@@ -686,7 +687,7 @@ def report_body(dream: Any) -> str:
                       "names them with their titles).", ""]
     missing = (dream.get("completeness") or {}).get("missing") or []
     if missing:
-        lines += [f"**The dream saw an incomplete window:** {'; '.join(map(_cell, missing[:5]))}.", ""]
+        lines += [f"**The dream saw an incomplete window:** {'; '.join(_cell(m, cell=False) for m in missing[:5])}.", ""]
     lines += ["### Deciding", "",
               "Proposals are decided by people on their own clones, never by merging this pull request:", "",
               "```sh", "git fetch origin            # brings the memory refs (gitstore init added them)",
@@ -734,8 +735,13 @@ def _replaced(ids: Any) -> str:
         return "-"
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         return "?"
-    return ", ".join(f"`{_cell(i)[:40]}`" for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return ", ".join(code(i, cell=True, limit=40) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
 
-def _cell(value: Any) -> str:
-    return " ".join(_scalar(value if value is not None else "-").split()).replace("|", "\\|")[:120]
+def _cell(value: Any, cell: bool = True) -> str:
+    """A value of the report (a title anyone's comments led to, an id, a word) for the pull
+    request's description: as code, so GitHub shows it and acts on none of it (no mention, no
+    issue it closes, no link or image); ``-`` for none, ``?`` for a list or object."""
+    if value is None or isinstance(value, (list, dict)):
+        return "-" if value is None else "?"
+    return code(str(value), cell=cell, limit=120)
