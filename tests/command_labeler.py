@@ -3,7 +3,8 @@
 It labels every text mentioning jitter with the theme ``retry-jitter`` (objecting when the text
 disagrees) and appends one line per call to the log file named by ``--log``. Other options make
 it misbehave the ways a real program can: ``--sleep``, ``--garbage``, ``--unsent``,
-``--inject``, ``--exit``; ``--keep`` appends every request as received to a file.
+``--inject``, ``--exit``; ``--keep`` appends every request as received to a file, ``--env``
+writes the environment it was given to a file (JSON).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ def main() -> int:
     parser.add_argument("--inject", action="store_true")
     parser.add_argument("--exit", type=int, default=0)
     parser.add_argument("--keep", help="a file to append every request to, as received")
+    parser.add_argument("--env", help="a file to write the environment to")
     args = parser.parse_args()
+    if args.env:
+        import os
+
+        with open(args.env, "w", encoding="utf-8") as env:
+            json.dump(dict(os.environ), env)
     raw = sys.stdin.read()
     if args.keep:
         with open(args.keep, "a", encoding="utf-8") as kept:

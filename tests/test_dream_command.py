@@ -4,6 +4,7 @@ disclosure comes first, the answer is untrusted, usage is reported, failures deg
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -185,6 +186,43 @@ def test_options_are_checked() -> None:
         CommandLabeler.from_options({"argv": ["x"], "model": "big"})
     with pytest.raises(InvalidInput, match="argv must be a non-empty list of strings"):
         CommandLabeler.from_options({"argv": "llm --json"})
+    with pytest.raises(InvalidInput, match="passEnv must be a list of environment variable names"):
+        CommandLabeler.from_options({"argv": ["x"], "passEnv": "ANTHROPIC_API_KEY"})
+    with pytest.raises(InvalidInput, match="passEnv must be a list of environment variable names"):
+        CommandLabeler.from_options({"argv": ["x"], "passEnv": ["A=B"]})
+    with pytest.raises(InvalidInput, match="git's variables"):
+        CommandLabeler.from_options({"argv": ["x"], "passEnv": ["GIT_DIR"]})
+    assert CommandLabeler.from_options({"argv": ["x"], "passEnv": ["OPENAI_API_KEY"]}).pass_env == ("OPENAI_API_KEY",)
+
+
+CREDENTIALS = {"GITHUB_TOKEN": "ghs_push", "GH_TOKEN": "ghs_gh", "ACTIONS_RUNTIME_TOKEN": "rt",
+               "ACTIONS_ID_TOKEN_REQUEST_URL": "https://oidc.example", "GITSTORE_APP_PRIVATE_KEY": "pem",
+               "NPM_TOKEN": "n", "AWS_SECRET_ACCESS_KEY": "aws", "DB_PASSWORD": "pw", "SSH_AUTH_SOCK": "/tmp/agent",
+               "ANTHROPIC_API_KEY": "sk-ant", "GOOGLE_APPLICATION_CREDENTIALS": "/etc/gcp.json"}
+
+
+def test_the_program_gets_no_credential_of_ours_but_what_pass_env_names(
+        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The program reads anyone's review comments in the repository as its working folder: a
+    comment can talk a model's CLI into running a tool. The token a CI job pushes or opens pull
+    requests with, Actions' own tokens and anything named like a credential stay out of its
+    environment; what it needs (its model's API key) is named by passEnv and given as it is."""
+    for name, value in {**CREDENTIALS, "LABELER_MODEL": "tiny"}.items():
+        monkeypatch.setenv(name, value)
+    seen = tmp_path / "env.json"
+    configure(ctx, "--env", str(seen))
+    assert w.run(ctx, []).status == "complete"
+    given = json.loads(seen.read_text())
+    assert not set(CREDENTIALS) & set(given), sorted(set(CREDENTIALS) & set(given))
+    assert given["LABELER_MODEL"] == "tiny" and given["PATH"] == os.environ["PATH"] and "HOME" in given
+    path = ctx.workspace.state / "config.json"
+    config = json.loads(path.read_text())
+    config["dream"]["labelers"]["command"]["passEnv"] = ["ANTHROPIC_API_KEY"]
+    _edit(path, config)
+    w.comment(ctx, 41, "github:401", "Use jitter in the poller too.", 401)
+    assert w.run(ctx, []).status == "complete"
+    given = json.loads(seen.read_text())
+    assert given["ANTHROPIC_API_KEY"] == "sk-ant" and not (set(CREDENTIALS) - {"ANTHROPIC_API_KEY"}) & set(given)
 
 
 def test_a_refused_dream_forgets_nothing_the_program_labelled(ctx: Context) -> None:

@@ -73,10 +73,66 @@ def test_the_gates_workflow_validates(gates: bool, provenance: bool) -> None:
     jsonschema.Draft7Validator(SCHEMA).validate(workflow)
     assert list(workflow["on"]) == ["pull_request"] and workflow["permissions"] == {"contents": "read"}
     steps = steps_of(workflow)
-    assert steps["actions/checkout@v4"]["with"] == {"fetch-depth": 0}
+    assert steps["actions/checkout@v4"]["with"] == {"fetch-depth": 0, "persist-credentials": False}
     assert "Fetch the memory refs" in steps
     assert ("Gates (pre-commit with gitstore's hooks)" in steps) == gates
     assert ("Provenance of promoted learnings" in steps) == provenance
+
+
+GIT_STEPS = {"Name the default branch (the policy is read there)", "Fetch the memory refs",
+             "Set up gitstore as this workflow's writer, and sync", "Push the memory refs", "Sync the memory refs",
+             "Open or update the memory pull request"}
+
+
+def _workflows() -> list[tuple[str, dict[str, Any]]]:
+    return [*((f"memory dream={d} sync={y}", load(memory_workflow(OPTIONS, d, y)))
+              for d, y in ((False, False), (True, False), (True, True))),
+            *((f"gates {g} {p}", load(gates_workflow(OPTIONS, g, p))) for g, p in ((True, True), (False, True)))]
+
+
+def test_no_checkout_keeps_the_token_and_only_the_steps_that_fetch_or_push_are_given_it() -> None:
+    """A checkout's token left in .git/config is within reach of every later step, the dream's
+    labeler (a model's CLI reading anyone's review comments, in this folder) included: each
+    checkout keeps none, and the token is in the environment of the steps that fetch, push or
+    open the pull request (and the import's, for the REST API) alone."""
+    for name, workflow in _workflows():
+        job = next(iter(workflow["jobs"].values()))
+        checkouts = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+        assert checkouts and all(s["with"]["persist-credentials"] is False for s in checkouts), name
+        assert not any("token" in str(v).lower() for v in job.get("env", {}).values()), name
+        for step in job["steps"]:
+            env = step.get("env", {})
+            tokens = {k for k, v in env.items() if "token" in str(v).lower() and "${{" in str(v)}
+            label = step.get("name") or step["uses"]
+            if label in GIT_STEPS:
+                assert {"GITSTORE_GIT_TOKEN", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"} <= set(env)
+                assert tokens - {"GH_TOKEN"} == {"GITSTORE_GIT_TOKEN"}, (name, label)
+            elif label == "Import the pull requests' review comments":
+                assert tokens == {"GITHUB_TOKEN"} and not any(k.startswith("GIT_CONFIG") for k in env), (name, label)
+            else:
+                assert not tokens and not any(k.startswith("GIT_CONFIG") for k in env), (name, label)
+        if name.startswith("memory dream=True"):
+            assert "env" not in steps_of(workflow)["Dream"]
+
+
+def test_the_credential_helper_answers_with_the_step_s_token_for_the_server_alone(tmp_path: Path) -> None:
+    """What git runs in a step given the token: ``git credential fill`` gets it for the server
+    the workflow runs on, and nothing for another host."""
+    workflow = load(memory_workflow(OPTIONS, True, False))
+    env = steps_of(workflow)["Push the memory refs"]["env"]
+    filled = {k: str(v).replace("${{ github.server_url }}", "https://github.com")
+              .replace("${{ steps.app.outputs.token || github.token }}", "ghs_step") for k, v in env.items()}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    base.update(HOME=str(tmp_path), GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", **filled)
+
+    def fill(host: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "credential", "fill"], input=f"protocol=https\nhost={host}\n\n", env=base,
+                              cwd=tmp_path, capture_output=True, text=True)
+
+    asked = fill("github.com")
+    assert asked.returncode == 0 and "username=x-access-token\npassword=ghs_step\n" in asked.stdout, asked
+    elsewhere = fill("evil.example")
+    assert "ghs_step" not in elsewhere.stdout and elsewhere.returncode != 0, elsewhere
 
 
 def test_the_schema_is_not_a_rubber_stamp() -> None:

@@ -105,7 +105,8 @@ def _fetch_step() -> str:
       # for, with the refspecs `gitstore init` gives every clone (records fast-forward only),
       # whole (a checkout given a filter: would leave out the objects memory is made of).
       - name: Fetch the memory refs
-        run: |
+        env:
+@GIT_AUTH@        run: |
           git fetch --no-tags --no-filter origin \\
             {specs}
 """
@@ -117,7 +118,8 @@ _DEFAULT_BRANCH_STEP = """\
       # gitstore reads the team's policy from the default branch, as origin/HEAD names it: a
       # checkout sets no origin/HEAD (and, for a pull request, checks out no branch at all).
       - name: Name the default branch (the policy is read there)
-        run: |
+        env:
+@GIT_AUTH@        run: |
           : "${DEFAULT_BRANCH:?GitHub named no default branch for this repository}"
           git fetch --no-tags origin "+refs/heads/$DEFAULT_BRANCH:refs/remotes/origin/$DEFAULT_BRANCH"
           git remote set-head origin "$DEFAULT_BRANCH"
@@ -178,6 +180,26 @@ def _install_step(options: Options) -> str:
 """
 
 
+# -- the token, for the steps that fetch or push ---------------------------------------------------
+
+MEMORY_TOKEN = "${{ steps.app.outputs.token || github.token }}"
+GIT_TOKEN = "GITSTORE_GIT_TOKEN"
+# a credential helper git runs with "get" (then "store" or "erase"): it answers with the token
+# this step's environment holds, for the server the workflow runs on, and nothing else
+CREDENTIAL_HELPER = (f'!f() {{ if [ "$1" = get ]; then echo username=x-access-token; '
+                     f'echo "password=${GIT_TOKEN}"; fi; }}; f')
+
+
+def git_auth(token: str) -> str:
+    """The ``env:`` lines that let git (run by the step or by gitstore) use ``token`` in one
+    step: the checkouts keep no token (``persist-credentials: false``), so no other step, the
+    dream's labeler above all, finds one in ``.git/config`` or its environment."""
+    return (f"          {GIT_TOKEN}: {token}\n"
+            "          GIT_CONFIG_COUNT: \"1\"\n"
+            "          GIT_CONFIG_KEY_0: credential.${{ github.server_url }}.helper\n"
+            f"          GIT_CONFIG_VALUE_0: '{CREDENTIAL_HELPER}'\n")
+
+
 # -- gitstore-memory.yml --------------------------------------------------------------------------
 
 _MEMORY_HEAD = """\
@@ -198,8 +220,11 @@ _MEMORY_HEAD = """\
 # requests" is on. To have the gates run, use a GitHub App's token instead: create an App with
 # read and write access to contents and pull requests, install it on this repository, store
 # its id as the Actions variable GITSTORE_APP_ID and its private key as the secret
-# GITSTORE_APP_PRIVATE_KEY. The "App token" step then mints a token for each run and every
-# step below uses it; without the variable, they use GITHUB_TOKEN.
+# GITSTORE_APP_PRIVATE_KEY. The "App token" step then mints a token for each run and the steps
+# below that need one use it; without the variable, they use GITHUB_TOKEN. Only those steps
+# (fetching, importing, pushing, opening the pull request) are given the token, each in its own
+# environment: the checkout keeps none (persist-credentials: false), so the dream, whose
+# labeler may be a model's CLI reading anyone's review comments, finds none.
 name: gitstore memory
 
 on:
@@ -237,9 +262,13 @@ jobs:
         with:
           app-id: ${{ vars.GITSTORE_APP_ID }}
           private-key: ${{ secrets.GITSTORE_APP_PRIVATE_KEY }}
+      # the checkout keeps no token in .git/config: the dream's labeler (a model's CLI reading
+      # anyone's review comments) runs in this folder; each step that fetches or pushes is
+      # handed the token in its own environment (GIT_CONFIG_*: a credential helper reading it)
       - uses: actions/checkout@v4
         with:
           token: ${{ steps.app.outputs.token || github.token }}
+          persist-credentials: false
 """
 
 _SETUP = """\
@@ -292,7 +321,8 @@ _PUSH_GIT = """\
       # Records move fast-forward only; a payload snapshot is a parentless commit, replaced whole.
       - name: Push the memory refs
         if: ${{ !cancelled() && steps.setup.outcome == 'success' }}
-        run: |
+        env:
+@GIT_AUTH@        run: |
           specs=()
           for kind in records payloads; do
             ref="refs/memory/v1/$kind/shared/$GITSTORE_WRITER"
@@ -305,7 +335,8 @@ _PUSH_GIT = """\
 _PUSH_SYNC = """\
       - name: Sync the memory refs
         if: ${{ !cancelled() && steps.setup.outcome == 'success' }}
-        run: gitstore sync origin
+        env:
+@GIT_AUTH@        run: gitstore sync origin
 """
 
 _PULL_REQUEST = """\
@@ -314,7 +345,7 @@ _PULL_REQUEST = """\
         env:
           GH_TOKEN: ${{ steps.app.outputs.token || github.token }}
           PROPOSED: ${{ steps.dream.outputs.proposed }}
-        run: |
+@GIT_AUTH@        run: |
           gitstore ci report "$RUNNER_TEMP/dream.json" > "$RUNNER_TEMP/body.md"
           title="gitstore: $PROPOSED new proposal(s) waiting for review"
           git switch -C '@BRANCH@'
@@ -336,7 +367,8 @@ _PULL_REQUEST = """\
 _SETUP_SYNC = """\
       - name: Set up gitstore as this workflow's writer, and sync
         id: setup
-        run: |
+        env:
+@GIT_AUTH@        run: |
           git config user.name '@BOT_NAME@'
           git config user.email '@BOT_EMAIL@'
           gitstore init --writer "$GITSTORE_WRITER"
@@ -352,7 +384,7 @@ def memory_workflow(options: Options, dream: bool, sync: bool) -> str:
              _PUSH_SYNC if sync else _PUSH_GIT]
     if dream:
         parts.append(_PULL_REQUEST)
-    return _fill("".join(parts), options)
+    return _fill("".join(parts).replace("@GIT_AUTH@", git_auth(MEMORY_TOKEN)), options)
 
 
 # -- gitstore-gates.yml ---------------------------------------------------------------------------
@@ -387,6 +419,7 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0  # every commit of the pull request, and its base
+          persist-credentials: false  # the gates run the pull request's code: no token in .git/config
 """
 
 _GATES_RUN = """\
@@ -415,7 +448,7 @@ def gates_workflow(options: Options, gates: bool, provenance: bool) -> str:
     """The text of ``gitstore-gates.yml``."""
     parts = [_GATES_HEAD, _install_step(options), _DEFAULT_BRANCH_STEP, _fetch_step(), _GATES_RUN if gates else _NO_GATES,
              _PROVENANCE if provenance else _NO_PROVENANCE]
-    return _fill("".join(parts), options)
+    return _fill("".join(parts).replace("@GIT_AUTH@", git_auth("${{ github.token }}")), options)
 
 
 def gates_config() -> str:

@@ -4,7 +4,15 @@ on standard output (a local model's CLI, a script around a hosted model).
 Configured in ``okf/.memory/config.json``::
 
     {"dream": {"labelers": {"command": {"argv": ["llm-label", "--json"], "timeout": 60,
-                                        "maxItems": 200, "batch": 50}}}}
+                                        "maxItems": 200, "batch": 50,
+                                        "passEnv": ["ANTHROPIC_API_KEY"]}}}}
+
+The program reads text anyone could write (a review comment can ask a model to run a tool), in
+this repository as its working folder: it gets this process's environment without git's
+variables and without any that looks like a credential (a GitHub token, ``ACTIONS_*``, a name
+holding ``TOKEN``, ``SECRET``, ``PASSWORD``, ``KEY``, ``CREDENTIAL``, ``AUTH``...), so the token
+a CI job pushes with is not within its reach. ``passEnv`` names the variables it needs anyway
+(its model's API key), given as they are.
 
 It receives ``{"schema": "gitstore.label-request/1", "categories": [...], "polarities": [...],
 "items": [{"id": "ev_...", "text": "...", "kind": "review-comment" | "session-text", "path":
@@ -24,6 +32,7 @@ succeeded are kept, and the program is asked only about new evidence next time.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -80,8 +89,9 @@ class CommandLabeler:
     incremental = True
 
     def __init__(self, argv: Sequence[str], timeout: int = 60, max_items: int = 200, batch: int = 50,
-                 max_output_bytes: int = 1 << 20) -> None:
+                 max_output_bytes: int = 1 << 20, pass_env: Sequence[str] = ()) -> None:
         self.argv = list(argv)
+        self.pass_env = tuple(pass_env)
         self.timeout = timeout
         self.max_items = max_items
         self.batch = batch
@@ -90,7 +100,7 @@ class CommandLabeler:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> CommandLabeler:
-        unknown = set(options) - {"argv", *DEFAULTS}
+        unknown = set(options) - {"argv", "passEnv", *DEFAULTS}
         if unknown:
             raise InvalidInput(f"command labeler: unknown options {', '.join(sorted(unknown))}")
         argv = options.get("argv")
@@ -98,13 +108,18 @@ class CommandLabeler:
             return cls([])
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
             raise InvalidInput("command labeler: argv must be a non-empty list of strings")
+        pass_env = options.get("passEnv", [])
+        if not isinstance(pass_env, list) or not all(isinstance(n, str) and _NAME.match(n) for n in pass_env):
+            raise InvalidInput("command labeler: passEnv must be a list of environment variable names")
+        if any(n.startswith("GIT_") for n in pass_env):
+            raise InvalidInput("command labeler: passEnv cannot name git's variables (GIT_*)")
         values = {}
         for key, default in DEFAULTS.items():
             value = options.get(key, default)
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= LIMITS[key]:
                 raise InvalidInput(f"command labeler: {key} must be an integer from 1 to {LIMITS[key]}")
             values[key] = value
-        return cls(argv, values["timeout"], values["maxItems"], values["batch"], values["maxOutputBytes"])
+        return cls(argv, values["timeout"], values["maxItems"], values["batch"], values["maxOutputBytes"], pass_env)
 
     @property
     def sends_to(self) -> str | None:
@@ -146,7 +161,7 @@ class CommandLabeler:
         started = time.monotonic()
         try:
             done = subprocess.run(self.argv, input=request, capture_output=True, timeout=self.timeout,
-                                  env=_environment(), check=False)
+                                  env=environment(self.pass_env), check=False)
         except subprocess.TimeoutExpired:
             return f"timed out after {self.timeout}s"
         except OSError as exc:
@@ -221,6 +236,22 @@ def _first_line(data: bytes) -> str:
     return "(message withheld by the safety scanner)" if scanned.quarantined else scanned.text
 
 
-def _environment() -> dict[str, str]:
-    """The program's environment: ours without git's variables."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
+# what names a credential: a token (GitHub's, a cloud's session), a secret, a password, a key
+# (an API key, a private key), credentials, an auth socket or header, a cookie
+_SECRET = re.compile(r"TOKEN|SECRET|PASS(WORD|WD|PHRASE)|CREDENTIAL|PRIVATE|AUTH|COOKIE|APIKEY|(^|_)KEYS?($|_)|"
+                     r"(^|_)PAT($|_)", re.IGNORECASE)
+
+
+def withheld(name: str) -> bool:
+    """Whether a variable of ours is kept from the program: git's (they point at a hook's
+    repository and index), GitHub Actions' own (``ACTIONS_*``: its runtime and OIDC tokens)
+    and any whose name says it holds a credential."""
+    return name.startswith(("GIT_", "ACTIONS_")) or bool(_SECRET.search(name))
+
+
+def environment(pass_env: Sequence[str] = ()) -> dict[str, str]:
+    """The program's environment: ours without what ``withheld`` names, but for the variables
+    ``pass_env`` names (its model's API key, which the person configuring it chose to give)."""
+    given = set(pass_env)
+    return {k: v for k, v in os.environ.items() if k in given or not withheld(k)}
