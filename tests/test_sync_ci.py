@@ -135,6 +135,51 @@ def test_the_credential_helper_answers_with_the_step_s_token_for_the_server_alon
     assert "ghs_step" not in elsewhere.stdout and elsewhere.returncode != 0, elsewhere
 
 
+def test_the_memory_pull_request_is_opened_from_the_default_branch_alone() -> None:
+    """A run dispatched on another branch has that branch checked out: the pull request's
+    commit would carry its commits, unreviewed, into the default branch. The step runs on the
+    default branch alone (a scheduled run is on it) and names it as the base."""
+    for sync in (False, True):
+        step = steps_of(load(memory_workflow(OPTIONS, True, sync)))["Open or update the memory pull request"]
+        conditions = [c.strip() for c in step["if"].split("&&")]
+        assert conditions[0] == "github.ref_name == env.DEFAULT_BRANCH", step["if"]
+        assert "steps.dream.outputs.proposed != '0'" in conditions
+        assert "gh pr create --head 'gitstore/memory' --base \"$DEFAULT_BRANCH\"" in step["run"]
+    job = load(memory_workflow(OPTIONS, True, False))["jobs"]["memory"]
+    assert job["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch || github.ref_name }}"
+
+
+def test_the_app_token_is_limited_to_what_the_memory_workflow_does() -> None:
+    app = steps_of(load(memory_workflow(OPTIONS, True, False)))["App token (optional; see the comment at the top)"]
+    assert app["uses"].startswith("actions/create-github-app-token@")
+    assert {k: v for k, v in app["with"].items() if k.startswith("permission-")} == {
+        "permission-contents": "write", "permission-pull-requests": "write"}
+    assert "owner" not in app["with"] and "repositories" not in app["with"], "this repository alone"
+
+
+def test_a_command_failing_in_a_pipe_fails_its_step(tmp_path: Path) -> None:
+    """A step's script runs in the workflow's default shell: bash, which GitHub runs as
+    ``bash --noprofile --norc -eo pipefail``, so provenance failing as it writes the job
+    summary through tee fails the step (the shell GitHub uses without it hides the exit)."""
+    for _, workflow in _workflows():
+        assert workflow["defaults"] == {"run": {"shell": "bash"}}
+        job = next(iter(workflow["jobs"].values()))
+        assert not any("shell" in step for step in job["steps"]), "no step goes back to sh"
+    gates = steps_of(load(gates_workflow(OPTIONS, True, True)))["Provenance of promoted learnings"]
+    assert "| tee -a" in gates["run"]
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "gitstore").write_text("#!/bin/sh\necho '| commit |'\nexit 1\n")
+    (bin_ / "gitstore").chmod(0o755)
+    script = tmp_path / "step.sh"
+    script.write_text(gates["run"])
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "BASE_SHA": "a", "HEAD_SHA": "b",
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and (tmp_path / "summary.md").read_text() == "| commit |\n"
+
+
 def test_the_schema_is_not_a_rubber_stamp() -> None:
     workflow = load(memory_workflow(OPTIONS, True, False))
     workflow["jobs"]["memory"]["steps"][0]["uses"] = 3

@@ -241,6 +241,10 @@ permissions:
   contents: write        # push the memory refs and the report branch
   pull-requests: write   # open or update the memory pull request
 
+defaults:
+  run:
+    shell: bash  # bash -eo pipefail: a command failing in a pipe fails its step
+
 concurrency:
   group: gitstore-memory  # one run at a time: the writer's ref moves fast-forward only
   cancel-in-progress: false
@@ -262,6 +266,9 @@ jobs:
         with:
           app-id: ${{ vars.GITSTORE_APP_ID }}
           private-key: ${{ secrets.GITSTORE_APP_PRIVATE_KEY }}
+          # this repository alone (no owner or repositories named), and only what the job does
+          permission-contents: write
+          permission-pull-requests: write
       # the checkout keeps no token in .git/config: the dream's labeler (a model's CLI reading
       # anyone's review comments) runs in this folder; each step that fetches or pushes is
       # handed the token in its own environment (GIT_CONFIG_*: a credential helper reading it)
@@ -340,8 +347,12 @@ _PUSH_SYNC = """\
 """
 
 _PULL_REQUEST = """\
+      # only on the default branch: a run dispatched on another branch has that branch checked
+      # out, and the pull request would carry its commits, unreviewed, into the default branch
       - name: Open or update the memory pull request
-        if: steps.dream.outputs.proposed != '' && steps.dream.outputs.proposed != '0'
+        if: >-
+          github.ref_name == env.DEFAULT_BRANCH
+          && steps.dream.outputs.proposed != '' && steps.dream.outputs.proposed != '0'
         env:
           GH_TOKEN: ${{ steps.app.outputs.token || github.token }}
           PROPOSED: ${{ steps.dream.outputs.proposed }}
@@ -359,7 +370,7 @@ _PULL_REQUEST = """\
           if [ "$(gh pr view '@BRANCH@' --json state -q .state 2>/dev/null)" = OPEN ]; then
             gh pr edit '@BRANCH@' --title "$title" --body-file "$RUNNER_TEMP/body.md"
           else
-            gh pr create --head '@BRANCH@' --title "$title" --body-file "$RUNNER_TEMP/body.md"
+            gh pr create --head '@BRANCH@' --base "$DEFAULT_BRANCH" --title "$title" --body-file "$RUNNER_TEMP/body.md"
           fi
 """
 
@@ -406,6 +417,10 @@ on:
 
 permissions:
   contents: read
+
+defaults:
+  run:
+    shell: bash  # bash -eo pipefail: provenance failing in its pipe to the summary fails the step
 
 jobs:
   gates:
