@@ -100,7 +100,7 @@ import pygit2
 
 from gitstore import _jsontext, notices
 from gitstore._files import replace_file
-from gitstore.config import former_writers, writers_of_other_trees
+from gitstore.config import GONE_NOTE, former_writers, writers_of_other_trees
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, RemoteGone, UsageError
 from gitstore.capture.saved import Applied
@@ -325,7 +325,6 @@ def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncRepo
     if not isinstance(provider, GitProvider):
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
-    _refuse_gone(provider.repo, remote)
     report = SyncReport(remote)
     with sync_locked(provider.state):
         try:
@@ -377,6 +376,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     misnamed: set[str] = set()
     former = _own_former(ctx)  # the ids this work tree left: its state, the same the whole sync
     try:
+        _refuse_gone(provider.repo, remote)
         unset = REMOTE_HEAD not in provider.repo.references
         report.policy_source = _learn_default(provider.repo, remote)
         if unset and REMOTE_HEAD in provider.repo.references:  # the policy in force is read elsewhere now
@@ -419,8 +419,10 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
                 break
         if put_back:
             _put_back(_reopened(provider, ctx.scope), remote, report)
-    except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
+    except GitstoreError as exc:  # the remote unreachable, a push refused: what earlier syncs admitted
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
+        if isinstance(exc, RemoteGone):  # said by the error, not again by the warning opening memory gives
+            notices.forget(GONE_NOTE)
         raise
     report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
     back = {m.writer for m in report.pushed if m.kind == "records"}
@@ -625,10 +627,8 @@ def _check_remote(repo: pygit2.Repository, remote: str) -> None:
 def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
     """Raise ``RemoteGone`` when ``remote`` is a path on this machine where its repository is no
     longer (moved or deleted), so nothing can be fetched or pushed, with the command that points
-    it at where the repository is now; the warning every command gives of a moved origin is this
-    error's, said once."""
-    from gitstore import notices
-    from gitstore.config import GONE_NOTE
+    it at where the repository is now (the warning every command gives of a moved origin is this
+    error's: ``_run`` forgets it, once it applied what earlier syncs admitted)."""
     from gitstore.scope import remote_scope, scope_kept_gone
 
     try:
@@ -637,7 +637,6 @@ def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
             raise gone
         remote_scope(repo, remote)
     except RemoteGone as gone:
-        notices.forget(GONE_NOTE)
         raise RemoteGone(f"{gone.about}: nothing to fetch from or push to", gone.todo, gone.does) from None
     except (GitstoreError, pygit2.GitError, OSError):
         pass  # the fetch says what stops it, and the push what its URL lacks (``_scope_of_remote``)
