@@ -297,7 +297,7 @@ def _fetching_clone(tmp_path: Path, peer: Path) -> Path:
     return mine
 
 
-def test_a_hostile_remote_is_quarantined_whole_and_reads_go_on(tmp_path: Path) -> None:
+def test_a_hostile_remote_is_quarantined_and_read_up_to_its_damage(tmp_path: Path) -> None:
     peer = tmp_path / "peer"
     git(tmp_path, "init", "-q", str(peer))
     git(peer, "commit", "-q", "--allow-empty", "-m", "root")
@@ -312,12 +312,14 @@ def test_a_hostile_remote_is_quarantined_whole_and_reads_go_on(tmp_path: Path) -
     assert any(fetched in p and forged.digest in p for p in found), found
     provider = GitProvider(mine, "w1")
     store = Store(provider, R.SCOPE)
-    # the whole ref is left out, its honest first append too; this clone's own records read
-    assert [i.digest for i in store.items()] == [R.grant("mine")["digest"]]
+    # the ref is read up to the commit before the damage (its honest first append), never the
+    # forged one; this clone's own records read
+    assert sorted(i.digest for i in store.items()) == sorted([R.grant("mine")["digest"], R.grant("honest")["digest"]])
     [left] = store.left_out()
     assert left.where == fetched and forged.digest in left.message and "quarantined" in left.message
     admitted = json.loads((mine / ".git" / "gitstore" / "admitted.json").read_text())
     assert admitted[fetched]["problem"] and forged.digest in admitted[fetched]["problem"]
+    assert admitted[fetched]["admitted"] == git(mine, "rev-parse", f"{fetched}~1").strip()
     GitProvider(mine, "w1").append(batch(R.grant("still writes")))
 
 

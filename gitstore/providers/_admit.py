@@ -6,14 +6,20 @@ commit that arrived since the tip it last admitted (all of them the first time):
 is linear, every message parses, clocks grow, and each commit adds exactly the records it
 lists, each in canonical form, satisfying its contract and hashing to its digest. A ref that
 passes is admitted at that tip; one that fails is quarantined, with the first problem as its
-reason, until its tip moves again, and read where it was admitted last. A tip that does not
+reason, until its tip moves again, and read where it was admitted last: at the newest commit
+before the first that fails (its verified prefix, each commit checked as any arrival is, against
+those before it only), or, when the first new commit fails, where it was admitted before. The
+history is linear, so that prefix is the history a writer who stopped there would have pushed:
+damage stacked on a teammate's signed withdrawal or retraction does not keep the withdrawal
+from counting (dropping it would silently give a permission back). A tip that does not
 extend the one admitted before (a history rewritten, or one brought again after a pruning
 fetch deleted the ref) is refused too, whatever it holds: records once read are never given
 up, and the tip admitted last is remembered through every refusal (``admitted``), so no second
 rewrite is taken for a first. A verdict reached under other checks (``CHECKS_VERSION``; an entry
 naming none is older) is reached again, the history up to the tip admitted last verified whole:
-if that tip fails the checks now, nothing of the ref stays admitted, as on a clone that never
-admitted it, rather than every read failing on bytes the store no longer keeps. A store reads
+if that tip fails the checks now, only its verified prefix stays admitted, as on a clone that never
+admitted it, rather than every read failing on bytes the store no longer keeps. A refusal reached
+before verified prefixes were read (its entry names none) is reached again, once. A store reads
 one repository's memory: a record of another scope (another repository's) is a problem too, as
 it is to ``gitstore sync``, so a plain fetch and a sync admit the same refs.
 
@@ -78,6 +84,7 @@ ADMITTED = "admitted.json"
 HEX = frozenset("0123456789abcdef")
 FETCHED = PREFIX + "remotes/"
 ANCHORS = "refs/memory/admitted/"
+PREFIXED = "prefix"  # an entry's key: its refusal was reached reading the verified prefix (``Admissions.check``)
 
 
 def anchor_ref(ref: str) -> str:
@@ -133,27 +140,35 @@ class Admissions:
     def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None,
               parts: bool = False) -> Admission:
         """The ref's admission at ``tip``, verifying what arrived since it was last admitted;
-        with ``scope``, its records must all be of that scope. ``parts``: a history that parts
+        with ``scope``, its records must all be of that scope. When it fails, its verified
+        prefix is admitted (the newest commit before the first that fails, when it extends the
+        tip admitted last, verified from there, or none was): the ref stays quarantined at
+        ``tip`` and is read there (``base``). ``parts``: a history that parts
         from the one admitted (``fork``) is verified since the commit both hold and, when it
         passes, admitted, the one admitted before kept as a parted history (``part``)."""
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
             known = self._checked_again(repo, ref, known, scope)
+        # a refusal reached before verified prefixes were read (no PREFIXED) is reached again
         if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope \
+                and (known.get("problem") is None or PREFIXED in known) \
                 and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
         problem = self.rewrites(repo, ref, tip)
         fork = self.fork(repo, ref, tip, scope) if problem is not None and parts else None
         if fork is not None:
             problem = None
+        read = self.base(ref)  # where the ref is read when it fails: the tip admitted last, or its verified prefix
         if problem is None:
             since = fork.since if fork is not None else self._admitted_ancestor(repo, known, tip, scope)
-            problem = _first_problem(repo, ref, tip, since, scope)
+            problem, verified = _first_problem(repo, ref, tip, since, scope)
+            if problem is not None and fork is None and verified is not None and (read is None or since == read):
+                read = verified  # extends the tip admitted last (verified from it), or none was
         if fork is not None and problem is None:
             self.part(repo, ref, fork.base, tip)
         found = Admission(ref, str(tip), problem)
         entry = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
-                 "admitted": found.tip if problem is None else _text(self.base(ref))}
+                 "admitted": found.tip if problem is None else _text(read), **({PREFIXED: "1"} if problem else {})}
         if entry != self._known.get(ref):  # an object a partial clone lacks is judged again at each read
             self._known[ref] = entry
             self._changed = True
@@ -163,15 +178,16 @@ class Admissions:
                        scope: str | None) -> dict[str, str | None]:
         """The entry of a ref admitted under other checks (or before entries named theirs),
         reached again under these: the tip admitted last is verified again, whole. One that
-        passes stands admitted; one that fails now is no longer admitted at all, as on a clone
-        that never admitted it (quarantined, left out of every read, named by verify): bytes
-        the store no longer keeps must not fail every read."""
+        passes stands admitted; one that fails now is admitted only up to its verified prefix
+        (none of it when its first commit fails), as on a clone that never admitted it
+        (quarantined, the rest left out of every read, named by verify): bytes the store no
+        longer keeps must not fail every read."""
         base = _admitted_tip(known)
         if base is None or base not in repo:
             return known  # nothing admitted to verify again (a missing tip is named as ever)
-        problem = _first_problem(repo, ref, base, None, scope)
+        problem, verified = _first_problem(repo, ref, base, None, scope)
         entry = {"tip": str(base), "problem": problem, "scope": scope, "checks": CHECKS_VERSION,
-                 "admitted": str(base) if problem is None else None}
+                 "admitted": str(base) if problem is None else _text(verified), **({PREFIXED: "1"} if problem else {})}
         self._known[ref] = entry
         self._changed = True
         return entry
@@ -212,6 +228,8 @@ class Admissions:
         passed, or, in a partial clone, lacked an object git had not fetched: ``judged_again``)."""
         known = self._known.get(ref)
         problem = known.get("problem") if isinstance(known, dict) and known.get("tip") == str(tip) else None
+        if problem is not None and PREFIXED not in known and _records_ref(ref):  # type: ignore[operator]
+            return None  # refused before its verified prefix was read: judged again, and the prefix read
         return None if judged_again(repo, problem) else problem
 
     def base(self, ref: str) -> pygit2.Oid | None:
@@ -488,12 +506,19 @@ def _drop_ref(repo: pygit2.Repository, ref: str) -> None:
 
 
 def _first_problem(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: pygit2.Oid | None,
-                   scope: str | None) -> str | None:
-    """The first problem of the ref's history up to ``tip`` after ``since`` (None: it passes)."""
-    from gitstore.providers._verify_git import verify_arrived  # what a check reads, loaded when one runs
+                   scope: str | None) -> tuple[str | None, pygit2.Oid | None]:
+    """The first problem of the ref's history up to ``tip`` after ``since`` (None: it passes),
+    and the newest commit after ``since`` that passes with every one before it (``arrived``)."""
+    from gitstore.providers._verify_git import arrived  # what a check reads, loaded when one runs
 
-    problems = verify_arrived(repo, ref, tip, since, scope).problems
-    return str(problems[0]) if problems else None
+    found = arrived(repo, ref, tip, since, scope)
+    problems = found.report.problems
+    return (str(problems[0]) if problems else None), found.verified
+
+
+def _records_ref(ref: str) -> bool:
+    """Whether a fetched ref (``refs/memory/v1/remotes/<remote>/<kind>/...``) is a records ref."""
+    return ref.removeprefix(FETCHED).split("/")[1:2] == ["records"]
 
 
 def _text(oid: pygit2.Oid | None) -> str | None:
@@ -521,6 +546,7 @@ class Checked(NamedTuple):
     problem: str | None = None
     owed: tuple[str, ...] = ()
     back: tuple[str, ...] = ()  # payloads it adds that a removal took: read without them (``kept_text``)
+    verified: pygit2.Oid | None = None  # a records ref that fails: the newest commit before the first that does
 
     @property
     def refusal(self) -> str | None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 import pygit2
 
@@ -162,14 +163,35 @@ def verify_arrived(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: py
                    scope: str | None = None) -> VerifyReport:
     """``verify_fetched`` with the records counted; with ``scope``, a record of another scope
     is a problem too (what ``gitstore sync`` admits is this repository's memory only)."""
+    return arrived(repo, ref, tip, since, scope).report
+
+
+class Arrived(NamedTuple):
+    """What verifying a fetched records ref's new commits found: every problem (``report``), and
+    the verified prefix: ``verified``, the newest commit after ``since`` that passes with every
+    commit before it (None: none does, or the history is no readable linear chain), and the
+    records those commits add (``records``). The history is linear, and each commit is checked
+    against those before it only, so the commits before the first that fails are just what a
+    history ending there would be: a withdrawal or retraction a teammate signed is not lost to
+    damage someone with push access stacked on it."""
+
+    report: VerifyReport
+    verified: pygit2.Oid | None = None
+    records: int = 0
+
+
+def arrived(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: pygit2.Oid | None = None,
+            scope: str | None = None) -> Arrived:
+    """``verify_arrived``, with the prefix of what arrived that verifies (``Arrived``)."""
     parts = _ref_parts(ref)
     report = VerifyReport()
     if parts is None or parts[0] != "records" or not ref.startswith(PREFIX + "remotes/"):
         report.problems.append(Problem(ref, "not a fetched records ref"))
-        return report
+        return Arrived(report)
     with bounded_memory(), opened(repo) as objects:
-        _verify_records(repo, objects, Path(), ref, parts[2], "shared", tip, report, since, scope=scope)
-    return report
+        verified, records = _verify_records(repo, objects, Path(), ref, parts[2], "shared", tip, report, since,
+                                            scope=scope)
+    return Arrived(report, verified, records)
 
 
 def _local_of(repo: pygit2.Repository) -> pygit2.Repository | None:
@@ -218,10 +240,11 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None,
                     acked: pygit2.Oid | None = None, scope: str | None = None,
-                    shared: pygit2.Repository | None = None) -> None:
+                    shared: pygit2.Repository | None = None) -> tuple[pygit2.Oid | None, int]:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
     ancestor of ``tip`` verified before); the commits its Seen headers name are looked for in
-    ``shared`` too."""
+    ``shared`` too. Returns the newest commit checked that passes with every one before it
+    (None: none), and the records up to it (``Arrived``)."""
 
     if not ref.startswith(PREFIX + "remotes/"):
         problem = rewound(repo, state, ref, tip, acked)
@@ -236,14 +259,16 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
     if since is not None:
         base = repo[since]
         previous_clock, parent_tree = parse_message(message_of(base)).clock, base.tree_id.raw
+    verified, records, passing = None, 0, True
     for oid in _chain(repo, ref, tip, report, since):
         commit = repo[oid]
         where = f"{ref} commit {str(oid)[:12]}"
+        found = len(report.problems)
         try:
             header = parse_message(message_of(commit))
         except (ValueError, pygit2.GitError) as exc:
             report.problems.append(Problem(where, str(exc)))
-            return
+            return verified, records
         if header.writer != writer or header.namespace != namespace:
             report.problems.append(Problem(where, f"names writer {header.writer!r} in {header.namespace!r}"))
         problems = _seen_problems(holders, header)
@@ -258,6 +283,11 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
         tree = commit.tree_id.raw
         _verify_diff(objects, where, parent_tree, tree, header.lines, header.removes, report, scope, clean)
         parent_tree = tree
+        if passing and len(report.problems) == found:
+            verified, records = oid, report.records
+        else:
+            passing = False  # the prefix ends before the first commit that fails; the rest is still checked
+    return verified, records
 
 
 def follows(clock: int, previous: int, seen: Callable[[], int | None]) -> bool:

@@ -382,7 +382,8 @@ class GitProvider:
 
     def _fetched_target(self, info: RefInfo) -> pygit2.Oid | None:
         """Where a records ref is read: its tip, or for a fetched one refused there (or that a
-        pruning fetch deleted) the tip admitted last, if any: what a plain fetch brings never
+        pruning fetch deleted) the tip admitted last, if any (a refused history's verified
+        prefix: the commits before the first that fails): what a plain fetch brings never
         takes away what was read before."""
         target = self._target(info.repo, info.name)
         if not info.fetched or (target is not None and self._admit(info, target).admitted):
@@ -1150,7 +1151,8 @@ class GitProvider:
 
     def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
-        a ref whose history fails is quarantined whole and named by ``quarantined``."""
+        a ref whose history fails is quarantined and named by ``quarantined``, and read only up
+        to the commit before the first that fails (``Admissions.check``; ``_fetched_target``)."""
         if info.repo is self.repo and info.name in self._cut_refs():  # judged again once whole: never remembered
             may_mend = unmended_tips(self.repo).get(info.name) != str(target)  # no sync tried at this tip
             admission = Admission(info.name, str(target), SHALLOW if may_mend else unmended(info.name))

@@ -14,7 +14,9 @@ here, ref by ref, whether what arrived may be admitted:
   holding no redaction notes (a removal travels in an append, with its audit entry), and
   dropping no payload that no stored append removed.
 
-Each check returns the first problem found, in words a person can act on, or None.
+Each check returns the first problem found, in words a person can act on, or None; a records
+ref that fails also says how far it verifies (``Checked.verified``: the newest commit before the
+first that fails), which sync moves the fetched ref to while the rest stays held in quarantine.
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ import pygit2
 
 from gitstore.providers._admit import Checked, check_snapshot, object_at
 from gitstore.providers._objects import descends
-from gitstore.providers._verify_git import verify_arrived
+from gitstore.providers._verify_git import arrived
 
 
 def check_records(repo: pygit2.Repository, ref: str, before: pygit2.Oid | None, tip: pygit2.Oid,
                   verified: pygit2.Oid | None, scope: str) -> Checked:
     """Whether a fetched writer's records ref may move from ``before`` (None: new) to ``tip``;
-    ``verified`` is the ancestor of ``tip`` already verified (None: verify all of it)."""
+    ``verified`` is the ancestor of ``tip`` already verified (None: verify all of it). When it
+    fails, the commits after ``verified`` before the first that fails are its verified prefix
+    (``Checked.verified``, the newest of them, and ``arrived``, the records they add)."""
     found = object_at(repo, tip)
     if isinstance(found, str):
         return Checked(0, found)
@@ -39,12 +43,13 @@ def check_records(repo: pygit2.Repository, ref: str, before: pygit2.Oid | None, 
         lost = "moved back" if extends(repo, before, tip) else "rewritten"
         return Checked(0, f"history {lost}: it no longer holds {str(before)[:12]}, admitted before; "
                           "records already stored are never given up")
-    report = verify_arrived(repo, ref, tip, verified, scope)
+    found = arrived(repo, ref, tip, verified, scope)
+    report = found.report
     if not report.problems:
         return Checked(report.records)
     first = report.problems[0]
     where = first.where[len(ref):].strip()  # "commit <id>" when it names one
-    return Checked(report.records, f"{where}: {first.message}" if where else first.message)
+    return Checked(found.records, f"{where}: {first.message}" if where else first.message, verified=found.verified)
 
 
 def extends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:

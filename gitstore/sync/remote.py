@@ -21,7 +21,10 @@ One sync, under a lock so two never overlap in a clone:
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
    ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` (until it moves
    on the remote, or the remote no longer has it) and named in one line with the writer and the damage; the tip admitted before stays, so nothing already
-   stored is lost and every other writer keeps working. Another writer's history that parts
+   stored is lost and every other writer keeps working. A records history that fails is still
+   read up to the commit before the first that fails (its verified prefix, which the fetched ref
+   moves to, as reads after a plain fetch read it; its snapshot is then checked as any other):
+   damage stacked on a teammate's signed withdrawal does not keep the withdrawal from counting. Another writer's history that parts
    from the one admitted (a fork) and verifies since the commit both hold is admitted, the one
    it parts from kept beside it as a parted history (``gitstore.providers._admit``), which reads
    go on reading: a clone that read a brief fork is not left behind. A ref nested under a
@@ -107,7 +110,8 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
-from gitstore.providers._admit import ANCHORS, Admissions, Fork, kept_text, kept_text_line, parted_line
+from gitstore.providers._admit import (ANCHORS, PREFIXED, Admissions, Fork, kept_text, kept_text_line,
+                                       parted_line)
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
                                         complaint, git_env, lock_in_way, may_nest, ref_names, ref_targets,
                                         state_dir)
@@ -1003,6 +1007,7 @@ class _Admitting:
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
         self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
+        self._prefixed: set[str] = set()  # writers whose records moved to their verified prefix, the rest held
         self._restore()
         self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
         self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
@@ -1039,7 +1044,8 @@ class _Admitting:
                 if tip is not None and problem is None:
                     continue  # not refused (yet): checked as any arrival is
                 if tip is not None and problem is not None:
-                    self.refusals.hold(self.repo, self.held_ref(kind, ref[len(prefix):]), tip, problem)
+                    self.refusals.hold(self.repo, self.held_ref(kind, ref[len(prefix):]), tip, problem,
+                                       prefixed=kind == "records")  # its verified prefix, if any, is the base
                 moves.append((ref, base, tip))
         if moves:
             _update_refs(self.repo, moves)
@@ -1052,7 +1058,10 @@ class _Admitting:
 
     def admit(self, report: SyncReport) -> None:
         self._pass("records", report, self._check_records)
-        refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
+        # a snapshot is held with its writer's records, unless their verified prefix just moved in:
+        # it is checked then, as reads after a plain fetch check it, so its records' text is read
+        refused = ({q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")) \
+            - self._prefixed
         self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
                    if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
                                                        lambda dropped: self._unremoved(dropped, w),
@@ -1117,11 +1126,14 @@ class _Admitting:
             found = check_records(self.repo, ref, None, tip, fork.since, self.ctx.scope)
             if found.problem is None:
                 self._forks[writer] = fork
-            return found
+            return found._replace(verified=None)  # a fork whose new side fails is refused whole, as reads refuse it
         if rewritten is not None:
             return Checked(0, rewritten)
         verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
-        return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
+        found = check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
+        if found.verified is not None and verified != self._admissions.base(ref):
+            return found._replace(verified=None)  # a prefix that may not extend the tip admitted last: none
+        return found
 
     def _brought_back(self, added: set[str], writer: str) -> set[str]:
         """The payloads a snapshot of ``writer`` adds that a removal it follows took
@@ -1146,6 +1158,7 @@ class _Admitting:
         records = records_state(ref_targets(self.repo, f"{PREFIX}remotes/{self.remote}/records/shared/").values()) \
             if kind == "payloads" else None
         owes: dict[str, int] = {}  # writer -> payloads its snapshot is read with, kept, that it lacks
+        still_held: set[str] = set()  # writers whose verified prefix moves in while the rest stays held
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
@@ -1163,8 +1176,13 @@ class _Admitting:
             read = self._kept(writer, before, tip, found, report) if found.owed or found.back else tip
             if read is None or found.problem is not None:
                 problem = found.refusal or ""
-                self.refusals.hold(self.repo, held, tip, problem, records)
+                self.refusals.hold(self.repo, held, tip, problem, records, prefixed=kind == "records")
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, problem))
+                if found.verified is not None and found.verified != before:  # read up to the first that fails
+                    moved = Moved(writer, kind, str(before) if before else None, str(found.verified), found.arrived)
+                    moves.append((self.fetched_ref(kind, writer), found.verified, before, moved))
+                    still_held.add(writer)
+                    self._prefixed.add(writer)
                 continue
             if (found.owed or found.back) and read == before:  # the remote's is as it was at the last sync
                 self.refusals.release(self.repo, held)
@@ -1175,7 +1193,8 @@ class _Admitting:
         if moves:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
             for ref, tip, _, moved in moves:
-                self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
+                if moved.writer not in still_held:
+                    self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
                 fork = self._forks.pop(moved.writer, None) if kind == "records" else None
                 if fork is not None:  # what was read from the history it parts from stays read
                     self._admissions.part(self.repo, ref, fork.base, tip)
@@ -1238,6 +1257,8 @@ class _Refusals:
         entry = self.known_refs.get(held)
         if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
             return None
+        if "/records/shared/" in held and PREFIXED not in entry:
+            return None  # a records ref refused before its verified prefix was read: judged again
         if self.repo is not None and entry.get("policy") != self.policy:
             return None
         problem = entry.get("problem")
@@ -1247,10 +1268,13 @@ class _Refusals:
         return self.problem(held, tip) is not None
 
     def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str,
-             records: str | None = None) -> None:
+             records: str | None = None, prefixed: bool = False) -> None:
+        """Hold ``tip`` refused; ``prefixed``: a records ref whose verified prefix, if any, is
+        read (one held without it is judged again)."""
         repo.references.create(held, tip, force=True)
         self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {}),
-                                 **({"policy": self.policy} if self.policy else {})}
+                                 **({"policy": self.policy} if self.policy else {}),
+                                 **({PREFIXED: "1"} if prefixed else {})}
         self.changed = True
 
     def release(self, repo: pygit2.Repository, held: str) -> None:
