@@ -309,9 +309,10 @@ def lost_stores(repo: pygit2.Repository, state: Path) -> list[tuple[str, int, Pa
     from gitstore.providers.sqlite import _acked_record as sqlite_acked
 
     found = []
-    for name, file, counted in (("sqlite", state / "store.sqlite", lambda path: (sqlite_acked(path) or (0, ""))[0]),
-                                ("jsonl", state / "jsonl" / "records.jsonl",
-                                 lambda path: (jsonl_acked(path) or ((0, "", ""), None))[0][0])):
+    counters: tuple[tuple[str, Path, Callable[[Path], int]], ...] = (
+        ("sqlite", state / "store.sqlite", lambda path: (sqlite_acked(path) or (0, ""))[0]),
+        ("jsonl", state / "jsonl" / "records.jsonl", lambda path: (jsonl_acked(path) or ((0, "", ""), None))[0][0]))
+    for name, file, counted in counters:
         anchor = _anchor.anchor_path(repo.path, name)
         if _anchor.anchored(anchor) is None:
             continue

@@ -507,13 +507,13 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
     elif signals["people"] <= 1:
         shared = next((e.person for e in origins if e.person and not e.local), None)
         owner = next((e.person for e in origins if e.person and e.local), None)
-        authors = {e.person for e in origins if e.person and not e.local}
+        persons = {e.person for e in origins if e.person and not e.local}
         held: dict[str, set[str]] = defaultdict(set)
         for _, evidence in theme.support:
             if evidence.person and not evidence.local:
                 held[evidence.origin].add(evidence.person)
         every = [held[o.origin] for o in origins if not o.local]
-        common = set.intersection(*every) if len(authors) > 1 and every else set()
+        common = set.intersection(*every) if len(persons) > 1 and every else set()
         shared = min(common) if common else shared
         who = shared or owner
         sessions = all(e.local for e in origins)
