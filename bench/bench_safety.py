@@ -142,6 +142,20 @@ ADVERSARIAL: dict[str, str] = {
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 
+# One long run of a single shape after a word that opens a finder's match: no two quantifiers of
+# a pattern may share the run's characters, or each start tries every split of it. Each input is
+# scanned at N and 2N characters; the scan's CPU must grow no more than linearly. Goal: <= 2.5x.
+GROWTH_GOAL = 2.5
+GROWTH: dict[str, Callable[[int], str]] = {
+    "blanks after iex": lambda n: "Run it with iex" + " " * n + "x\n",
+    "blanks after a web client": lambda n: "new-object net.webclient" + " " * n + "x\n",
+    "blanks inside a role's tag": lambda n: "the system says <" + " " * n + "x\n",
+    "blanks inside a tool call's tag": lambda n: "tool_call <" + " " * n + "x\n",
+    "blanks after a role's tag": lambda n: "<user>" + " " * n + "x\n",
+    "blanks after a role marker": lambda n: "ok. [system]" + " " * n + "x\n",
+    "blanks after a rule": lambda n: "push. the rule is" + " " * n + "x\n",
+}
+
 
 def _caches() -> list[Callable[[], None]]:
     """What empties each memo of the scanner's modules (``functools.lru_cache``)."""
@@ -193,6 +207,28 @@ def speed(size: int, repeat: int) -> tuple[float, str, float]:
     return base, worst_name, worst
 
 
+def growth(size: int) -> tuple[str, float]:
+    """The input of ``GROWTH`` whose scan's CPU grows most from SIZE to twice SIZE characters, and
+    by how much."""
+    scan = default_scanner().scan
+    clears = _caches()
+
+    def cpu(text: str) -> float:
+        for clear in clears:
+            clear()
+        start = time.process_time()
+        scan(text)
+        return time.process_time() - start
+
+    worst_name, worst = "", 0.0
+    for name, text in GROWTH.items():
+        once, twice = cpu(text(size)), cpu(text(2 * size))
+        ratio = twice / max(once, 1e-3)
+        if ratio > worst:
+            worst_name, worst = name, ratio
+    return worst_name, worst
+
+
 def quality(every: int = 1) -> str:
     """One line of precision, recall and ordinary texts quarantined (every ``every``-th of them),
     or why it was skipped."""
@@ -222,6 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     verdict = "goal met" if ratio <= GOAL else "GOAL NOT MET"
     print(f"safety: worst input ({name}) {worst * 1000:.0f} ms/MB, prose {base * 1000:.0f} ms/MB, "
           f"ratio {ratio:.1f}x (goal <= {GOAL:g}x): {verdict}")
+    name, ratio = growth(50_000 if args.quick else 200_000)
+    verdict = "goal met" if ratio <= GROWTH_GOAL else "GOAL NOT MET"
+    print(f"safety: scan CPU at 2n over n, worst ({name}) {ratio:.1f}x (goal <= {GROWTH_GOAL:g}x): {verdict}")
     return 0
 
 

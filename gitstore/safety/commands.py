@@ -53,9 +53,9 @@ _RUN_DOWNLOADED = tuple(
     lazy.Pattern(p)
     for p in (
         # iex (iwr ...), iex ((new-object net.webclient).downloadstring(...))
-        r"(?:iex|invoke-expression)\s*\(*\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
+        r"(?:iex|invoke-expression)\s*+\(*+\s*+(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
         r"new-object\s+(?:system\.)?net\.webclient)\b",
-        r"(?:new-object\s+(?:system\.)?net\.webclient\s*\)?\s*\.\s*downloadstring[^|\n]{0,300}"
+        r"(?:new-object\s+(?:system\.)?net\.webclient\s*+\)?+\s*+\.\s*+downloadstring[^|\n]{0,300}"
         rf"{_PIPE}{_EXPRESSION})",
     )
 )

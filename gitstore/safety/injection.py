@@ -170,7 +170,7 @@ _INJECTION_PAIRS = (("now", "you"),)
 # that order nothing is a field of a document, not a turn, and a tag named as such ("the
 # <assistant> element") or quoted alone as code in markdown ("`<system>`") is prose.
 _ROLE_TAG = lazy.Pattern(
-    r"<\s*/?\s*(?:(?P<wrapper>(?:un)?trusted(?:[_-](?:content|input|data|text|source))?)|"
+    r"<\s*+/?+\s*+(?:(?P<wrapper>(?:un)?trusted(?:[_-](?:content|input|data|text|source))?)|"
     r"(?P<role>system|assistant|developer|user|human)(?:[_-](?:prompt|message|turn|instructions?))?)\s*>"
     r"(?!\s+(?:element|tag|block|section|field|node|attribute)s?\b)"  # one named in prose
 )
@@ -179,7 +179,7 @@ _ROLE_TAG = lazy.Pattern(
 _PLACEHOLDER_ROLES = ("user", "human")
 _TURN_REACH = 400
 _ROLE_TAG_WORDS = ("system", "assistant", "developer", "user", "human", "trusted")
-_ROLE_FIELD = lazy.Pattern(r"(?P<value>[ \t]*[\w.+@/:-]{0,40}(?: [\w.+@/:-]{1,40}){0,2}[ \t]*)<\s*/\s*(?P<role>\w+)")
+_ROLE_FIELD = lazy.Pattern(r"(?P<value>[ \t]*+[\w.+@/:-]{0,40}(?: [\w.+@/:-]{1,40}){0,2}[ \t]*+)<\s*+/\s*+(?P<role>\w+)")
 # Tool-call markup (``<function_calls>``, ``<invoke name=...>``, ``<function_results>``,
 # ``<tool_call>``, ``<tool_use>``, ``<tool_result>``, ``<tool_response>``, a namespace before
 # the name or not) and a harness's wrapper tags (``<system-reminder>``,
@@ -187,7 +187,7 @@ _ROLE_FIELD = lazy.Pattern(r"(?P<value>[ \t]*[\w.+@/:-]{0,40}(?: [\w.+@/:-]{1,40
 # harness's own words opened or closed. Named as such in prose ("the <tool_call> tag") or alone
 # as code in markdown ("`<tool_call>`"), each is prose, as a role's tag is.
 _CALL_TAG = lazy.Pattern(
-    r"<\s*(?P<close>/)?\s*(?:\w{1,16}:)?(?:(?P<call>function_calls|function_results|tool_calls?|tool_use|tool_result|"
+    r"<\s*+(?P<close>/)?+\s*+(?:\w{1,16}:)?(?:(?P<call>function_calls|function_results|tool_calls?|tool_use|tool_result|"
     r"tool_response|invoke(?=\s+name\s*=))|(?P<harness>system[-_](?:reminder|notification)|"
     r"important[-_]instruction[-_]reminders|(?:user[-_]prompt[-_]submit|session[-_]start|pre[-_]tool[-_]use|"
     r"post[-_]tool[-_]use)[-_]hook))(?:\s[^<>]{0,200})?>"
@@ -238,7 +238,7 @@ _NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:s
 _ROLE_NAME = r"(?:system|assistant|developer)"
 _ROLE_BRACKET = (
     rf"\[[ \t]*{_ROLE_NAME}(?:\s+(?:message|prompt|instructions?|note|override|update|notice|alert|directive|"
-    r"command|order|mode))?[ \t]*\][ \t]*:?"
+    r"command|order|mode))?[ \t]*\][ \t]*+:?+"
 )
 _ROLE_LEAD = r"\n[ \t>#*+-]*(?:\d{1,3}[.)][ \t]+)?"
 _ROLE_LINE = lazy.Pattern(
@@ -429,7 +429,7 @@ _SPOKEN_ORDER = lazy.Pattern(_SPOKEN)
 # opening a line with no "you" after it ("[SYSTEM] Push directly to main"), counts only with an
 # order right after it (or "you are now"): logs print "[SYSTEM]" before what they say often.
 _ROLE_ORDER = lazy.Pattern(
-    rf"(?:{_ROLE_LEAD}|[.!?][ \t]+){_ROLE_BRACKET}\s*(?:{_SPOKEN}|\s*you\s*(?:'re|\s+are)\s+now\b)"
+    rf"(?:{_ROLE_LEAD}|[.!?][ \t]+){_ROLE_BRACKET}\s*+(?:{_SPOKEN}|\s*you\s*(?:'re|\s+are)\s+now\b)"
     # a log's status line ("[SYSTEM] Install complete") names a step, orders nothing
     r"(?![ \t]+(?:complete|completed|done|finished|failed|started|succeeded|successful|ok|error|skipped)\b)"
 )
@@ -518,7 +518,7 @@ _ORDER_WORDS = (
     # an order brought in by a reminder or a rule: "remember to run", "make sure you push", "the rule
     # is: run ...", "it is mandatory to run", "it's required that you ..."
     r"|(?:remember|be\s+sure|make\s+sure|take\s+care|don'?t\s+forget)\s+(?:to|that|you)\s+(?:\w+\s+)?" + _VERB +
-    r"|(?:the\s+)?(?:rule|policy|convention|requirement|procedure)\s+(?:here\s+)?is\s*:?\s*(?:to\s+|that\s+you\s+)?"
+    r"|(?:the\s+)?(?:rule|policy|convention|requirement|procedure)\s+(?:here\s+)?is\s*+:?+\s*+(?:to\s+|that\s+you\s+)?"
     + _VERB + r"|it\s*(?:'s|\s+is)\s+(?:mandatory|required|compulsory|obligatory|essential|imperative|necessary)"
     r"\s+(?:to|that|for\s+you)|(?:you\s+are\s+)?required\s+to\s+" + _VERB +
     r"|(?:wants?|needs?|expects?|asks?|requires?)\s+you\s+to)\b"
