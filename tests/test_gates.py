@@ -1310,3 +1310,24 @@ def test_a_file_with_a_nul_byte_or_in_utf_16_is_read_where_agents_read_it(
         "docs/agent-notes:2: quarantine: prompt-injection",
         "docs/notes-16.md:3: quarantine: prompt-injection",
         "docs/notes-32:3: quarantine: prompt-injection"], lines
+
+
+@pytest.mark.parametrize("allowed", [None, 5, 6])
+def test_scan_names_a_decoded_strings_file_line_to_the_allow_list(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], allowed: int | None) -> None:
+    """A decoded string is scanned on its own, its lines before it counted, not written: the
+    finding and the allow list name the line of the file it is written on (6 here), and only it."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    data = tmp_path / ".claude" / "skills" / "x" / "data.json"
+    data.parent.mkdir(parents=True)
+    path = "\\/home\\/alice\\/notes.txt"  # written escaped: only its decoding names the home folder
+    data.write_text('[\n"a",\n"b",\n"c",\n"d",\n"' + path + '"\n]\n', encoding="utf-8")
+    if allowed is not None:
+        (tmp_path / ".gitstore-allow").write_text(f".claude/skills/x/data.json:home-path:{allowed}\n")
+    code, lines = run(scan.main, [".claude/skills/x/data.json"], capsys)
+    if allowed == 6:
+        assert code == 0 and not [row for row in lines if "home-path" in row], lines
+    else:
+        assert code == 1 and any(row.startswith(".claude/skills/x/data.json:6: secret or private path: home-path in '[4]'")
+                                 for row in lines), lines

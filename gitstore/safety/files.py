@@ -129,10 +129,11 @@ def _marked(text: str, starts: list[int], line: int, after: int) -> bool:
 
 
 def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist,
-                     read_by_agents: Callable[[], bool] | None = None) -> list[Hit]:
+                     read_by_agents: Callable[[], bool] | None = None, lines_before: int = 0) -> list[Hit]:
     """The hits that stand once TEXT is known to be the content of the file at PATH; agents
     read the file when ``read_by_agents()`` says so (asked only of a key in a place that would
-    clear it), and then its place clears nothing."""
+    clear it), and then its place clears nothing. TEXT starts after LINES_BEFORE lines of the
+    file (the allow list names the file's lines)."""
     if not hits:
         return hits
     key_place = _KEY_PLACES.search(path) is not None and any(set(hit.kinds) <= {"pem-private-key"} for hit in hits) \
@@ -149,7 +150,7 @@ def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist,
         line = bisect.bisect_right(starts, hit.start)
         if kinds <= _GUESSES and _marked(text, starts, line, hit.end):
             continue
-        if allow.covers(path, hit.kinds, line):
+        if allow.covers(path, hit.kinds, line + lines_before):
             continue
         kept.append(hit)
     return kept

@@ -268,7 +268,10 @@ def _toml_lines(text: str, strings: list[tuple[str, str]]) -> list[tuple[int, in
     verbatim either, keeps the whole file's lines: never passed over."""
     import tomllib
 
-    escaped: dict[str, list[tuple[int, int]]] = {}
+    from collections import deque
+
+    escaped: dict[str, deque[tuple[int, int]]] = {}
+    counted, line = 0, 1  # the lines before position COUNTED, counted once over the file
     for match in _TOML_TOKEN.finditer(text):
         token = match.group()
         if not token.startswith('"') or "\\" not in token:
@@ -277,14 +280,16 @@ def _toml_lines(text: str, strings: list[tuple[str, str]]) -> list[tuple[int, in
             decoded = tomllib.loads(f"v = {token}")["v"]
         except (ValueError, KeyError):
             continue
-        first = text.count("\n", 0, match.start()) + 1
-        escaped.setdefault(decoded, []).append((first, first + token.count("\n")))
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        first = line
+        escaped.setdefault(decoded, deque()).append((first, first + token.count("\n")))
     last = max(1, text.count("\n") + (not text.endswith("\n")))
     found = []
     for where, value in strings:
         places = escaped.get(value)
         if places:
-            first, end = places.pop(0) if len(places) > 1 else places[0]
+            first, end = places.popleft() if len(places) > 1 else places[0]
             found.append((first, end, where, value))
         elif value not in text:
             found.append((1, last, where, value))
@@ -314,9 +319,11 @@ def _json_document(text: str) -> list[tuple[int, int, str, str]]:
         last = text.count("\n") + (not text.endswith("\n"))
         return [(1, max(1, last), where, value) for where, value in strings if value]
     found = []
+    counted, line = 0, 1  # the lines before position COUNTED, counted once over the file
     for (start, token), (where, value) in zip(tokens, strings):
         if "\\" in token and value:
-            line = text.count("\n", 0, start) + 1
+            line += text.count("\n", counted, start)
+            counted = start
             found.append((line, line, where, value))
     return found
 

@@ -218,11 +218,14 @@ class ConservativeScanner:
         self.homes = homes
 
     def scan(self, text: str, *, path: str | None = None,
-             read_by_agents: Callable[[], bool] | None = None, context: str = "") -> ScanResult:
+             read_by_agents: Callable[[], bool] | None = None, context: str = "",
+             lines_before: int = 0) -> ScanResult:
         """Scan TEXT (the content of the file at ``path``, when given); the module
         documentation states the policy. ``read_by_agents`` says, when asked, whether agents
         read that file (the wiki, a skill): no place clears key material there. CONTEXT,
-        what came just before TEXT, is read before it for secrets only (``_in_context``)."""
+        what came just before TEXT, is read before it for secrets only (``_in_context``).
+        LINES_BEFORE: the file's lines before TEXT, when TEXT is a piece of it that starts on a
+        line of its own (the allow list names the file's lines)."""
         view = Text.of(text)
         counts: Counter[tuple[str, str]] = Counter()
         for kind, count in hidden_counts(text).items():
@@ -237,7 +240,7 @@ class ConservativeScanner:
             counts[("active-markup", QUARANTINE)] = active
         hits = self._in_context(context, text) if context else self._redactions(view, 0)
         if path is not None:
-            hits = standing_in_file(text, path, hits, self.allow, read_by_agents)
+            hits = standing_in_file(text, path, hits, self.allow, read_by_agents, lines_before)
         counts.update((kind, REDACT) for hit in hits for kind in hit.kinds)
         if mixed := mixed_script_count(text):
             counts[("mixed-script", WARN)] = mixed

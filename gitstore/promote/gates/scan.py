@@ -506,8 +506,13 @@ def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agent
     from gitstore.safety.scanner import QUARANTINE, REDACT
 
     def kinds(piece: str, line: int) -> dict[str, set[str]]:
+        # Scanned after the two lines before it at most, as blank lines (the piece does not open
+        # the file, nor a blank line's paragraph), the rest of them counted for the allow list:
+        # padding each piece with all its lines made a file of many strings quadratic to gate.
+        pad = min(line - 1, 2)
         found: dict[str, set[str]] = {}
-        for f in scanner.scan("\n" * (line - 1) + piece, path=rel, read_by_agents=lambda: agents_read(rel)).findings:
+        for f in scanner.scan("\n" * pad + piece, path=rel, read_by_agents=lambda: agents_read(rel),
+                              lines_before=line - 1 - pad).findings:
             found.setdefault(f.action, set()).add(f.kind)
         return found
 
