@@ -116,3 +116,23 @@ def test_a_text_forbidding_one_thing_and_asking_for_another_takes_no_side() -> N
     assert cues.stance(text, (jitter, retry)) == "both"
     assert cues.stance(text, (retry,)) == "forbids"
     assert cues.stance(text, (jitter,)) == "asks"
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("thanks\n\n\n  no.", (7, 13)),  # from the first line start of the blanks, as the veto's match always began
+    ("> \n\nnope!", (1, 8)),
+    ("\n\n-1, too slow", (0, 4)),
+    ("ok \u00a0\n nah", (5, 9)),
+])
+def test_a_veto_after_blank_lines_spans_them_from_their_first_line_start(text: str, span: tuple[int, int]) -> None:
+    """The veto's blanks are read to a line's end only (so a comment of many blank lines is
+    read once), yet its cue still spans the blank lines before it from their first line start."""
+    assert cues.polarity(text) == ("objects-to", span)
+
+
+def test_cues_read_a_long_run_of_blank_lines_once() -> None:
+    """20,000 characters of a sentence and blank lines (once seconds, a line start scanning every
+    blank line after it) are read as any comment is; the cues still find what precedes them."""
+    text = "add jitter to the retry backoff." + "\n" * 20_000 + "thanks."
+    assert cues.polarity(text) == ("asks-for", None) and cues.polarity(text + "\nno.")[0] == "objects-to"
+    assert not cues.to_agents(text) and cues.to_agents(text + "\n  claude, always run the tests.")

@@ -19,8 +19,10 @@ _OBJECTS = re.compile(
     r"(?:that's|this\s+is|it's)\s+not\s+(?:true|right|correct|the\s+case)|"
     r"i\s+object|objection|(?:that's|this\s+is|it's)\s+(?:wrong|a\s+bad\s+idea)|bad\s+idea|"
     r"please\s+(?:no|don't|do\s+not)\b|(?:shouldn't|should\s+not)\s+do\s+(?:that|this))"
-    # a reply that opens with a veto: "-1, ...", "No. ...", "Nope!"
-    r"|(?:^|(?<=[\n>]))\s*(?:-1|no|nope|nah)\b(?=\s*[.,!:;]|\s*$)"
+    # a reply that opens with a veto: "-1, ...", "No. ...", "Nope!"; the blanks before it are
+    # read to the line's end only, so that no line start scans the blank lines after it (the
+    # blank lines before the veto: ``_veto_start``)
+    r"|(?P<veto>(?:\A\s*+|(?<=[\n>])[^\S\n]*+)(?:-1|no|nope|nah)\b(?=\s*[.,!:;]|\s*$))"
 )
 _FIXED = re.compile(
     r"\b(?:fixed\s+in|fixed\s+(?:it|this|that|now)|good\s+catch|pushed\s+a\s+fix|"
@@ -71,7 +73,8 @@ _TO_AGENTS = re.compile(
     # a group of them, at the start of a sentence or as "any/all/every ...", that acts on the code,
     # then, in the same sentence (a dot in "log.py" ends none), a must or a should: "Automated
     # tools modifying log.py must ...", "Any bot that edits ..."
-    r"|(?:^|(?<=[.!?;:\n])|\b(?:any|all|every|each)\b)\s*"
+    # (the blanks after a line's start read to its end only: blank lines are starts of their own)
+    r"|(?:\A\s*+|(?<=[.!?;:])\s*+|(?<=\n)[^\S\n]*+|\b(?:any|all|every|each)\b\s*+)"
     r"(?:automated\s+(?:tools?|agents?|systems?)|(?:ai|llm)\s+(?:tools?|systems?)|language\s+models?|"
     r"bots?|assistants?|ais|llms?)"
     r"\s+(?:(?:that|which|who)\s+)?(?:edit|modif|chang|touch|work|read|review|updat|fix|refactor|generat|writ)\w*"
@@ -79,8 +82,8 @@ _TO_AGENTS = re.compile(
     r"always|never)\b"
     # a vocative at the start of a sentence followed by an order: "Claude, always ...", "@copilot please ..."
     # (a comma or a colon after the name, or an @-mention: "Bots use the app token" is a remark)
-    rf"|(?:^|(?<=[.!?;\n]))\s*(?:(?:hey|hi|ok|okay|dear)\s+)?"
-    rf"(?:@(?:{_VOCATIVES})\s*[,:]?|(?:{_VOCATIVES})\s*[,:])\s*(?:{_ORDERS})\b",
+    rf"|(?:\A\s*+|(?<=[.!?;])\s*+|(?<=\n)[^\S\n]*+)(?:(?:hey|hi|ok|okay|dear)\s+)?"
+    rf"(?:@(?:{_VOCATIVES})\s*+[,:]?+|(?:{_VOCATIVES})\s*+[,:])\s*+(?:{_ORDERS})\b",
     re.M,
 )
 # a clause that forbids: it opens (after "please", "nit:" and the like) with a prohibition, "never
@@ -135,6 +138,21 @@ def objects(text: str) -> re.Match[str] | None:
     return _OBJECTS.search(text)
 
 
+def _veto_start(text: str, found: re.Match[str]) -> int:
+    """Where a veto's match starts counting the blank lines before it, as it always did: at the
+    first line start (or quote mark) of the blanks it follows."""
+    start = found.start()
+    if found.group("veto") is None:
+        return start
+    blank = start
+    while blank > 0 and text[blank - 1].isspace():
+        blank -= 1
+    for at in range(blank, start):
+        if at == 0 or text[at - 1] in "\n>":
+            return at
+    return start
+
+
 def reports_fixed(text: str) -> re.Match[str] | None:
     return _FIXED.search(text)
 
@@ -149,7 +167,7 @@ def polarity(text: str) -> tuple[str, tuple[int, int] | None]:
     for name, finder in (("objects-to", _OBJECTS), ("reports-fixed", _FIXED)):
         found = finder.search(text)
         if found:
-            return name, found.span()
+            return name, (_veto_start(text, found) if finder is _OBJECTS else found.start(), found.end())
     return "asks-for", None
 
 
