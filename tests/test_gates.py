@@ -1331,3 +1331,16 @@ def test_scan_names_a_decoded_strings_file_line_to_the_allow_list(
     else:
         assert code == 1 and any(row.startswith(".claude/skills/x/data.json:6: secret or private path: home-path in '[4]'")
                                  for row in lines), lines
+
+
+def test_scan_names_each_run_of_redacted_lines_once_among_many_identical_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the scanner would redact is named by the first line of each run of lines it changes
+    (two tokens on adjacent lines are one run), found from where it redacts, whatever lines of
+    the same text surround them (8,000 of them once took seconds to compare)."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r"
+    (tmp_path / "notes.txt").write_text("x\n" * 4000 + f"a = {token}1\nb = {token}2\nx\nc = {token}3\n" + "x\n" * 4000)
+    code, lines = run(scan.main, ["notes.txt"], capsys)
+    assert code == 1 and [row.split(": secret")[0] for row in lines] == ["notes.txt:4001", "notes.txt:4004"], lines

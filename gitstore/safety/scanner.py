@@ -248,6 +248,15 @@ class ConservativeScanner:
         quarantined = any(f.action == QUARANTINE for f in findings)
         return ScanResult(_apply(text, hits), quarantined, findings)
 
+    def redacted_spans(self, text: str, *, path: str | None = None,
+                       read_by_agents: Callable[[], bool] | None = None) -> list[tuple[int, int]]:
+        """Where ``scan`` (with the same PATH and READ_BY_AGENTS) replaces something in TEXT:
+        the start and end of each span it redacts, in order."""
+        hits = self._redactions(Text.of(text), 0)
+        if path is not None:
+            hits = standing_in_file(text, path, hits, self.allow, read_by_agents)
+        return [(hit.start, hit.end) for hit in hits if hit.text != text[hit.start:hit.end]]
+
     def _in_context(self, context: str, text: str) -> list[Hit]:
         """The redactions in TEXT read after CONTEXT on the line before it: a token a command
         prints alone on a line is one only by the command (``heroku auth:token``). CONTEXT is

@@ -150,7 +150,8 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
     if quarantined:
         found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
     if redacted:
-        found += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
+        spans = scanner.redacted_spans(text, path=rel, read_by_agents=lambda: agents_read(rel))
+        found += [(True, f) for f in _redacted(name, text, spans, scanner, redacted)]
     found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
               for f in result.findings if f.action not in (QUARANTINE, REDACT)]
     if link:  # what was found is in the target's name, not in the file it leads to
@@ -553,21 +554,30 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
     return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)} ({NOT_ALLOWED})")]
 
 
-def _redacted(name: str, text: str, redacted: str, scanner: object, kinds: list[str]) -> list[Finding]:
-    """One finding per run of lines the scanner would redact, naming what it found there."""
+def _redacted(name: str, text: str, spans: list[tuple[int, int]], scanner: object,
+              kinds: list[str]) -> list[Finding]:
+    """One finding per run of lines the scanner would redact (SPANS: where it replaces), naming
+    what it found there. A span's lines run from its start's to its last character's; spans on
+    the same or adjacent lines make one run, as the lines a redaction changes do."""
+    import bisect
+
     from gitstore.safety.scanner import REDACT
 
-    import difflib  # only a file with something to redact needs it
-
-    old, new = text.split("\n"), redacted.split("\n")
+    starts = [0] + [n + 1 for n, character in enumerate(text) if character == "\n"]
+    old = text.split("\n")
+    runs: list[list[int]] = []  # [first, last] lines, 0-based
+    for start, end in spans:
+        first = bisect.bisect_right(starts, start) - 1
+        last = max(first, bisect.bisect_right(starts, max(start, end - 1)) - 1)
+        if runs and first <= runs[-1][1] + 1:
+            runs[-1][1] = max(runs[-1][1], last)
+        else:
+            runs.append([first, last])
     found = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, start, end, _, _ in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        piece = "\n".join(old[start:max(end, start + 1)])
+    for first, last in runs:
+        piece = "\n".join(old[first:last + 1])
         here = sorted({f.kind for f in scanner.scan(piece).findings if f.action == REDACT} & set(kinds))  # type: ignore[attr-defined]
-        found.append(Finding(name, start + 1, f"secret or private path: {', '.join(here or kinds)} "
+        found.append(Finding(name, first + 1, f"secret or private path: {', '.join(here or kinds)} "
                                               "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"))
     return found or [Finding(name, 1, f"secret or private path: {', '.join(kinds)}")]
 
