@@ -78,17 +78,18 @@ def away(root: str) -> str | None:
 
 
 def git_dir(root: str) -> str:
-    """The git folder of the work tree at ROOT: ``.git``, or the one its ``.git`` file names."""
+    """The git folder of the work tree at ROOT: ``.git``, or the one its ``.git`` file names
+    (``deliver.place.git_folders``, loaded for a linked work tree only: the hook starts small)."""
     dot = os.path.join(root, ".git")
     if os.path.isdir(dot):
         return dot
+    from gitstore.deliver.limits import Inert
+    from gitstore.deliver.place import git_folders
+
     try:
-        with open(dot, encoding="utf-8") as handle:
-            line = handle.readline().strip()
-    except (OSError, ValueError):
+        return git_folders(root, dot)[0]
+    except (Inert, OSError):
         return dot
-    named = line.removeprefix("gitdir:").strip() if line.startswith("gitdir:") else ""
-    return os.path.join(root, named) if named else dot
 
 
 def log_path(cwd: str) -> str:
