@@ -7,8 +7,9 @@ cites no personal agent session (personal sessions never leave the machine, and 
 are committed), and whose text passes the safety scanner. A word mixing Latin letters with
 look-alikes is written marked, as agents get it from recall (``gitstore.deliver.build.marked``).
 Personal and user-tooling learnings are never written here. Identical texts are written once,
-citing every learning that says them; a text already present outside the managed section is
-not repeated.
+citing every learning that says them; a text already stated outside the managed section, as a
+statement of its own (not the end of another: ``Never use tabs.`` does not state ``Use
+tabs.``), is not repeated.
 
 Where: the managed section (``gitstore.deliver.sections``) of ``AGENTS.md`` always; of
 ``CLAUDE.md`` and ``.github/copilot-instructions.md`` where they exist or when asked; and the
@@ -447,6 +448,59 @@ def _most_that_fit(parts: sections.Split, shown: list[Line], measure: str, room:
     return most
 
 
+_BREAKS = {ord(c): "\n" for c in "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}  # line breaks, as str.splitlines reads them
+_BLANK = re.compile(r"\n[^\S\n]*\n")  # a blank line between two others
+
+
+class _Outside:
+    """The text outside a section, to tell whether it already states a fact: the fact's words
+    (case and runs of white space aside, so a line wrapped by hand still counts) standing as a
+    statement of their own there, not the end of another one. So ``Never use tabs.`` does not
+    state ``Use tabs.`` (wrapped over two lines or not), and leaves a person's accepted learning
+    out of no file; a paragraph, a list item, a sentence or what follows a colon does
+    (``Retries: use tabs.``)."""
+
+    def __init__(self, text: str) -> None:
+        self.breaks: set[int] = set()  # where a space of ``self.text`` stands for a blank line
+        parts: list[str] = []
+        at = 0
+        for paragraph in _BLANK.split(text.casefold().replace("\r\n", "\n").translate(_BREAKS)):
+            words = " ".join(paragraph.split())
+            if words:
+                if parts:
+                    self.breaks.add(at)
+                    at += 1
+                parts.append(words)
+                at += len(words)
+        self.text = " ".join(parts)
+
+    def states(self, fact: str) -> bool:
+        wanted = " ".join(fact.casefold().split())
+        if not wanted:
+            return False
+        start = self.text.find(wanted)
+        while start >= 0:
+            if self._opens(start) and self._closes(start + len(wanted), wanted):
+                return True
+            start = self.text.find(wanted, start + len(wanted))  # apart: linear in the text, however often it says it
+        return False
+
+    def _opens(self, start: int) -> bool:
+        """Whether the text before ``start`` ends a statement: nothing, a blank line, or a
+        mark that is no letter, digit or comma (a sentence's end, a colon, a list bullet)."""
+        if start == 0 or start - 1 in self.breaks:
+            return True
+        before = self.text[start - 2] if self.text[start - 1] == " " and start >= 2 else self.text[start - 1]
+        return not before.isalnum() and before != ","
+
+    def _closes(self, end: int, wanted: str) -> bool:
+        """Whether the fact ends there: it ends in a mark, or no word continues it."""
+        if end == len(self.text) or end in self.breaks or not wanted[-1].isalnum():
+            return True
+        after = self.text[end + 1] if self.text[end] == " " and end + 1 < len(self.text) else self.text[end]
+        return not after.isalnum()
+
+
 def fit_section(before: bytes | None, target: Target, lines: list[Line], result: Result,
                 reserve: int = 0) -> bytes | None:
     """The file's new bytes with as many lines as fit its limits; None when the section was
@@ -458,8 +512,8 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
     if parts.edited:
         result.conflicts.append(edited_by_hand(target.path))
         return None
-    outside = " ".join((parts.before + parts.after).casefold().split())
-    shown = [line for line in lines if " ".join(line.text.casefold().split()) not in outside]
+    outside = _Outside(parts.before + parts.after)
+    shown = [line for line in lines if not outside.states(line.text)]
     if not shown and parts.body is None:
         return before  # nothing to add: a file without a section stays as it is
     own = parts.before + parts.after
