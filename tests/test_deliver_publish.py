@@ -174,6 +174,38 @@ def test_a_corrupt_index_blocks_and_writes_nothing(world: World, corrupt: bytes)
     assert not (world.root / "okf" / ".memory" / "publish").exists()
 
 
+@pytest.mark.parametrize("value", [b"NaN", b"-Infinity", b"1e999", b'"\\ud800"', b'{"\\udfff": 1}'])
+def test_an_index_publish_could_not_write_back_as_read_blocks_and_writes_nothing(world: World, value: bytes) -> None:
+    """Another tool's entry is written back with gitstore's: Python's reader takes NaN and
+    Infinity (no JSON), reads 1e999 as infinity and keeps half a UTF-16 pair, none of which the
+    file could get back as it was (``Infinity`` written where a number stood, or a traceback)."""
+    index = (b'{"entries": [{"fact": "x", "source_session": "s", "date": "2026-01-02", "category": "convention", '
+             b'"extra": ' + value + b'}]}')
+    (world.root / "AGENTS.md").write_bytes(b"# Widgets\n")
+    (world.root / ".continual-learning").mkdir()
+    (world.root / INDEX).write_bytes(index)
+    result = publish(str(world.root))
+    assert result.status == "blocked" and INDEX in result.reason and "nothing was written" in result.reason
+    assert read(world, "AGENTS.md") == b"# Widgets\n" and read(world, INDEX) == index
+    assert not (world.root / "okf" / ".memory" / "publish").exists()
+
+
+def test_retire_and_doctor_name_an_index_holding_half_a_utf16_pair(world: World) -> None:
+    """Edited after a publish, such an index made `retire` fail with a traceback after its record
+    was stored, the retired learning left in AGENTS.md unnamed, and `doctor` fail likewise."""
+    from .cli import gitstore as run
+
+    run("publish", cwd=world.root)
+    data = json.loads(read(world, INDEX))
+    data["note"] = "PAIR"
+    (world.root / INDEX).write_text(json.dumps(data).replace('"PAIR"', '"\\ud83d"'))
+    done = run("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "published files are stale" in done.stdout + done.stderr and "half of a UTF-16 pair" in done.stdout + done.stderr
+    doctor = run("doctor", cwd=world.root)
+    assert "Traceback" not in doctor.stderr and "half of a UTF-16 pair" in doctor.stdout, doctor.stdout + doctor.stderr
+
+
 def test_the_cli_reports_a_blocked_publish_in_one_line(world: World, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(world.root)

@@ -73,14 +73,36 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large to be read")
+    return value
+
+
 def load(raw: bytes | None) -> dict[str, Any]:
-    """The parsed index (an empty one for a missing file); raises Blocked naming the problem."""
+    """The parsed index (an empty one for a missing file); raises Blocked naming the problem.
+    A publish writes the index back with every other tool's entry in it, so only JSON it can
+    write back as read is taken: not ``NaN`` or ``Infinity`` (no JSON, which Python's reader
+    takes), nor a number too large for a float (read as infinity, written as ``Infinity``), nor
+    a string holding half of a UTF-16 pair (``\\ud800`` alone: no Unicode text, which UTF-8 cannot
+    write)."""
     if raw is None:
         return {"entries": []}
     try:
-        data = _jsontext.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
+        data = _jsontext.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates,
+                               parse_constant=_no_constant, parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as exc:
         raise Blocked(f"{PATH} is not valid JSON ({exc})") from None
+    try:
+        dump(data)
+    except UnicodeEncodeError:
+        raise Blocked(f"{PATH} holds a string with half of a UTF-16 pair (an escape such as \\ud83d alone), "
+                      "which is no Unicode text and cannot be written back") from None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
         raise Blocked(f"{PATH} is not a JSON object with an 'entries' array")
     for number, entry in enumerate(data["entries"], start=1):
