@@ -312,6 +312,26 @@ def test_a_fact_stated_on_its_own_outside_the_section_is_not_repeated(world: Wor
     assert tabs not in body and world.ids["jitter"] in body
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_byte_order_mark_before_the_section_leaves_it_gitstore_s(world: World, newline: str) -> None:
+    """An editor saving AGENTS.md as UTF-8 with a byte order mark puts it before the begin marker
+    publish wrote first: the markers are still the section's (not broken), and retiring a
+    learning takes its line out, the mark kept."""
+    from .cli import gitstore as run
+
+    publish(str(world.root))
+    text = read(world, "AGENTS.md").decode().replace("\n", newline)
+    (world.root / "AGENTS.md").write_bytes(("\ufeff" + text).encode())
+    parts = sections.split("\ufeff" + text, "AGENTS.md")
+    assert parts.before == "\ufeff" and not parts.edited
+    assert publish(str(world.root)).status == "no-update"
+    done = run("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert done.returncode == 0 and "stale" not in done.stdout + done.stderr, done.stdout + done.stderr
+    agents = read(world, "AGENTS.md").decode()
+    assert agents.startswith("\ufeff<!-- gitstore:learnings:begin sha256:") and world.ids["jitter"] not in agents
+    assert world.ids["jitter_zh"] in agents
+
+
 def test_claude_md_keeps_under_200_lines_leaving_out_what_does_not_fit(world: World) -> None:
     add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
     (world.root / "CLAUDE.md").write_text("line\n" * 191)  # room for the section with one line and a note

@@ -20,6 +20,9 @@ the section too, so its marker lines are counted as markers (and refused when th
 section). So are those of a block holding a begin marker that carries a digest: only gitstore
 writes one, so that is its section, whatever made this reader take the lines around it for a
 fence (an HTML comment or a list item holding a fence line, which CommonMark does not read so).
+
+A byte order mark at the file's start (Notepad saves UTF-8 with one) is no part of its first
+line: a marker line there is still one, and the mark stays where it is.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from dataclasses import dataclass
 
 from gitstore.errors import InvalidInput
 
+BOM = "\ufeff"
 BEGIN = "<!-- gitstore:learnings:begin"
 END = "<!-- gitstore:learnings:end -->"
-_BEGIN_LINE = re.compile(r"^<!-- gitstore:learnings:begin(?: (sha256:[0-9a-f]{64}))? -->[ \t]*\r?$", re.M)
-_END_LINE = re.compile(r"^<!-- gitstore:learnings:end -->[ \t]*\r?$", re.M)
+_BEGIN_LINE = re.compile(r"<!-- gitstore:learnings:begin(?: (sha256:[0-9a-f]{64}))? -->[ \t]*\r?$", re.M)
+_END_LINE = re.compile(r"<!-- gitstore:learnings:end -->[ \t]*\r?$", re.M)  # each matched from a line's start
 
 
 def body_digest(body: str) -> str:
@@ -79,8 +83,8 @@ def markers(text: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
     ends: list[re.Match[str]] = []
     fence: str | None = None  # the opening fence of the block the line is in
     held: tuple[list[re.Match[str]], list[re.Match[str]]] = ([], [])  # marker lines of that block
-    start = 0
-    for line in text.split("\n"):
+    start = 1 if text.startswith(BOM) else 0  # a byte order mark an editor put first is not the line's
+    for line in text[start:].split("\n"):
         read = line.rstrip("\r")
         found = begins, ends
         if fence is None:
