@@ -346,6 +346,21 @@ def test_context_prints_byte_for_byte_what_the_hook_prints(world: World, capfdbi
     assert capfdbinary.readouterr().out == b"", "a session is never given the same learning twice"
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_context_prints_the_hook_s_bytes_whatever_the_terminal_s_encoding(world: World, encoding: str) -> None:
+    """A terminal (or PYTHONIOENCODING) that cannot encode a learning's text got a traceback
+    from `gitstore context`; the hook writes UTF-8 whatever the locale, and so does the preview."""
+    prompt = "重试循环使用指数退避"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    payload = {"session_id": "fresh", "cwd": str(world.root), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
+                          input=json.dumps(payload).encode(), capture_output=True, cwd=world.root, env=env, timeout=60)
+    preview = subprocess.run([sys.executable, "-m", "gitstore", "context", "--prompt", prompt], capture_output=True,
+                             cwd=world.root, env={**env, "PYTHONIOENCODING": encoding}, timeout=60)
+    assert preview.returncode == 0 and b"Traceback" not in preview.stderr, preview.stderr
+    assert world.ids["jitter_zh"].encode() in hook.stdout and preview.stdout == hook.stdout
+
+
 def test_recall_and_context_report_the_bounds_they_share_counted_the_same_way(
         world: World, capsys: pytest.CaptureFixture[str]) -> None:
     """One answer, one count: both commands print the limits and what the items used of them in

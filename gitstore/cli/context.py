@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from gitstore._shown import shown as pictured
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.deliver.here import preview
 from gitstore.deliver.surfaces import SURFACES
@@ -26,8 +27,11 @@ def context(
     if as_json:
         emit_json(shown.to_json())
         return
-    sys.stdout.write(shown.output)
+    # The hook's own bytes, UTF-8 whatever this terminal's encoding (control characters still
+    # shown as their pictures: no delivered text holds one, the scanner quarantines them).
     sys.stdout.flush()
+    sys.stdout.buffer.write(pictured(shown.output).encode("utf-8"))
+    sys.stdout.buffer.flush()
     found = shown.answer.recall
     typer.echo(f"-- {harness} {shown.event}: {shown.answer.reason}", err=True)
     if found is not None:
