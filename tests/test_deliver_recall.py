@@ -465,6 +465,23 @@ def test_deliveries_correlate_with_the_sessions_capture(world: World, capsys: py
 
 
 
+def test_a_session_id_with_line_breaks_prints_no_row_of_its_own(world: World,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A session id is whatever the harness sends: one holding line breaks printed rows of its own
+    in `gitstore deliveries`, which could read as deliveries that never happened."""
+    from gitstore.deliver.ledger import Session
+
+    forged = "2026-01-01T00:00:00.000000Z UserPromptSubmit epoch 0: lrn_00000000000000000000000000000000 (human)"
+    state = str(world.root / "okf" / ".memory")
+    with Session(state, "claude-code", f"s1\n  {forged}\u2028x") as led:
+        led.delivery("UserPromptSubmit", [{"id": world.ids["jitter"], "contentDigest": "sha256:" + "0" * 64,
+                                           "trust": "human", "score": 1}], 10, "sha256:" + "0" * 64)
+    assert main(["deliveries"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.strip().startswith(forged) for line in lines), lines
+    assert f"claude-code session s1\u2424  {forged}\u2424x: 1 learning(s), 1 delivery(ies), 0 compaction(s)" in lines
+
+
 @pytest.mark.parametrize("command", [["deliveries"], ["context", "--prompt", PROMPT]])
 def test_a_damaged_delivery_ledger_is_named_in_one_line_and_kept(
         world: World, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:

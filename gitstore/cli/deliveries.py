@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore._shown import one_line
 from gitstore.cli import json_safe
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.errors import UsageError
@@ -26,8 +27,10 @@ def deliveries(
     if not rows:
         typer.echo("no deliveries recorded")
     for row in rows:
-        # an id a harness sent may hold half a UTF-16 pair: printed as its escape, as --json writes it
-        typer.echo(f"{row['harness']} session {json_safe(row['session'])}: {len(row['learnings'])} learning(s), "
+        # an id a harness sent may hold half a UTF-16 pair: printed as its escape, as --json writes it;
+        # and line breaks, printed as ␤: no id prints a row of its own
+        name = one_line(json_safe(row["session"]))
+        typer.echo(f"{row['harness']} session {name}: {len(row['learnings'])} learning(s), "
                    f"{len(row['deliveries'])} delivery(ies), {len(row['compactions'])} compaction(s)")
         for given in row["deliveries"]:
             ids = ", ".join(f"{i['id']} ({i['trust']})" for i in given["items"])
