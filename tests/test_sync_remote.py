@@ -211,6 +211,31 @@ def test_a_clone_whose_origin_changed_after_it_stored_pushes_nothing_of_the_old_
     assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
 
 
+def test_a_refusal_for_another_scope_is_judged_again_once_the_clones_scope_changed(
+        team: tuple, tmp_path: Path) -> None:
+    """A clone whose origin is a path takes the scope of the repository there. Cloned while
+    that repository named no origin, it took a local scope and its sync refused every writer
+    as of another scope. Once the repository names the team's origin and ``gitstore init``
+    makes that scope the clone's, as the clone is told, those same tips are the clone's scope:
+    the next sync reads them, rather than naming the old refusal until each writer appends."""
+    alice, _, bare, held = team
+    sync(str(alice.workspace.root))
+    url = git(bare, "remote", "get-url", "origin").strip()
+    git(bare, "remote", "remove", "origin")
+    dave = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", str(bare), str(dave))
+    cli.ok("init", cwd=dave)
+    first = sync(str(dave))
+    assert first.quarantined and "is of scope 'github.com/acme/widgets'" in first.quarantined[0].damage, first.line
+    git(bare, "remote", "add", "origin", url)
+    cli.ok("init", cwd=dave)
+    assert Context.open(dave).scope == alice.scope
+    report = sync(str(dave))
+    assert not report.quarantined, [q.line for q in report.quarantined]
+    assert verdicts(Context.open(dave))[held["learning"]["id"]] == ("proposed", False)
+    assert cli.gitstore("sync", cwd=dave).returncode == 0
+
+
 def test_the_tick_step_and_the_command(team: tuple) -> None:
     alice, bob, bare, held = team
     outcome = steps.sync(steps.Call(alice.workspace.root, {"remote": "origin"}))

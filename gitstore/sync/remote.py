@@ -1003,7 +1003,7 @@ class _Admitting:
         self.repo: pygit2.Repository = ctx.store.provider.repo  # type: ignore[attr-defined]
         self.state: Path = ctx.store.provider.state  # type: ignore[attr-defined]
         self.remote = remote
-        self.refusals = _Refusals(self.state, self.repo)
+        self.refusals = _Refusals(self.state, self.repo, ctx.scope)
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
         self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
@@ -1239,10 +1239,11 @@ class _Refusals:
     """The quarantined refs and why, so a refusal is named again without verifying again;
     in a partial clone, not a refusal for an object git had not fetched (``judged_again``)."""
 
-    def __init__(self, state: Path, repo: pygit2.Repository | None = None) -> None:
+    def __init__(self, state: Path, repo: pygit2.Repository | None = None, scope: str | None = None) -> None:
         self.path = state / QUARANTINED
         self.repo = repo
         self.policy = _policy_revision(repo) if repo is not None else None
+        self.scope = scope
         try:
             data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -1252,14 +1253,18 @@ class _Refusals:
 
     def problem(self, held: str, tip: pygit2.Oid, records: str | None = None) -> str | None:
         """Why ``tip`` was refused, while it stands: a snapshot refused when the records were
-        ``records`` otherwise (a removal it waited for may have arrived since), or under
-        another policy (whose removals it honours may be others) is judged again."""
+        ``records`` otherwise (a removal it waited for may have arrived since), under
+        another policy (whose removals it honours may be others), or while this clone had
+        another scope (its origin changed since: what was of another scope may be its own
+        now) is judged again."""
         entry = self.known_refs.get(held)
         if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
             return None
         if "/records/shared/" in held and PREFIXED not in entry:
             return None  # a records ref refused before its verified prefix was read: judged again
         if self.repo is not None and entry.get("policy") != self.policy:
+            return None
+        if self.scope is not None and entry.get("scope") != self.scope:
             return None
         problem = entry.get("problem")
         return None if self.repo is not None and judged_again(self.repo, problem) else problem
@@ -1274,6 +1279,7 @@ class _Refusals:
         repo.references.create(held, tip, force=True)
         self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {}),
                                  **({"policy": self.policy} if self.policy else {}),
+                                 **({"scope": self.scope} if self.scope else {}),
                                  **({PREFIXED: "1"} if prefixed else {})}
         self.changed = True
 
