@@ -236,6 +236,43 @@ def test_a_refusal_for_another_scope_is_judged_again_once_the_clones_scope_chang
     assert cli.gitstore("sync", cwd=dave).returncode == 0
 
 
+def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team: tuple, tmp_path: Path) -> None:
+    """A maintainer adds a contributor's fork as a remote to review a pull request. The fork is
+    another repository (its own scope), whose owner has no push access to the team's remote:
+    memory fetched from it would be read as the team's, records of any scope its owner wrote
+    there included. ``gitstore init`` gives memory's fetch refspecs only to the remotes that
+    stand for this clone's scope, takes them off any other (an older init gave every remote
+    them), and doctor asks for none there."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    eve = tmp_path / "eve"
+    git(tmp_path, "clone", "-q", str(bare), str(eve))
+    cli.ok("init", cwd=eve)
+    thread = Thread(Context.open(eve), 31, "531")  # written under the team's scope, in eve's own fork
+    thread.comment("531", "words from a fork", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    fork = tmp_path / "eve.git"
+    git(tmp_path, "clone", "-q", "--bare", str(bare), str(fork))
+    git(fork, "remote", "set-url", "origin", "https://github.com/eve/widgets.git")
+    git(eve, "push", "-q", str(fork), "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
+        "refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+    root = bob.workspace.root
+    git(root, "remote", "add", "eve", str(fork))
+    git(root, "config", "--add", "remote.eve.fetch",  # what an older init gave every remote
+        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/eve/records/shared/*")
+    git(root, "remote", "add", "mirror", str(bare))  # the team's repository by another name
+    done = cli.ok("init", cwd=root)
+    assert "left     eve without memory's fetch refspecs" in done and "on mirror" in done, done
+    assert not [s for s in git(root, "config", "--get-all", "remote.eve.fetch").split() if "memory" in s]
+    assert [s for s in git(root, "config", "--get-all", "remote.mirror.fetch").split() if "memory" in s]
+    git(root, "fetch", "-q", "--all")
+    assert not git(root, "for-each-ref", "refs/memory/v1/remotes/eve/").strip()
+    assert "words from a fork" not in texts(bob)
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    eve_checks = [c for c in doctor["checks"] if c["check"] == "remote eve"]
+    assert eve_checks and all("gitstore init" not in (c.get("todo") or "") for c in eve_checks), eve_checks
+
+
 def test_the_tick_step_and_the_command(team: tuple) -> None:
     alice, bob, bare, held = team
     outcome = steps.sync(steps.Call(alice.workspace.root, {"remote": "origin"}))

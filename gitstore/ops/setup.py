@@ -18,11 +18,11 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
-from gitstore.errors import IntegrityError, Refused, UsageError
+from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import keep_scope, open_repository, scope_kept_gone, scope_note
+from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -99,7 +99,9 @@ class InitReport:
     provider: str
     created: list[str] = field(default_factory=list)
     note: tuple[str, str] | None = None  # about the scope, and what mends it (``gitstore.scope.scope_note``)
-    left: list[str] = field(default_factory=list)  # appends of an old writer id that could not be carried over
+    # appends of an old writer id that could not be carried over; a remote of another scope left without
+    # memory's fetch refspecs
+    left: list[str] = field(default_factory=list)
     # each field of config.json init took as changed since it last took the file (``Accepted``)
     accepted: list[Accepted] = field(default_factory=list)
 
@@ -222,7 +224,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     _keep_scope(repo, scope, before, report)  # once the configuration and its copy are: a refused init keeps none
     report.writer, report.provider = config.writer, config.provider
-    report.created.extend(_add_refspecs(repo))
+    report.created.extend(_add_refspecs(repo, scope, report))
     opened = _open_store(config, root, state, replaced=data is not None and not here)
     try:
         _set_up_store(opened, state, repo, renewed, report)
@@ -579,11 +581,41 @@ def forget_refspecs(repo: pygit2.Repository) -> None:
                 repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
 
 
-def _add_refspecs(repo: pygit2.Repository) -> list[str]:
+def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
+    """Whether the remote named ``remote`` stands for ``scope``, this clone's (``remote_scope``):
+    origin always does (it gives the clone its scope, or the one kept when it moved); another
+    remote does when its own scope is this one (the team's repository under another name or
+    URL), and a contributor's fork, another repository, does not. None when that cannot be
+    told (a path that is gone, clones leading back to one another)."""
+    if remote == "origin":
+        return True
+    try:
+        return remote_scope(repo, remote) == scope
+    except (GitstoreError, pygit2.GitError, OSError):
+        return None
+
+
+def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> list[str]:
+    """Give memory's fetch refspecs to each remote that stands for this clone's scope, and take
+    them off one that stands for another (an older init gave every remote them): a plain ``git
+    fetch`` from a fork would bring whatever its owner wrote there as the team's memory, though
+    they cannot push to the team's remote."""
     added = []
     for remote in repo.remotes:
         name = str(remote.name)  # a configured remote always has one
         existing = set(remote.fetch_refspecs)
+        stands = stands_for(repo, name, scope)
+        if stands is False:
+            gone = [spec for spec in fetch_refspecs(name) if spec in existing]
+            for spec in gone:
+                repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
+            if gone:
+                report.left.append(f"{name} without memory's fetch refspecs, taken off: it stands for "
+                                   f"{remote_scope(repo, name)}, another repository than this clone's {scope}, "
+                                   "whose memory a plain `git fetch` would have read as the team's")
+            continue
+        if stands is None:
+            continue
         for spec in fetch_refspecs(name):
             if spec not in existing:
                 repo.remotes.add_fetch(name, spec)

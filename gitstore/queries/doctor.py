@@ -680,7 +680,7 @@ def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) ->
 
 
 def _remotes(report: Report, workspace: Any) -> None:
-    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.ops.setup import fetch_refspecs, stands_for
     from gitstore.providers._partial import filters
 
     repo = workspace.repo
@@ -688,6 +688,9 @@ def _remotes(report: Report, workspace: Any) -> None:
         report.add("remotes", OK, "no remote: memory stays in this clone")
     filtered = filters(repo)
     for remote in repo.remotes:
+        if stands_for(repo, remote.name, workspace.scope) is False:  # a fork: another repository's memory
+            _other_repository(report, repo, remote.name, workspace.scope)
+            continue
         missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
         report.add(f"remote {remote.name}", WARN if missing else OK,
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
@@ -702,6 +705,23 @@ def _remotes(report: Report, workspace: Any) -> None:
     _shallow(report, repo)
     _prefetched(report, repo)
     _push(report, workspace)
+
+
+def _other_repository(report: Report, repo: Any, remote: str, scope: str) -> None:
+    """A remote that stands for another repository than this clone's (a contributor's fork):
+    memory travels only through the team's, so a plain fetch from it brings none."""
+    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.scope import remote_scope
+
+    theirs = remote_scope(repo, remote)
+    present = [s for s in fetch_refspecs(remote) if s in repo.remotes[remote].fetch_refspecs]
+    if present:
+        report.add(f"remote {remote}", WARN, f"stands for {theirs}, another repository than this clone's {scope}, "
+                   "and has memory's fetch refspecs: a plain `git fetch` from it brings whatever its owner wrote "
+                   "there as the team's memory", "`gitstore init` takes them off")
+    else:
+        report.add(f"remote {remote}", OK, f"stands for {theirs}, another repository than this clone's {scope}: "
+                   "a plain `git fetch` from it brings no memory")
 
 
 def _filtered(report: Report, remote: str, spec: str) -> None:
