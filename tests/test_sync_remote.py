@@ -236,14 +236,9 @@ def test_a_refusal_for_another_scope_is_judged_again_once_the_clones_scope_chang
     assert cli.gitstore("sync", cwd=dave).returncode == 0
 
 
-def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team: tuple, tmp_path: Path) -> None:
-    """A maintainer adds a contributor's fork as a remote to review a pull request. The fork is
-    another repository (its own scope), whose owner has no push access to the team's remote:
-    memory fetched from it would be read as the team's, records of any scope its owner wrote
-    there included. ``gitstore init`` gives memory's fetch refspecs only to the remotes that
-    stand for this clone's scope, takes them off any other (an older init gave every remote
-    them), and doctor asks for none there."""
-    alice, bob, bare, _ = team
+def _fork(tmp_path: Path, bare: Path, alice: Context) -> Path:
+    """A contributor's fork of the team's repository (its own origin, github.com/eve/widgets),
+    holding memory its owner wrote under the team's scope."""
     sync(str(alice.workspace.root))
     eve = tmp_path / "eve"
     git(tmp_path, "clone", "-q", str(bare), str(eve))
@@ -256,6 +251,18 @@ def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team
     git(fork, "remote", "set-url", "origin", "https://github.com/eve/widgets.git")
     git(eve, "push", "-q", str(fork), "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
         "refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+    return fork
+
+
+def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team: tuple, tmp_path: Path) -> None:
+    """A maintainer adds a contributor's fork as a remote to review a pull request. The fork is
+    another repository (its own scope), whose owner has no push access to the team's remote:
+    memory fetched from it would be read as the team's, records of any scope its owner wrote
+    there included. ``gitstore init`` gives memory's fetch refspecs only to the remotes that
+    stand for this clone's scope, takes them off any other (an older init gave every remote
+    them), and doctor asks for none there."""
+    alice, bob, bare, _ = team
+    fork = _fork(tmp_path, bare, alice)
     root = bob.workspace.root
     git(root, "remote", "add", "eve", str(fork))
     git(root, "config", "--add", "remote.eve.fetch",  # what an older init gave every remote
@@ -271,6 +278,26 @@ def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team
     doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
     eve_checks = [c for c in doctor["checks"] if c["check"] == "remote eve"]
     assert eve_checks and all("gitstore init" not in (c.get("todo") or "") for c in eve_checks), eve_checks
+
+
+def test_a_sync_with_a_remote_of_another_repository_is_refused_before_it_fetches(
+        team: tuple, tmp_path: Path) -> None:
+    """``gitstore sync eve``, eve being a contributor's fork, fetched the fork's memory and
+    admitted what its owner wrote under the team's scope (only the push was refused, for the
+    scope): the clone read it as the team's. A clone whose origin gives it its scope syncs only
+    with a remote of that scope: another is refused in one line, before anything is fetched."""
+    alice, bob, bare, _ = team
+    fork = _fork(tmp_path, bare, alice)
+    root = bob.workspace.root
+    git(root, "remote", "add", "eve", str(fork))
+    before = remote_refs(fork)
+    said = cli.fails(1, "sync", "eve", cwd=root)
+    assert "eve stands for github.com/eve/widgets, another repository than this clone's github.com/acme/widgets" \
+        in said and "`gitstore sync`" in said, said
+    assert not git(root, "for-each-ref", "refs/memory/v1/remotes/eve/", "refs/memory/sync/eve/").strip()
+    assert "words from a fork" not in texts(bob)
+    assert remote_refs(fork) == before
+    assert sync(str(root)).came_in  # origin's memory, as ever
 
 
 def test_the_tick_step_and_the_command(team: tuple) -> None:

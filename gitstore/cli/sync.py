@@ -17,6 +17,8 @@ def sync(
 ) -> None:
     """Fetch every writer's shared memory, verify it before use, then push this writer's own.
 
+    A remote that stands for another repository than origin's (a contributor's fork) is refused
+    before anything is fetched: its owner wrote what it holds.
     What fails verification is quarantined under refs/memory/quarantine/ and named, never read.
     Records are pushed fast-forward only; nothing of the local namespace ever leaves the clone.
     This writer's payload snapshot is pushed without the text of every comment a redaction

@@ -329,6 +329,7 @@ def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncRepo
     if not isinstance(provider, GitProvider):
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
+    _refuse_other_repository(provider.repo, remote, ctx.scope)
     report = SyncReport(remote)
     with sync_locked(provider.state):
         try:
@@ -626,6 +627,22 @@ def _check_remote(repo: pygit2.Repository, remote: str) -> None:
     if remote not in repo.remotes.names():
         known = ", ".join(repo.remotes.names()) or "none"
         raise InvalidInput(f"no remote named {remote!r} (remotes: {known}); add one with `git remote add`")
+
+
+def _refuse_other_repository(repo: pygit2.Repository, remote: str, scope: str) -> None:
+    """Refuse, before anything is fetched, a remote that stands for another repository than the
+    one origin gives this clone its scope from (a contributor's fork): whoever owns it wrote
+    what it holds under memory's refs, with no access to the team's remote, and a record of this
+    clone's scope there passes every check a sync makes. A clone without origin (a local scope,
+    which no remote stands for) still syncs: it is told how to make that remote its origin."""
+    from gitstore.ops.setup import stands_for
+    from gitstore.scope import remote_scope
+
+    if "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
+        return
+    raise Refused(f"{remote} stands for {remote_scope(repo, remote)}, another repository than this clone's {scope}: "
+                  f"memory is never fetched from it nor pushed to it; "
+                  f"{_other_scope_advice(repo, remote, scope, str(remote_scope(repo, remote)))}")
 
 
 def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
