@@ -280,6 +280,31 @@ def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team
     assert eve_checks and all("gitstore init" not in (c.get("todo") or "") for c in eve_checks), eve_checks
 
 
+def test_a_remote_whose_name_holds_a_slash_gets_no_memory_refspecs(team: tuple) -> None:
+    """git lets a remote's name hold a slash (``team/mirror``); memory fetched from it would go
+    a level deeper than the fetched namespace has (``refs/memory/v1/remotes/<remote>/...``),
+    where no read looks and ``verify`` names every ref as damage, exit 3 at each run, while
+    ``gitstore sync`` refuses the name. init gives such a remote no fetch refspecs, takes off
+    those an older init gave it, and deletes what they fetched, which nothing reads."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    root = bob.workspace.root
+    git(root, "remote", "add", "team/mirror", str(bare))
+    git(root, "config", "--add", "remote.team/mirror.fetch",  # what an older init gave it
+        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/team/mirror/records/shared/*")
+    git(root, "fetch", "-q", "team/mirror")
+    assert cli.gitstore("verify", cwd=root).returncode == 3  # each ref it brought named as damage
+    done = cli.ok("init", cwd=root)
+    assert "left     team/mirror without memory's fetch refspecs" in done, done
+    assert not [s for s in git(root, "config", "--get-all", "remote.team/mirror.fetch").split() if "memory" in s]
+    git(root, "fetch", "-q", "--all")
+    assert not git(root, "for-each-ref", "refs/memory/v1/remotes/team/").strip()
+    assert cli.gitstore("verify", cwd=root).returncode == 0
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    checks = [c for c in doctor["checks"] if c["check"] == "remote team/mirror"]
+    assert checks and all("gitstore init" not in (c.get("todo") or "") for c in checks), checks
+
+
 def test_a_sync_with_a_remote_of_another_repository_is_refused_before_it_fetches(
         team: tuple, tmp_path: Path) -> None:
     """``gitstore sync eve``, eve being a contributor's fork, fetched the fork's memory and

@@ -99,7 +99,7 @@ class InitReport:
     provider: str
     created: list[str] = field(default_factory=list)
     note: tuple[str, str] | None = None  # about the scope, and what mends it (``gitstore.scope.scope_note``)
-    # appends of an old writer id that could not be carried over; a remote of another scope left without
+    # appends of an old writer id that could not be carried over; a remote left without
     # memory's fetch refspecs
     left: list[str] = field(default_factory=list)
     # each field of config.json init took as changed since it last took the file (``Accepted``)
@@ -599,20 +599,28 @@ def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> li
     """Give memory's fetch refspecs to each remote that stands for this clone's scope, and take
     them off one that stands for another (an older init gave every remote them): a plain ``git
     fetch`` from a fork would bring whatever its owner wrote there as the team's memory, though
-    they cannot push to the team's remote."""
+    they cannot push to the team's remote. Nor any remote whose name holds a slash (git allows
+    one): the fetched namespace holds one folder per remote."""
     added = []
     for remote in repo.remotes:
         name = str(remote.name)  # a configured remote always has one
         existing = set(remote.fetch_refspecs)
         stands = stands_for(repo, name, scope)
-        if stands is False:
+        why = ("its name holds a slash: what it fetched would lie a level deeper than the fetched namespace "
+               "(one folder per remote), where no read looks and `gitstore verify` names each ref as damage"
+               if "/" in name else
+               f"it stands for {remote_scope(repo, name)}, another repository than this clone's {scope}, whose "
+               "memory a plain `git fetch` would have read as the team's" if stands is False else None)
+        if why is not None:
             gone = [spec for spec in fetch_refspecs(name) if spec in existing]
             for spec in gone:
                 repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
             if gone:
-                report.left.append(f"{name} without memory's fetch refspecs, taken off: it stands for "
-                                   f"{remote_scope(repo, name)}, another repository than this clone's {scope}, "
-                                   "whose memory a plain `git fetch` would have read as the team's")
+                report.left.append(f"{name} without memory's fetch refspecs, taken off: {why}")
+            if "/" in name:  # what they fetched lies where no read looks: never read, only named as damage
+                for kind in ("records", "payloads"):
+                    for ref in ref_names(repo, f"{PREFIX}remotes/{name}/{kind}/shared/"):
+                        repo.references.delete(ref)
             continue
         if stands is None:
             continue

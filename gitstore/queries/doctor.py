@@ -688,13 +688,13 @@ def _remotes(report: Report, workspace: Any) -> None:
         report.add("remotes", OK, "no remote: memory stays in this clone")
     filtered = filters(repo)
     for remote in repo.remotes:
-        if stands_for(repo, remote.name, workspace.scope) is False:  # a fork: another repository's memory
-            _other_repository(report, repo, remote.name, workspace.scope)
-            continue
-        missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
-        report.add(f"remote {remote.name}", WARN if missing else OK,
-                   f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
-                   "`gitstore init` adds them" if missing else "")
+        if "/" in remote.name or stands_for(repo, remote.name, workspace.scope) is False:  # a fork, say
+            _no_memory_remote(report, repo, remote.name, workspace.scope)
+        else:
+            missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
+            report.add(f"remote {remote.name}", WARN if missing else OK,
+                       f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
+                       "`gitstore init` adds them" if missing else "")
         if remote.name in filtered:
             _filtered(report, remote.name, filtered[remote.name])
         _pushes_every_ref(report, repo, remote.name)
@@ -707,21 +707,22 @@ def _remotes(report: Report, workspace: Any) -> None:
     _push(report, workspace)
 
 
-def _other_repository(report: Report, repo: Any, remote: str, scope: str) -> None:
-    """A remote that stands for another repository than this clone's (a contributor's fork):
-    memory travels only through the team's, so a plain fetch from it brings none."""
+def _no_memory_remote(report: Report, repo: Any, remote: str, scope: str) -> None:
+    """A remote memory is never fetched from: one that stands for another repository than this
+    clone's (a contributor's fork), since memory travels only through the team's, or one whose
+    name holds a slash, which the fetched namespace (one folder per remote) has no place for."""
     from gitstore.ops.setup import fetch_refspecs
     from gitstore.scope import remote_scope
 
-    theirs = remote_scope(repo, remote)
+    about = ("its name holds a slash, which the fetched namespace (one folder per remote) has no place for"
+             if "/" in remote else f"stands for {remote_scope(repo, remote)}, another repository than this "
+             f"clone's {scope}")
     present = [s for s in fetch_refspecs(remote) if s in repo.remotes[remote].fetch_refspecs]
     if present:
-        report.add(f"remote {remote}", WARN, f"stands for {theirs}, another repository than this clone's {scope}, "
-                   "and has memory's fetch refspecs: a plain `git fetch` from it brings whatever its owner wrote "
-                   "there as the team's memory", "`gitstore init` takes them off")
+        report.add(f"remote {remote}", WARN, f"{about}, and has memory's fetch refspecs: a plain `git fetch` from "
+                   "it brings memory no read should take", "`gitstore init` takes them off")
     else:
-        report.add(f"remote {remote}", OK, f"stands for {theirs}, another repository than this clone's {scope}: "
-                   "a plain `git fetch` from it brings no memory")
+        report.add(f"remote {remote}", OK, f"{about}: a plain `git fetch` from it brings no memory")
 
 
 def _filtered(report: Report, remote: str, spec: str) -> None:
