@@ -180,6 +180,29 @@ def test_a_clone_naming_the_teams_remote_otherwise_pushes_nothing_the_team_would
     assert again.returncode == 0 and "2 record(s) in from 1 writer(s)" in again.stdout, again.stdout
 
 
+def test_what_sync_held_for_a_remote_renamed_as_it_advised_is_dropped_by_init(team: tuple, tmp_path: Path) -> None:
+    """A clone of the team's remote named upstream syncs with it and holds every writer in
+    quarantine (of another scope than its own, local one), and is told to run `git remote
+    rename upstream origin && gitstore init --new-writer`. No sync of upstream can release
+    those held refs any more: doctor warned of them for good, saying they would be read once
+    the remote's ref moved, while origin's copies of the same writers are read. init drops what
+    sync held for a remote the clone no longer has."""
+    alice, _, bare, _ = team
+    sync(str(alice.workspace.root))
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", "-o", "upstream", str(bare), str(carol))
+    cli.ok("init", cwd=carol)
+    assert cli.gitstore("sync", "upstream", cwd=carol).returncode == 3
+    assert git(carol, "for-each-ref", "refs/memory/quarantine/upstream/").strip()
+    git(carol, "remote", "rename", "upstream", "origin")
+    done = cli.ok("init", "--new-writer", cwd=carol)
+    assert "upstream, no remote any more" in done, done
+    assert not git(carol, "for-each-ref", "refs/memory/quarantine/").strip()
+    assert sync(str(carol)).came_in
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=carol).stdout)
+    assert not [c for c in doctor["checks"] if "upstream" in c["detail"]], doctor
+
+
 def test_a_clone_whose_origin_changed_after_it_stored_pushes_nothing_of_the_old_scope(
         team: tuple, tmp_path: Path) -> None:
     """Records keep the scope they were stored under: a clone that stored memory before its

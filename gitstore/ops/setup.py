@@ -21,6 +21,7 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
 from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
+from gitstore.providers._names import QUARANTINE
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note
 
@@ -225,6 +226,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     _keep_scope(repo, scope, before, report)  # once the configuration and its copy are: a refused init keeps none
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo, scope, report))
+    _release_gone_remotes(repo, report)
     opened = _open_store(config, root, state, replaced=data is not None and not here)
     try:
         _set_up_store(opened, state, repo, renewed, report)
@@ -579,6 +581,20 @@ def forget_refspecs(repo: pygit2.Repository) -> None:
         for spec in fetch_refspecs(name):
             if spec in remote.fetch_refspecs:
                 repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
+
+
+def _release_gone_remotes(repo: pygit2.Repository, report: InitReport) -> None:
+    """Drop what sync holds in quarantine for a remote this clone no longer has, as after the
+    `git remote rename upstream origin && gitstore init --new-writer` a sync advises
+    (``gitstore.sync.remote.release_gone_remotes``)."""
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.sync.remote import release_gone_remotes
+
+    if not ref_names(repo, QUARANTINE):
+        return
+    for remote, count in sorted(release_gone_remotes(repo, state_dir(repo)).items()):
+        report.left.append(f"{remote}, no remote any more: dropped the {count} ref(s) sync held in quarantine for it, "
+                           "which no sync could release")
 
 
 def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:

@@ -122,7 +122,7 @@ from gitstore.providers._partial import is_partial, judged_again, missing_object
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
     INCOMING, SYNC_MOVES, drop_stale_incoming, misnamed_refs, policy_incoming, ref_tip, remote_head_incoming,
-    sync_locked,
+    sync_lock_if_free, sync_locked,
 )
 from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
@@ -1312,6 +1312,27 @@ class _Refusals:
             return
         replace_file(self.path, json.dumps(self.known_refs, sort_keys=True, indent=0))
         self.changed = False
+
+
+def release_gone_remotes(repo: pygit2.Repository, state: Path) -> dict[str, int]:
+    """Drop what sync holds in quarantine for a remote this clone no longer has (renamed, as
+    the `git remote rename upstream origin` a sync advises, or removed), and say how many refs
+    went for each: no sync of it can release them any more, and doctor warned of them for good,
+    saying they would be read once the remote's ref moved. Nothing waits for a running sync:
+    the next init drops them."""
+    names = set(repo.remotes.names())
+    dropped: dict[str, int] = {}
+    with sync_lock_if_free(state) as free:
+        if not free:
+            return dropped
+        refusals = _Refusals(state)
+        for ref in ref_names(repo, QUARANTINE):
+            remote = ref[len(QUARANTINE):].split("/", 1)[0]
+            if remote not in names:
+                refusals.release(repo, ref)
+                dropped[remote] = dropped.get(remote, 0) + 1
+        refusals.save()
+    return dropped
 
 
 def _policy_revision(repo: pygit2.Repository) -> str | None:
