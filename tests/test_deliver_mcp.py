@@ -212,3 +212,37 @@ async def test_show_gives_a_learning_s_accepted_text_whole_where_recall_shortens
     [cut] = [i for i in found.structured_content["items"] if i["id"] == learning["id"]]  # type: ignore[index]
     assert cut["text"].endswith("…")
     assert shown.structured_content["text"] == long and shown.structured_content["id"] == learning["id"]  # type: ignore[index]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("where", ["a repository not set up", "no repository"])
+async def test_a_server_started_where_memory_is_not_set_up_runs_and_its_tools_say_why(tmp_path: Path,
+                                                                                         where: str) -> None:
+    """A server registered for every project (``--scope user``) is started in each one: where
+    gitstore is not set up it starts all the same, says why once on standard error, and each tool
+    call answers with the one-line refusal instead of the harness finding a server that failed."""
+    import subprocess
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    root = tmp_path / "project"
+    root.mkdir()
+    if where == "a repository not set up":
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=root, env=env)
+    with (tmp_path / "stderr").open("w") as errors:
+        async with stdio_client(params, errlog=errors) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            recalled = await session.call_tool("recall", {"query": PROMPT})
+            shown = await session.call_tool("show", {"id": "lrn_" + "0" * 32})
+    assert {tool.name for tool in tools.tools} == {"recall", "show"}
+    why = "run `gitstore init` first" if where == "a repository not set up" else "is not inside a git repository"
+    for answer in (recalled, shown):
+        text = answer.content[0].text  # type: ignore[union-attr]
+        assert answer.is_error and why in text and "\n" not in text, text
+    logged = (tmp_path / "stderr").read_text()
+    assert logged.count(why) == 1 and "Traceback" not in logged, logged
+    assert not (root / "okf").exists()  # nothing was set up or written

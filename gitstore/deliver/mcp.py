@@ -17,7 +17,9 @@ them as any other learning.
 Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
-unknown learning) is a tool error with gitstore's one-line message; a tool, prompt or resource
+unknown learning) is a tool error with gitstore's one-line message. It starts wherever it is
+started (a server registered for every project is started in each one): in a folder where
+delivery cannot run it says why once on standard error, and each tool call answers so; a tool, prompt or resource
 the server does not have, a JSON-RPC error (invalid params, ``-32602``), and a method, method not
 found (``-32601``), each naming what the client sent shortened, on one line, once (``_strict``);
 the SDK's log, warnings only, one short line each, a crash named by the exception that caused
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from gitstore._shown import one_line
 from gitstore.errors import GitstoreError, UsageError
 
 _Server = TypeVar("_Server")  # the SDK's server class, imported only when the server starts
@@ -168,13 +171,18 @@ def rejected(error: Any) -> str:
 
 def serve(start: str = ".") -> None:
     """Run the server on standard input and output until the client closes it."""
+    import sys
+
     import anyio
 
     from gitstore.deliver.here import place_here
 
-    place_here(start)  # refuse at once where delivery cannot run
     app = server(start)
     log_on_one_line()
+    try:
+        place_here(start)
+    except GitstoreError as exc:  # a server registered for every project starts in each one: its tools say why
+        sys.stderr.write(f"gitstore mcp: warning: {one_line(str(exc))}; each tool call answers so\n")
     if not hasattr(app, "_lowlevel_server"):  # what _run serves: the SDK's 2.x layout
         from importlib.metadata import version
 
