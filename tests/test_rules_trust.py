@@ -875,8 +875,36 @@ def test_a_policy_revision_never_merged_gives_no_authority(team: dict[str, objec
     assert _standing(mallory, proposal["id"])[0] == "accepted"
     carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
     carol, = sync(mallory, carol)[1:]
+    assert git(carol.workspace.root, "rev-parse", "origin/takeover").strip(), "carol holds the revision mallory named"
     assert _standing(carol, proposal["id"]) == ("proposed", False)
-    assert any("which is not in refs/remotes/origin/main's history" in str(p) for p in verify(carol.store).problems)
+    report = verify(carol.store)  # judged by the policy on main, as by a clone that never fetched the branch
+    assert any("signed by a key the policy does not list" in str(p) for p in report.notices), report.notices
+
+
+def test_a_decision_keeps_counting_on_every_clone_when_the_default_branch_is_rewritten(
+        team: dict[str, object], tmp_path: Path) -> None:
+    """A team rewrites main (a file that should never have been committed, dropped from its
+    history) after bob signed an acceptance under its old tip. A clone still holding that tip
+    and a clone made since, which never had it, reach the same verdict: the one the policy now
+    on main gives, which still lets bob accept."""
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    maintainer = team_clone(tmp_path, bare, "maintainer").workspace.root
+    (maintainer / "README.md").write_text("# widgets, history rewritten\n")
+    git(maintainer, "commit", "-q", "-a", "--amend", "-m", "Who may decide (rewritten)")
+    git(maintainer, "push", "-q", "-f", "origin", "main")
+    carol, = sync(carol)
+    old = git(carol.workspace.root, "log", "-1", "--format=%H", "origin/main@{1}").strip()
+    assert git(carol.workspace.root, "cat-file", "-t", old).strip() == "commit", "carol still holds the old tip"
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", str(bare), str(fresh))  # what was reachable only
+    from .team import _memory
+    _memory(fresh)
+    git(fresh, "fetch", "-q", "origin")
+    assert subprocess.run(["git", "cat-file", "-e", old], cwd=fresh).returncode != 0, "the fresh clone never had it"
+    for ctx in (carol, Context.open(fresh)):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True), ctx.workspace.root
+        assert verify(ctx.store).ok, verify(ctx.store).problems
 
 
 def test_a_policy_that_cannot_be_read_lets_nothing_decide(team: dict[str, object], tmp_path: Path) -> None:

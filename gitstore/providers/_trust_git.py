@@ -5,8 +5,10 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
 1. its commit is signed (``gpgsig``) with an SSH key;
 2. the policy revision it names (``Policy: <commit>``) is in the default branch's history as
    this clone sees it, so nobody signs under a policy that was never merged; an append naming
-   none, or one this clone does not hold (a shallow clone, a revision not fetched yet), is
-   judged by the current policy alone, which steps 4 and 5 apply anyway;
+   none, one naming a revision this clone does not hold (a shallow clone, a revision not fetched
+   yet), or one naming a revision not in that history (never merged, or left out when the
+   branch was rewritten) is judged by the current policy alone, which steps 4 and 5 apply
+   anyway: whether a clone holds the commit named must not change its verdict;
 3. the signature verifies (``ssh-keygen -Y verify -n git``, at the commit's time) against that
    revision's ``allowed_signers``, which lists the key for the person: ssh-keygen is asked about
    each person the policy lists with the key, and the signature counts for those it verifies for;
@@ -82,10 +84,12 @@ class Trust:
         if signature_of(commit) is None:  # claims nobody: which revision it names does not matter
             return (), UNSIGNED
         revision_id = policy_commit or state.commit
-        if revision_id not in self.repo:  # a shallow clone, or a revision not fetched yet: the current one decides
+        if revision_id not in self.repo or not self._in_default(state.commit, revision_id):
+            # a revision this clone does not hold (a shallow clone, one not fetched yet) or that is not in the
+            # default branch's history (never merged, or left out when the branch was rewritten): the current
+            # one decides alone, as for an append naming none. Whether a clone holds that commit (a clone made
+            # after a rewrite never does) must not change its verdict
             revision_id = state.commit
-        elif not self._in_default(state.commit, revision_id):
-            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history"
         revision = self._revision(revision_id)
         if revision.policy is None:
             return (), f"names policy revision {revision_id[:12]}, which holds no usable policy"

@@ -9,8 +9,9 @@ counts depends on the store's trust mode (``TrustMode``, from the provider):
   this clone than a stranger can.
 - **policy**: an authority record counts only when its append is a commit signed with a key the
   policy lists for the person the record names (the decision's ``by``), made under a policy
-  revision in the default branch's history that let that person take the action, and the
-  current policy still lists that key for them and lets them take it. This clone's own
+  revision in the default branch's history that let that person take the action (one naming
+  another revision, or none, is judged by the current policy alone), and the current policy
+  still lists that key for them and lets them take it. This clone's own
   unsigned decisions count for nothing either: every clone computes the same verdicts.
 - **broken** (a policy that cannot be used): no authority record counts until it is fixed.
 
