@@ -5,6 +5,7 @@ may take that action; without one, each clone counts only its own decisions."""
 from __future__ import annotations
 
 import gc
+import json
 import subprocess
 from pathlib import Path
 
@@ -555,6 +556,29 @@ def test_policy_add_refuses_a_key_listed_for_someone_else(tmp_path: Path) -> Non
     assert f"the key {printed} is already listed for {BOB}" in refused and refused.count("\n") == 1, refused
     assert [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")] == before
     cli.ok("policy", "add", BOB, "--key", pub, "--may", "accept", cwd=root)  # the same person again: fine
+
+
+@pytest.mark.parametrize("named", ['github:"10"', f"{BOB},{BOB}", "github:1*"])
+def test_a_person_allowed_signers_would_read_as_someone_else_is_refused(tmp_path: Path, named: str) -> None:
+    """policy.json names people by their ids, allowed_signers by principals, which ssh-keygen
+    reads otherwise where an id holds a double quote (left out), a comma (between two people)
+    or a pattern character. `policy add 'github:"10"' --may accept` would list a new key for
+    github:10, who may do everything, while `policy show` says 'github:"10"' may accept and has
+    no key. Such an id is refused in policy.json, naming it, and `policy add` writes nothing."""
+    from gitstore.records.policy import PolicyError, parse_people
+
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    other_key, _ = keypair(tmp_path / "keys", "mallory")
+    cli.ok("policy", "init", "--by", BOB, "--key", str(bob_key.with_name(bob_key.name + ".pub")), cwd=root)
+    before = [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")]
+    refused = cli.fails(1, "policy", "add", named, "--may", "accept",
+                        "--key", str(other_key.with_name(other_key.name + ".pub")), cwd=root)
+    assert f"{named!r} cannot be named in .gitstore/allowed_signers" in refused, refused
+    assert [(root / ".gitstore" / name).read_bytes() for name in ("policy.json", "allowed_signers")] == before
+    text = '{"schema": "gitstore.policy/v1", "people": {%s: ["accept"]}}' % json.dumps(named)
+    with pytest.raises(PolicyError, match=r"^\.gitstore/policy\.json: .* cannot be named in"):
+        parse_people(text.encode())
 
 
 def _rsa_written_two_ways(folder: Path) -> tuple[Path, str, str]:

@@ -39,6 +39,8 @@ it, which ssh-keygen never reads) hold any other blank or control character is r
 key whose signatures never count.
 
 ``policy.json`` gives each name once in an object: JSON readers differ on which of two wins.
+Its people are ids allowed_signers can name as they are: none holds a double quote, a comma or
+a pattern character (``*``, ``?``, ``!``), which ssh-keygen would read as another person there.
 
 Both files are parsed strictly: anything off makes the whole policy unusable, and then no
 decision counts (fail closed) until it is fixed; ``gitstore status`` says why. The one
@@ -182,10 +184,20 @@ def parse_people(data: bytes) -> dict[str, frozenset[str]]:
     for who, actions in value["people"].items():
         if not isinstance(who, str) or not PERSON.match(who) or who.startswith("bot:"):
             raise PolicyError(f"{POLICY_FILE}: {who!r} is not a person id like github:583231")
+        if any(c in who for c in _NOT_PRINCIPAL):
+            raise PolicyError(f"{POLICY_FILE}: {who!r} cannot be named in {SIGNERS_FILE}, where ssh-keygen reads a "
+                              "double quote as none, a comma as between two people, and * ? ! as patterns")
         if not isinstance(actions, list) or not actions or any(a not in ACTIONS for a in actions):
             raise PolicyError(f"{POLICY_FILE}: {who}'s actions must be a list of {', '.join(ACTIONS)}")
         people[who] = frozenset(actions)
     return people
+
+
+# what an allowed_signers principal cannot hold as it is: ssh-keygen leaves a double quote out,
+# reads a comma as between two people and * ? ! as patterns. A policy.json person holding one
+# would be someone else there: 'github:"9"' may accept, with no key, while the line written for
+# them lists a key for github:9, with all github:9 may do
+_NOT_PRINCIPAL = '",*?!'
 
 
 def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -251,7 +263,7 @@ def _signer_line(line: str, where: str) -> SignerKey:
     principals, rest = _principals_token(line, where)
     names = tuple(principals.split(","))
     for name in names:
-        if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in "*?!"):
+        if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in _NOT_PRINCIPAL):
             raise PolicyError(f"{where}: principal {name!r} is not a person id (no patterns)")
     rest = rest.lstrip(_SPACES)
     options: dict[str, str | None] = {}
