@@ -860,6 +860,28 @@ def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: di
     assert _standing(carol, proposal["id"]) == (("accepted", True) if counts else ("proposed", False))
 
 
+@pytest.mark.parametrize("window", ['valid-before="20200101"', 'valid-after="29990101"'])
+def test_a_clone_whose_key_is_not_valid_now_decides_nothing(team: dict[str, object], tmp_path: Path,
+                                                             window: str) -> None:
+    """A key kept with valid-before (retired, its holder trusted) or listed from a later day
+    would sign a decision whose signature verifies on no clone: damage everywhere, for good,
+    since appends are never rewritten. The clone refuses before writing anything, and says why;
+    `policy show` says it cannot decide."""
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: text.replace(f'{BOB} namespaces="git"',
+                                                             f'{BOB} namespaces="git",{window}'))
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    before = git(bob.workspace.root, "for-each-ref", "refs/memory/v1/records/")  # its own appends
+    with pytest.raises(Refused, match=f"the key user.signingkey names is not valid now \\({window.split('=')[0]}"):
+        ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    assert git(bob.workspace.root, "for-each-ref", "refs/memory/v1/records/") == before
+    shown = cli.ok("policy", "show", cwd=bob.workspace.root)
+    assert "this clone cannot decide: the key user.signingkey names is not valid now" in shown, shown
+    refused = cli.fails(1, "accept", proposal["id"], "--review-digest", proposal["reviewDigest"], cwd=bob.workspace.root)
+    assert "not valid now" in refused, refused
+
+
 @pytest.mark.parametrize("zone", ["", "Z"])
 def test_a_key_valid_for_hours_more_counts_in_every_time_zone(team: dict[str, object], tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch, zone: str) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -165,9 +166,18 @@ class Trust:
         if shared:
             return (), (f"the policy lists the key user.signingkey names for more than one person "
                         f"({', '.join(shared)}): it signs for none of them")
-        found = tuple((p, policy.actions(p)) for k in policy.keys if k.public == key for p in k.principals)
-        if not found:
+        listed = policy.listed_for(key)
+        if not listed:
             return (), f"{NOBODY_FOR_KEY} ({key[:32]}...)"
+        now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")  # the time the append will be signed at
+        found = tuple((p, policy.actions(p)) for p in listed if (line := policy.holds(p, key)) and line.valid_at(now))
+        if not found:  # a signature now would not verify: the append would be damage on every clone
+            line = policy.holds(listed[0], key)
+            window = ", ".join(f"{name} {value}" for name, value in (("valid-after", line and line.valid_after),
+                                                                     ("valid-before", line and line.valid_before))
+                               if value)
+            return (), (f"the key user.signingkey names is not valid now ({window} in its line for "
+                        f"{', '.join(listed)}): sign with a key the policy lists as valid now")
         return found, ""
 
 
