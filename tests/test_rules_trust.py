@@ -581,6 +581,18 @@ def test_a_person_allowed_signers_would_read_as_someone_else_is_refused(tmp_path
         parse_people(text.encode())
 
 
+def test_policy_add_refuses_an_allowed_signers_file_that_is_no_utf8_in_one_line(tmp_path: Path) -> None:
+    """A comment saved in Latin-1 (a French team's "Cl\u00e9s"): the file is named, in one line."""
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    pub = str(bob_key.with_name(bob_key.name + ".pub"))
+    cli.ok("policy", "init", "--by", BOB, "--key", pub, cwd=root)
+    signers = root / ".gitstore" / "allowed_signers"
+    signers.write_bytes(signers.read_bytes() + "# Cl\u00e9s\n".encode("latin-1"))
+    refused = cli.fails(1, "policy", "add", CAROL, "--key", pub, cwd=root)
+    assert ".gitstore/allowed_signers: not UTF-8" in refused, refused
+
+
 def _rsa_written_two_ways(folder: Path) -> tuple[Path, str, str]:
     """A new RSA key made by ssh-keygen: its private key file, its public key as ssh-keygen
     wrote it, and the same key with two zero bytes before its exponent (OpenSSH skips them when

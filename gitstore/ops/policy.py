@@ -61,8 +61,9 @@ def add(workspace: Workspace, person: str, key: str | None, actions: list[str] |
     root = workspace.root
     try:
         people = {p: sorted(a) for p, a in parse_people(_read(root / POLICY_FILE)).items()}
-        signers = _read(root / SIGNERS_FILE).decode("utf-8")
-        parse_signers(signers.encode())
+        found = _read(root / SIGNERS_FILE)
+        parse_signers(found)  # refuses bytes that are no UTF-8, naming the file, before they are decoded
+        signers = found.decode("utf-8")
     except PolicyError as exc:
         raise InvalidInput(str(exc)) from None
     return _change(workspace, people, signers, person, key, actions)
