@@ -872,6 +872,24 @@ def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: di
     assert _standing(carol, proposal["id"]) == (("accepted", True) if counts else ("proposed", False))
 
 
+def test_a_key_listed_again_after_a_line_it_outlived_still_signs(team: dict[str, object], tmp_path: Path) -> None:
+    """ssh-keygen tries each line listing a person's key: one kept with a passed valid-before,
+    then the same key listed again, and the key signs, for git as for gitstore. Bob's signed
+    acceptance counts, and his clone may still decide."""
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+
+    def listed_twice(text: str) -> str:
+        line = next(l for l in text.splitlines() if l.startswith(BOB))
+        return text.replace(line, line.replace('namespaces="git"', 'namespaces="git",valid-before="20200101"')
+                            + "\n" + line)
+
+    _change_policy(tmp_path, bare, listed_twice)
+    carol, bob = sync(carol, bob)
+    assert _standing(carol, proposal["id"]) == ("accepted", True)
+    assert bob.store.signing_as() == [BOB]
+
+
 @pytest.mark.parametrize("window", ['valid-before="20200101"', 'valid-after="29990101"'])
 def test_a_clone_whose_key_is_not_valid_now_decides_nothing(team: dict[str, object], tmp_path: Path,
                                                              window: str) -> None:

@@ -170,7 +170,7 @@ class Trust:
         if not listed:
             return (), f"{NOBODY_FOR_KEY} ({key[:32]}...)"
         now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")  # the time the append will be signed at
-        found = tuple((p, policy.actions(p)) for p in listed if (line := policy.holds(p, key)) and line.valid_at(now))
+        found = tuple((p, policy.actions(p)) for p in listed if policy.valid_for(p, key, now))
         if not found:  # a signature now would not verify: the append would be damage on every clone
             line = policy.holds(listed[0], key)
             window = ", ".join(f"{name} {value}" for name, value in (("valid-after", line and line.valid_after),
@@ -188,8 +188,7 @@ def _still_allowed(now: Policy, then: Policy, key: str, principals: tuple[str, .
     when = signed_at(commit)  # checked already: a commit whose time is no date never verifies
     found = []
     for person in principals:
-        line = now.holds(person, key)
-        if line is not None and line.valid_at(when):
+        if now.valid_for(person, key, when):
             found.append((person, then.actions(person) & now.actions(person)))
     if not found:
         return (), f"{NO_LONGER_LISTED} {', '.join(principals)}"

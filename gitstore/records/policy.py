@@ -135,6 +135,14 @@ class Policy:
             return None
         return next((k for k in self.keys_of(person) if k.public == public), None)
 
+    def valid_for(self, person: str, public: str, when: str) -> bool:
+        """Whether ``person``'s key ``public`` may sign at ``when`` (``YYYYMMDDHHMMSS``, UTC):
+        any line listing it for them valid then, as ssh-keygen tries each line in turn (one
+        kept with a ``valid-before`` passed, another for the same key, and the key signs)."""
+        public = canonical(public)
+        return (self.holds(person, public) is not None
+                and any(k.valid_at(when) for k in self.keys_of(person) if k.public == public))
+
     def shared_keys(self) -> dict[str, tuple[str, ...]]:
         """Each key listed for more than one person (on one line or several), with those people:
         a signature by it cannot say which of them decided, so it counts for none of them. Keys
