@@ -957,6 +957,23 @@ def test_a_policy_revision_never_merged_gives_no_authority(team: dict[str, objec
     assert any("signed by a key the policy does not list" in str(p) for p in report.notices), report.notices
 
 
+def test_what_a_program_that_could_not_check_signatures_found_is_not_kept(team: dict[str, object],
+                                                                            tmp_path: Path) -> None:
+    """gpg.ssh.program naming a program that cannot check signatures (a wrapper that only
+    signs, say): no signature verifies. Once the setting is fixed, what that program said is
+    not remembered as the answer: bob's signed acceptance counts."""
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    program = tmp_path / "sign-only"
+    program.write_text("#!/bin/sh\necho 'this program only signs' >&2\nexit 1\n")
+    program.chmod(0o755)
+    dave = team_clone(tmp_path, bare, "dave").workspace.root
+    git(dave, "config", "gpg.ssh.program", str(program))
+    assert _standing(Context.open(dave), proposal["id"]) == ("proposed", False)
+    git(dave, "config", "--unset", "gpg.ssh.program")
+    assert _standing(Context.open(dave), proposal["id"]) == ("accepted", True)
+
+
 def test_a_decision_keeps_counting_on_every_clone_when_the_default_branch_is_rewritten(
         team: dict[str, object], tmp_path: Path) -> None:
     """A team rewrites main (a file that should never have been committed, dropped from its

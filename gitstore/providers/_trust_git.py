@@ -22,7 +22,8 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
 
 Signature checks are the costly part (one ``ssh-keygen`` run for each person listed with the key): each commit's is made once
 and remembered (``_verified``, kind ``signatures``) under the allowed_signers bytes it was
-checked against, with every time read as UTC (``CHECKED_AS``). The rest is looked up in parsed policies, once per revision.
+checked against and the program that checked it (``gpg.ssh.program``), with every time read
+as UTC (``CHECKED_AS``). The rest is looked up in parsed policies, once per revision.
 """
 
 from __future__ import annotations
@@ -106,7 +107,10 @@ class Trust:
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
         """The key a commit is signed with and the people it verified for, under ``revision``'s
         allowed_signers (checked once, then remembered)."""
-        context = CHECKED_AS + hashlib.sha256(revision.signers).hexdigest()[:32]
+        program = _program(self.repo)
+        # the program is part of what was checked: a verdict of one that could not check (a signing-only
+        # wrapper named in gpg.ssh.program, say) is never the answer once another is configured
+        context = CHECKED_AS + hashlib.sha256(program.encode("utf-8") + b"\0" + revision.signers).hexdigest()[:32]
         oid = str(commit.id)
         known = self._checked.get(oid, context)
         if isinstance(known, dict):
@@ -121,7 +125,7 @@ class Trust:
             key = signing_key(found[0])
             assert revision.policy is not None
             principals = [p for k in revision.policy.keys if k.public == key for p in k.principals]
-            checked = check(_program(self.repo), commit, revision.signers, principals)
+            checked = check(program, commit, revision.signers, principals)
             result = {"key": checked.key, "principals": list(checked.principals)}
         except SignatureProblem as exc:
             result = {"problem": str(exc)}
