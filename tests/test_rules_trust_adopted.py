@@ -78,3 +78,40 @@ def test_real_damage_still_fails_verify_and_the_records_gate(tmp_path: Path) -> 
     code, _ = _verify(root)
     assert code == 3
     assert _records_gate(root).returncode != 0
+
+
+def test_records_git_signed_alone_under_another_name_are_named_not_counted_without_failing(tmp_path: Path) -> None:
+    """Someone whose git signs every commit (commit.gpgsign with an SSH key) tries gitstore
+    alone: its appends are signed too, name no policy revision, and its decisions name them as
+    git's user.email has them. The policy then names them by their GitHub id, with the same
+    key. Those appends were made outside any policy and claim nothing under one: they are not
+    counted, as unsigned ones are, and verify and the records gate pass, on their clone and on
+    a teammate's; they never read as forgeries."""
+    from gitstore.ops import consent
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare)
+    key, _ = keypair(tmp_path / "keys", ALICE)
+    sign_as(root, key)
+    git(root, "config", "commit.gpgsign", "true")
+    alone = "git:alice@example.com"
+    alice = Context.open(root)
+    consent.grant(alice, alone, ["review", "instruction"], ["review-thread"], "2026-01-01T00:00:00.000000Z", None, None)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(alice, [ref(comment)])
+    accepted(alice, proposal, by=alone)
+    alice, = sync(alice)
+    cli.ok("policy", "init", "--by", ALICE, cwd=root)
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    alice = Context.open(root)
+    assert evaluate(alice.view(), "instruction")[proposal["id"]].state == "proposed"
+    bob = team_clone(tmp_path, bare, "bob")
+    for there in (alice.workspace.root, bob.workspace.root):
+        code, report = _verify(there)
+        assert code == 0 and report["problems"] == [], report
+        assert any("names no policy revision" in n["message"] for n in report["notices"]), report["notices"]
+        gate = _records_gate(there)
+        assert gate.returncode == 0, gate.stdout + gate.stderr

@@ -183,6 +183,10 @@ class Attestation(NamedTuple):
     signers: tuple[tuple[str, frozenset[str]], ...] = ()
     problem: str | None = None
     namespace: str = "shared"
+    # the append names no policy revision: made where no policy was in force (a clone alone signs
+    # when git signs every commit) or by hand; it claims nothing under the policy, so a signature
+    # that verifies for someone else than the person a record names leaves it not counted, not damaged
+    outside_policy: bool = False
 
     def actions(self, person: str) -> frozenset[str] | None:
         """What ``person`` may do by this append's signature (None: it is not theirs)."""

@@ -206,7 +206,7 @@ def _program(repo: pygit2.Repository) -> str:
 def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:
     """``base`` (who holds the append) completed with its signers under the policy."""
     signers, problem = trust.signers(commit, policy_commit)
-    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace)
+    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace, policy_commit is None)
 
 
 __all__ = ["NOBODY_FOR_KEY", "Trust", "attestation"]

@@ -38,6 +38,8 @@ SINGLE_USER = ("fetched from another clone ({where}); in a repository without a 
 
 
 NOT_COUNTED = "not counted under the policy: "
+OUTSIDE_POLICY = ("names no policy revision: made where none was in force, it claims nothing under one, and counts "
+                  "once made again, signed")
 NO_AUTHORITY = "carries no authority: "  # how every reason a record is not used is worded before its cause
 
 
@@ -47,7 +49,8 @@ def not_counted(reason: str) -> bool:
     its append is unsigned (made before the policy, say), signed with a key the policy does not
     or no longer lists, or by a person it does not let take that action. No damage, nor a
     forgery (``gitstore verify`` names it without failing). A signature that does not verify,
-    or that verifies for someone else than the person the record names, is not among them.
+    or that verifies for someone else than the person the record names in an append naming the
+    policy revision it was made under, is not among them.
     The cause is read where it starts, right after ``NO_AUTHORITY``, never from text a record
     or a ref name could hold."""
     at = reason.find(NO_AUTHORITY)
@@ -72,7 +75,10 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
     actions = attestation.actions(actor or "")
     signers = ", ".join(who for who, _ in attestation.signers) or "nobody the policy lists"
     if actions is None:
-        return f"it says {actor} decided, but its append {attestation.append[:12]} is signed by {signers}"
+        because = f"it says {actor} decided, but its append {attestation.append[:12]} is signed by {signers}"
+        # made where no policy was in force (a clone alone, its git signing every commit, names its person
+        # as user.email has it; the policy may name them otherwise): no claim under the policy, no forgery
+        return NOT_COUNTED + because + f" (it {OUTSIDE_POLICY})" if attestation.outside_policy else because
     missing = sorted(required - actions)
     if missing:
         return f"{NOT_COUNTED}the policy does not let {actor} {' or '.join(missing)}"
