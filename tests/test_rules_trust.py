@@ -581,6 +581,31 @@ def test_a_person_allowed_signers_would_read_as_someone_else_is_refused(tmp_path
         parse_people(text.encode())
 
 
+@pytest.mark.parametrize("listed", ["retired", "named in a comment"])
+def test_policy_add_lists_a_key_that_does_not_sign_for_the_person_now(tmp_path: Path, listed: str) -> None:
+    """`policy add` lists a person's key unless a line already lets it sign for them now: a line
+    kept with a passed valid-before (the key retired), or another key's line whose comment holds
+    this key's text, is no such line. The person can then decide with it, as `policy add` said."""
+    from datetime import datetime, timezone
+
+    from gitstore.records.policy import parse_signers, Policy
+
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    bob_key, bob_public = keypair(tmp_path / "keys", BOB)
+    old_key, _ = keypair(tmp_path / "keys", "old")
+    pub = str(bob_key.with_name(bob_key.name + ".pub"))
+    cli.ok("policy", "init", "--by", BOB, "--key", pub if listed == "retired" else str(old_key) + ".pub", cwd=root)
+    signers = root / ".gitstore" / "allowed_signers"
+    if listed == "retired":
+        signers.write_text(signers.read_text().replace(f'{BOB} namespaces="git"',
+                                                       f'{BOB} namespaces="git",valid-before="20200101"'))
+    else:
+        signers.write_text(signers.read_text().rstrip("\n") + f" was {bob_public}\n")
+    cli.ok("policy", "add", BOB, "--key", pub, cwd=root)
+    now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")
+    assert Policy({}, parse_signers(signers.read_bytes())).valid_for(BOB, bob_public, now), signers.read_text()
+
+
 def test_policy_add_refuses_an_allowed_signers_file_that_is_no_utf8_in_one_line(tmp_path: Path) -> None:
     """A comment saved in Latin-1 (a French team's "Cl\u00e9s"): the file is named, in one line."""
     root = first_clone(tmp_path, shared_remote(tmp_path))

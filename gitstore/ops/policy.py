@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
     if others:  # a signature by it could not say which of them decided
         raise Refused(f"the key {fingerprint(public)} is already listed for {', '.join(others)}: "
                       f"each person signs with a key of their own, so {person} needs another key")
-    if not any(line.split(" ", 1)[0] == person and public in line for line in signers.split("\n")):
+    if not _signs_now(signers, person, public):  # not listed for them, or only on lines not valid now
         signers += ("" if signers.endswith("\n") or not signers else "\n") + f'{person} namespaces="git" {public}\n'
     text = policy_text(people)
     try:
@@ -106,6 +107,14 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
 def _listed_for(signers: str, public: str) -> list[str]:
     """The people ``signers`` (allowed_signers, parsed already) lists key ``public`` for."""
     return list(Policy({}, parse_signers(signers.encode())).listed_for(public)) if signers.strip() else []
+
+
+def _signs_now(signers: str, person: str, public: str) -> bool:
+    """Whether ``signers`` (allowed_signers, parsed already) lists key ``public`` for ``person``
+    on a line valid now: a line kept with a passed valid-before (a key retired) lets it sign
+    nothing, so adding the person with it again lists it anew."""
+    now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")
+    return bool(signers.strip()) and Policy({}, parse_signers(signers.encode())).valid_for(person, public, now)
 
 
 def _next(workspace: Workspace) -> str:
