@@ -177,9 +177,9 @@ class Trust:
         found = tuple((p, policy.actions(p)) for p in listed if policy.valid_for(p, key, now))
         if not found:  # a signature now would not verify: the append would be damage on every clone
             line = policy.holds(listed[0], key)
-            window = ", ".join(f"{name} {value}" for name, value in (("valid-after", line and line.valid_after),
-                                                                     ("valid-before", line and line.valid_before))
-                               if value)
+            assert line is not None  # listed, for one person (a key shared is refused above)
+            window = ", ".join(f"{name} {value}" for name, value in (("valid-after", line.valid_after),
+                                                                     ("valid-before", line.valid_before)) if value)
             return (), (f"the key user.signingkey names is not valid now ({window} in its line for "
                         f"{', '.join(listed)}): sign with a key the policy lists as valid now")
         return found, ""
