@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gitstore.context import Context
 from gitstore.rules.active import evaluate
 
@@ -80,13 +82,16 @@ def test_real_damage_still_fails_verify_and_the_records_gate(tmp_path: Path) -> 
     assert _records_gate(root).returncode != 0
 
 
-def test_records_git_signed_alone_under_another_name_are_named_not_counted_without_failing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("adopted", ["under another name", "with a key valid from tomorrow"])
+def test_records_git_signed_alone_are_named_not_counted_without_failing(tmp_path: Path, adopted: str) -> None:
     """Someone whose git signs every commit (commit.gpgsign with an SSH key) tries gitstore
     alone: its appends are signed too, name no policy revision, and its decisions name them as
     git's user.email has them. The policy then names them by their GitHub id, with the same
-    key. Those appends were made outside any policy and claim nothing under one: they are not
-    counted, as unsigned ones are, and verify and the records gate pass, on their clone and on
-    a teammate's; they never read as forgeries."""
+    key, or lists their key from a later day. Those appends were made outside any policy and
+    claim nothing under one: they are not counted, as unsigned ones are, and verify and the
+    records gate pass, on their clone and on a teammate's; they never read as forgeries."""
+    from datetime import datetime, timedelta, timezone
+
     from gitstore.ops import consent
 
     bare = shared_remote(tmp_path)
@@ -94,7 +99,7 @@ def test_records_git_signed_alone_under_another_name_are_named_not_counted_witho
     key, _ = keypair(tmp_path / "keys", ALICE)
     sign_as(root, key)
     git(root, "config", "commit.gpgsign", "true")
-    alone = "git:alice@example.com"
+    alone = "git:alice@example.com" if adopted == "under another name" else ALICE
     alice = Context.open(root)
     consent.grant(alice, alone, ["review", "instruction"], ["review-thread"], "2026-01-01T00:00:00.000000Z", None, None)
     thread = Thread(alice, 7, "100")
@@ -104,6 +109,11 @@ def test_records_git_signed_alone_under_another_name_are_named_not_counted_witho
     accepted(alice, proposal, by=alone)
     alice, = sync(alice)
     cli.ok("policy", "init", "--by", ALICE, cwd=root)
+    if adopted != "under another name":
+        signers = root / ".gitstore" / "allowed_signers"
+        tomorrow = (datetime.now(timezone.utc) + timedelta(days=1)).strftime("%Y%m%d")
+        signers.write_text(signers.read_text().replace(f'{ALICE} namespaces="git"',
+                                                       f'{ALICE} namespaces="git",valid-after="{tomorrow}"'))
     commit_all(root, "Who may decide")
     git(root, "push", "-q", "origin", "main")
     alice = Context.open(root)

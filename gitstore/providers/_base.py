@@ -168,7 +168,10 @@ UNSIGNED = "is not signed (made before the policy, or without signing): it count
 NO_LONGER_LISTED = "is signed with a key the current policy no longer lists for"
 NOT_LISTED = "carries no valid signature: signed by a key the policy does not list"
 NOT_SSH = "carries no valid signature: not an SSH signature"
-_NO_AUTHORITY_ONLY = (UNSIGNED, NO_LONGER_LISTED, NOT_LISTED, NOT_SSH)
+# an append naming no policy revision (made where none was in force) whose key made its signature,
+# at a time the policy's line for that key does not let it sign (a valid-after set when it came)
+OUTSIDE_VALIDITY = "names no policy revision and is signed by its key at a time the policy's line for it does not allow"
+_NO_AUTHORITY_ONLY = (UNSIGNED, NO_LONGER_LISTED, NOT_LISTED, NOT_SSH, OUTSIDE_VALIDITY)
 
 
 class Attestation(NamedTuple):

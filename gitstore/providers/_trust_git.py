@@ -38,9 +38,11 @@ from typing import Any
 import pygit2
 
 from gitstore._gitconfig import value as git_setting
-from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, TrustMode
+from gitstore.providers._base import NO_LONGER_LISTED, OUTSIDE_VALIDITY, UNSIGNED, Attestation, TrustMode
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
-from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
+from gitstore.providers._signing import (
+    SignatureProblem, check, made_with, signature_of, signed_at, signer, signing_key,
+)
 from gitstore.providers._verified import Verified
 from gitstore.records.policy import SHARED_KEY, Policy, canonical
 
@@ -98,6 +100,8 @@ class Trust:
         try:
             key, principals = self._verified(commit, revision)
         except SignatureProblem as exc:
+            if policy_commit is None and self._made_by_its_key(commit):  # only the policy's times refuse it
+                return (), f"{OUTSIDE_VALIDITY}: {exc}"
             return (), f"carries no valid signature: {exc}"
         shared = revision.policy.shared_keys().get(key) or state.policy.shared_keys().get(key)
         if shared:  # which of them decided, the signature cannot say
@@ -137,6 +141,22 @@ class Trust:
         if result.get("problem"):
             raise SignatureProblem(result["problem"])
         return result["key"], tuple(result["principals"])
+
+    def _made_by_its_key(self, commit: pygit2.Commit) -> bool:
+        """Whether the key a commit's signature names made it, at the commit's time, whatever
+        the policy lists (``made_with``; checked once, then remembered)."""
+        program = _program(self.repo)
+        context = "made-with:" + hashlib.sha256(program.encode("utf-8")).hexdigest()[:32]
+        oid = str(commit.id)
+        known = self._checked.get(oid, context)
+        if not isinstance(known, bool):
+            try:
+                made_with(program, commit)
+                known = True
+            except SignatureProblem:
+                known = False
+            self._checked.put(oid, context, known)
+        return known
 
     def _revision(self, commit_id: str) -> Revision:
         found = self._revisions.get(commit_id)

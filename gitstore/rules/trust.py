@@ -48,9 +48,10 @@ def not_counted(reason: str) -> bool:
     intact: it came from another clone of a repository without a policy, or, under a policy,
     its append is unsigned (made before the policy, say), signed with a key the policy does not
     or no longer lists, or by a person it does not let take that action. No damage, nor a
-    forgery (``gitstore verify`` names it without failing). A signature that does not verify,
-    or that verifies for someone else than the person the record names in an append naming the
-    policy revision it was made under, is not among them.
+    forgery (``gitstore verify`` names it without failing). A signature that does not verify
+    (unless its key made it, in an append naming no policy revision, at a time the policy's line
+    for the key does not allow), or that verifies for someone else than the person the record
+    names in an append naming the policy revision it was made under, is not among them.
     The cause is read where it starts, right after ``NO_AUTHORITY``, never from text a record
     or a ref name could hold."""
     at = reason.find(NO_AUTHORITY)
