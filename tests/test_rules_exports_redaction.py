@@ -145,3 +145,36 @@ def test_an_export_whose_file_cannot_be_written_is_not_recorded(world, monkeypat
     record = records["shared"]
     assert written == path and path.is_file() and record["path"].endswith(path.name)
     assert [p.name for p in path.parent.iterdir()] == [path.name], "no temporary file left"
+
+
+def test_redaction_rewrites_only_this_clones_export_files(world) -> None:  # type: ignore[no-untyped-def]
+    """An export record is anyone's to store (`records add`, or a sync), naming any path: a file
+    of the repository it names is not an export this clone wrote. Redaction leaves such files as
+    they are and finishes (a README that is no JSON stopped it midway, with a traceback), and an
+    export file of this clone with a line that is not JSON still loses the text."""
+    from gitstore.ops import unfinished
+    from gitstore.ops.gc import collect
+    from gitstore.records.contracts import seal
+
+    ctx, grant, first, edit, label, other, learning = world
+    root = ctx.workspace.root
+    (root / "README.md").write_text("# Widgets\n\nA library.\n")
+    (root / "data").mkdir()
+    tracked = json.dumps(first) + "\n"  # a copy of the event, text and all, that no export of this clone wrote
+    (root / "data" / "copy.jsonl").write_text(tracked)
+    record = export(ctx, "evaluation", "github:9", with_evidence=True)[0]["shared"]
+    own = root / record["path"]
+    own.write_text("not json, added by hand\n" + own.read_text())
+    item = {"kind": "event", "id": first["id"], "digest": first["digest"], "grants": []}
+    for path in ("README.md", "data/copy.jsonl"):
+        ctx.store.append([seal({"schema": "gitstore.export/v1", "scope": ctx.scope, "purpose": "evaluation",
+                                "by": "github:666", "at": "2026-03-05T10:00:00.000000Z", "path": path,
+                                "items": [item]})])
+    report = redact(ctx, "github:comment:100", "github:9", "asked by author")
+    assert report.rewritten == [record["path"]]
+    assert (root / "README.md").read_text() == "# Widgets\n\nA library.\n"
+    assert (root / "data" / "copy.jsonl").read_text() == tracked
+    assert "the-secret-retry-advice" not in own.read_text() and own.read_text().startswith("not json")
+    assert unfinished.notes(ctx.workspace.state) == []
+    _, applied, _, _ = collect(ctx)
+    assert applied.failed == []

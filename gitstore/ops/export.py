@@ -20,6 +20,8 @@ from gitstore.context import Context
 from gitstore.records.times import now
 from gitstore.records.vocabulary import PURPOSES, unknown
 
+FOLDER = "exports"  # under the state folder: where this clone writes its exports, and only they are
+
 
 def export(ctx: Context, purpose: str, by: str, *,
            with_evidence: bool = False) -> tuple[dict[Namespace, dict[str, Any]], Path]:
@@ -86,7 +88,7 @@ def _dedupe(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _destination(ctx: Context, purpose: str, stamp: str) -> Path:
-    folder = ctx.workspace.state / "exports"
+    folder = ctx.workspace.state / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     real = folder.resolve()
     root = ctx.workspace.root.resolve()

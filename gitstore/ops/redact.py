@@ -397,10 +397,16 @@ def _rewrite_exports(ctx: Context, view: View, report: RedactionReport) -> None:
 
 def export_files(ctx: Context, view: View, gone: set[str]) -> Iterator[tuple[str, Path]]:
     """(path as the export record names it, the file) of each export file on this clone that
-    copied one of the events ``gone``."""
+    copied one of the events ``gone``: those in its exports folder only. An export record is
+    anyone's to store (``records add``, a teammate's sync), naming any path of the repository,
+    and a file there (a README, a data file) is no export this clone wrote."""
+    from gitstore.ops.export import FOLDER
+
+    folder = (ctx.workspace.state / FOLDER).resolve()
     for export in view.exports:
         path = ctx.workspace.root / export["path"]
-        if any(item["id"] in gone for item in export["items"]) and path.is_file():
+        if any(item["id"] in gone for item in export["items"]) and path.is_file() \
+                and path.resolve().parent == folder:
             yield export["path"], path
 
 
@@ -428,7 +434,10 @@ def rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
     lines = path.read_text(encoding="utf-8").splitlines()
     out, changed = [], False
     for line in lines:
-        record = _jsontext.loads(line) if line.strip() else None
+        try:
+            record = _jsontext.loads(line) if line.strip() else None
+        except ValueError:  # not a record gitstore wrote (an edit by hand): it stays as it is
+            record = None
         if isinstance(record, dict) and record.get("id") in gone and "payload" in record:
             record.pop("payload")
             note = ctx.store.provider.redaction_note(record["payloadDigest"])  # type: ignore[attr-defined]

@@ -1071,9 +1071,10 @@ def _exports(report: Report, root: Path, state: Path) -> None:
     text memory removed (a redaction made on another clone, brought by a plain ``git fetch``
     and applied by no sync or gc yet); said only where there are exports, and the files are read
     only when a redaction is pending."""
+    from gitstore.ops.export import FOLDER
     from gitstore.ops.snapshots import exports_held
 
-    folder = state / "exports"
+    folder = state / FOLDER
     if folder.is_dir() and any(folder.iterdir()):
         _still_holding(report, root, "exports", exports_held, (
             "the export files reflect every redaction in memory", "export file(s)", "event(s)",
