@@ -213,3 +213,31 @@ def test_purge_takes_only_the_rule_init_wrote_and_leaves_every_other_byte(tmp_pa
         done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
         assert done.returncode == 0, done.stderr
         assert exclude.read_bytes() == text
+
+
+def test_purge_deletes_the_copies_git_s_prefetch_made_of_memory_s_refs(tmp_path: Path) -> None:
+    """``git maintenance run --task=prefetch`` (hourly under ``git maintenance start``) copies
+    every ref a remote's refspecs fetch, memory's included, into ``refs/prefetch/``: those copies
+    kept every record and payload reachable after a purge, which erased nothing. They go with
+    memory's refs; the prefetched copies of the user's branches stay."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 1, "1")
+    thread.comment("1", "words to purge away", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    root = ctx.workspace.root
+    writer = ctx.workspace.config.writer
+
+    def run(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    for kind in ("records", "payloads"):  # as the prefetch of a remote memory was synced to names them
+        run("update-ref", f"refs/prefetch/memory/v1/remotes/origin/{kind}/shared/{writer}",
+            f"refs/memory/v1/{kind}/shared/{writer}")
+    run("update-ref", "refs/prefetch/remotes/origin/main", "HEAD")
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert run("for-each-ref", "--format=%(refname)", "refs/prefetch/") == "refs/prefetch/remotes/origin/main\n"
+    left = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
+                          check=True).stdout
+    assert b"words to purge away" not in left

@@ -15,7 +15,7 @@ import pygit2
 
 from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR, forget_ignored, work_tree_git_folders
 from gitstore.errors import Refused, UsageError
-from gitstore.providers._gc_git import collect_purged
+from gitstore.providers._gc_git import PREFETCHED, collect_purged
 from gitstore.providers._gitdirs import broken_refs, common_dir
 from gitstore.ops.setup import forget_refspecs
 from gitstore.providers.git import PREFIX
@@ -31,9 +31,10 @@ def purge_names(repo: pygit2.Repository) -> tuple[str, ...]:
 
 
 def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
-    """What purge would remove: the memory refs (files that hold no ref among them), the local
+    """What purge would remove: the memory refs (files that hold no ref among them, and the
+    copies ``git maintenance``'s prefetch made of them, which kept all they reach), the local
     namespace's folder, the state folder; refuses a repository holding none of them."""
-    refs = [name for name in repo.references if name.startswith(MEMORY)]  # sync's held refs with them
+    refs = [name for name in repo.references if name.startswith((MEMORY, PREFETCHED))]  # sync's held refs with them
     refs += broken_refs(repo, MEMORY)  # left out of every listing, and git will not delete them
     internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
     root = Path(repo.workdir).resolve()  # a work tree's repository (``open_repository`` refuses a bare one)
