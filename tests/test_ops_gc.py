@@ -222,3 +222,33 @@ def test_a_dropped_stash_holding_the_bytes_of_redacted_text_keeps_all_but_them(t
     for kept in (stash, f"{stash}^{{tree}}", f"{stash}^2"):
         assert subprocess.run(["git", "cat-file", "-e", kept], cwd=root).returncode == 0, kept
     assert git(root, "show", f"{stash}:README.md") == "work in progress\n"
+
+
+def test_gc_keeps_a_users_commit_signed_and_worded_as_gitstore_s_that_holds_no_memory(tmp_path: Path) -> None:
+    """gc found memory's unreachable commits by their author, committer and message alone: a
+    user's commit made with gitstore's identity (``git -c user.email=gitstore@localhost``, a
+    copied script) and a ``gitstore: `` subject, reset away, was erased with its files. A commit
+    counts as memory's only when its tree is laid out as memory lays its trees out (record kind
+    folders, or a payload snapshot's)."""
+    ctx = ready_repo(tmp_path / "repo")
+    repo = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    thread.comment("100", f"Please {SECRET} in the retry loop.", T0)
+    thread.save()
+    (repo / "notes.txt").write_text("the user's own notes\n")
+    git(repo, "add", "notes.txt")
+    lookalike = {**os.environ, "GIT_AUTHOR_NAME": "gitstore", "GIT_AUTHOR_EMAIL": "gitstore@localhost",
+                 "GIT_COMMITTER_NAME": "gitstore", "GIT_COMMITTER_EMAIL": "gitstore@localhost"}
+    tree = git(repo, "write-tree").strip()
+    commit = subprocess.run(["git", "commit-tree", tree, "-p", "HEAD", "-m", "gitstore: my notes"], cwd=repo,
+                            env=lookalike, capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "reset", "-q")  # nothing reaches it: a dangling commit, as a reset and an expired reflog leave
+    later = Thread(ctx, 8, "200")
+    later.comment("200", "Another comment.", T0)
+    later.save()  # memory lets its first payload snapshot go
+    report = GitProvider(repo, ctx.workspace.config.writer).gc()
+    assert report.objects >= 1  # memory's old snapshots and commits went
+    for oid in (commit, tree, f"{tree}:notes.txt"):
+        git(repo, "cat-file", "-e", oid)  # raises if gone
+    assert b"the user's own notes" in all_objects(repo)

@@ -10,7 +10,9 @@ repository memory writes to (the repository itself, and the local namespace's ow
    --indexed-objects`` (every ref, HEAD and index of every worktree, every reflog, stashes);
 3. of the objects in the repository's own object folder that are not reachable, memory's are
    the ones reachable from a commit gitstore wrote (author and committer
-   ``gitstore <gitstore@localhost>``, message ``gitstore: ...``) or from a tree an append named
+   ``gitstore <gitstore@localhost>``, message ``gitstore: ...``, and a tree of nothing but
+   record kind folders, ``notes`` and a payload snapshot's ``aa`` folders: a user's commit
+   given that identity holds the user's files) or from a tree an append named
    in its journal before it was killed, within the unreachable objects. Records commits this
    clone acknowledged are never among them: a ref moved back past one is damage ``verify``
    reports, and gc keeps the evidence; nor is the history of a fetched tip admitted last
@@ -59,6 +61,7 @@ from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import TEMPORARY
 from gitstore.providers._names import PREFIX
 from gitstore.providers._objects import MAX_PAYLOAD_BYTES, pack_ids
+from gitstore.records.contracts import KINDS
 from gitstore.providers._tips import acknowledged, logged_refs
 
 _HEX = re.compile(r"^[0-9a-f]{40}\Z")
@@ -285,12 +288,24 @@ class Collector:
         return found
 
     def _is_memory_commit(self, oid: str) -> bool:
-        found, data = self.repo.odb.read(pygit2.Oid(hex=oid))
+        """Whether a commit is memory's: gitstore's author, committer and subject, and a tree
+        laid out as memory's trees are (``_memory_shaped``). The first three are anyone's to
+        give a commit (a copied script, ``git -c user.email=...``): a user's commit with them
+        holds the user's files, which gc must not take."""
+        odb = self.repo.odb
+        found, data = odb.read(pygit2.Oid(hex=oid))
         head, _, message = data.partition(b"\n\n")
         lines = head.split(b"\n")
-        return (any(line.startswith(b"committer " + SIGNATURE) for line in lines)
+        if not (any(line.startswith(b"committer " + SIGNATURE) for line in lines)
                 and any(line.startswith(b"author " + SIGNATURE) for line in lines)
-                and message.startswith(b"gitstore: "))
+                and message.startswith(b"gitstore: ")):
+            return False
+        tree = next((line[5:45].decode() for line in lines if line.startswith(b"tree ")), "")
+        try:
+            kind, raw = odb.read(pygit2.Oid(hex=tree))
+        except (KeyError, ValueError):
+            return False  # nothing shows it is memory's: kept
+        return kind == pygit2.GIT_OBJECT_TREE and _memory_shaped(raw)
 
     def _closure(self, roots: set[str], within: set[str]) -> set[str]:
         """``roots`` and every object they refer to, directly or not, among ``within``."""
@@ -421,6 +436,16 @@ def _children(odb: pygit2.Odb, kind: int, data: bytes) -> Iterable[str]:
 
 _ENTRY = re.compile(rb"([0-7]{5,6}) ([^\0]+)\0(.{20})", re.DOTALL)
 _SNAPSHOT_ENTRY = re.compile(rb"40000 [0-9a-f]{2}|100644 [0-9a-f]{64}\.json")
+
+
+_MEMORY_FOLDER = re.compile(rb"40000 (?:[0-9a-f]{2}|notes|" + b"|".join(kind.encode() for kind in KINDS) + rb")")
+
+
+def _memory_shaped(data: bytes) -> bool:
+    """Whether a commit's tree is laid out as memory's are: nothing but folders, each a record
+    kind's (a records tree), ``notes`` or a payload snapshot's first folder (``aa``); an empty
+    tree is an empty snapshot's."""
+    return all(_MEMORY_FOLDER.fullmatch(mode + b" " + name) for mode, name, _ in _entries(data))
 
 
 def _snapshot_shaped(data: bytes) -> bool:
