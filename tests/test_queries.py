@@ -240,6 +240,54 @@ def test_an_export_or_removal_entry_with_nothing_behind_it_is_shown_not_used(tmp
     assert all(e["thisClone"] and e["storedIn"].startswith("records/shared/") for e in trail.values())
 
 
+@pytest.mark.parametrize("provider", ["git", "jsonl"])
+def test_a_proposal_import_promotion_label_or_disclosure_entry_with_nothing_behind_it_is_shown_not_used(
+        tmp_path: Path, provider: str) -> None:
+    """Only entries of decisions, exports and removals were checked against what they report:
+    a bare entry saying a person proposed, imported, promoted or labelled something, disclosed
+    sessions, merged learnings or purged memory (actions no command writes an entry of) was
+    listed as an ordinary entry. Each counts only where gitstore writes it: beside the records
+    it names, in the same append (a disclosure: in this machine's local memory)."""
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = ready_repo(tmp_path / "widgets", provider=provider)
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    kept = thread.comment("100", "Retries need jitter.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    version = propose(ctx, [ref(kept)])
+    comment = {"id": 501, "user": {"id": 1001, "login": "someone"}, "body": "Name tests after behaviour.",
+               "path": "src/retry.py", "line": 2, "created_at": "2026-03-02T10:00:00Z",
+               "updated_at": "2026-03-02T10:00:00Z", "commit_id": "0" * 40, "in_reply_to_id": None}
+    snapshot = tmp_path / "pr-12.json"
+    snapshot.write_text(json.dumps({
+        "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 12,
+        "head": {"ref": "fix-12", "sha": "0" * 40},
+        "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": [comment]},
+                      {"collection": "reviews", "page": 1, "link": "", "body": []},
+                      {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}))
+    import_reviews(ctx, snapshot, "github:9")
+    ctx.write([], "disclose", "github:9", ["labeler rules"], "what the labeler is sent", namespace="local")
+    real = {e["digest"] for e in audit.audit(Context.open(ctx.workspace.root))}
+    assert all("notUsed" not in e for e in audit.audit(Context.open(ctx.workspace.root)))
+    fake = "sha256:" + "1" * 64
+    forged = [ctx.audit("propose", "github:77", [version["id"]], []),
+              ctx.audit("propose", "github:77", [version["id"]], [version]),  # a real version, stored apart
+              ctx.audit("import", "github:77", [fake], []),
+              ctx.audit("promote", "github:77", [version["id"], fake], []),
+              ctx.audit("label", "github:77", ["3 labels by rules"], [kept]),
+              ctx.audit("disclose", "github:77", ["labeler rules"], [], "sessions sent"),
+              ctx.audit("merge", "github:77", [version["id"]], [version]),
+              ctx.audit("purge", "github:77", ["acme/widgets"], [])]
+    ctx.store.append(forged)
+    trail = {e["digest"]: e for e in audit.audit(Context.open(ctx.workspace.root))}
+    assert {d for d, e in trail.items() if "notUsed" in e} == {f["digest"] for f in forged}
+    assert not real & {f["digest"] for f in forged}
+    assert "no record stored with it" in trail[forged[1]["digest"]]["notUsed"]
+    assert "local memory" in trail[forged[5]["digest"]]["notUsed"]
+    assert "writes no entry of this action" in trail[forged[7]["digest"]]["notUsed"]
+
+
 def test_status_reads_no_record(ctx: Context) -> None:
     info = status(ctx.workspace)
     assert info["stateIgnored"] is True and info["config"]["capture"] == {"value": "summary", "from": "default",

@@ -13,9 +13,11 @@ from gitstore.queries.audit import audit as query
 def audit(as_json: bool = JSON_OPTION) -> None:
     """Every grant, withdrawal, decision, retirement, export and redaction, in order.
 
-    An entry whose decision, grant or withdrawal carries no authority, an export entry stored
-    without its export record and a redaction entry with no removal behind it say they are not
-    used. Each names the writer's ref it was read from."""
+    An entry whose decision, grant or withdrawal carries no authority, an export, proposal,
+    import, promotion or labels entry stored without the records it names, a redaction entry
+    with no removal behind it, a disclosure entry outside this machine's local memory and an
+    entry of an action no command writes say they are not used. Each names the writer's ref it
+    was read from."""
     entries = query(Context.open())
     if as_json:
         emit_json(entries)

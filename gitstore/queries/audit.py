@@ -7,9 +7,12 @@ append that the rules use (``gitstore.rules.view``). So do the entries of what h
 evidence: an export counts beside the export record stored in the same append, and a removal
 (``redact``) beside the removal it reports: a redaction note that counts here, by the same
 person at the same time, for the payload of the event it names (``gitstore.ops.redact`` builds
-the entry from that note). Any other such entry carries ``notUsed``, why, so the trail never
-shows a forged acceptance, removal or export, or one naming a record that does not exist, as
-one that counts. Each entry names the writer's ref it was read from (``storedIn``) and whether
+the entry from that note). A proposal's, an import's, a promotion's and labels' entry counts
+beside the records it names, stored in the same append (it is written with them), a
+disclosure's only in this machine's local namespace (where it is written), and an entry of an
+action no command writes (``merge``, ``capture``, ``purge``) never. Any other such entry carries
+``notUsed``, why, so the trail never shows a forged acceptance, removal, export or proposal, or
+one naming a record that does not exist, as one that counts. Each entry names the writer's ref it was read from (``storedIn``) and whether
 this clone stored it (``thisClone``): an entry in a person's name is only what that writer said.
 
 An entry's ``reason`` (a grant's note, a withdrawal's, rejection's or retirement's reason) is
@@ -31,6 +34,9 @@ if TYPE_CHECKING:
 
 AUTHORITY = frozenset({"accept", "reject", "retire", "auto-accept", "grant", "withdraw"})
 VOUCHING = AUTHORITY | {"export"}  # counts only beside the record it names, stored in the same append
+BESIDE = {"propose": "learning", "import": "import", "promote": "packet", "label": "event"}
+"""The entries written in the append of the records they name, and the kind of the last of those."""
+LOCAL = frozenset({"disclose"})  # written only in this machine's local namespace, naming no record
 
 
 def audit(ctx: Context) -> list[dict[str, Any]]:
@@ -42,16 +48,25 @@ def audit(ctx: Context) -> list[dict[str, Any]]:
     view = View.load(ctx.store, payloads=False, kinds=["learning", "grant", "withdrawal", "export", "audit"])
     counted = {i.digest: i for i in view.items if i.kind in ("learning", "grant", "withdrawal", "export")}
     removed = _removed(ctx, [i for i in view.items if i.kind == "audit" and i.record.get("action") == "redact"])
+    beside = _beside(ctx, view, [i for i in view.items if i.kind == "audit" and i.record.get("action") in BESIDE])
     entries = []
     for item in view.items:
         if item.kind != "audit":
             continue
         entry = screened_record(item.record, "reason", "subjects")
         action = entry.get("action")
-        why = (_unused(ctx, view, counted, item) if action in VOUCHING
-               else None if action != "redact" or item.digest in removed
-               else "it names no removal of the event's text by this person at this time that counts here; "
-                    "it is never used")
+        if action in VOUCHING:
+            why = _unused(ctx, view, counted, item)
+        elif action in BESIDE:
+            why = None if item.digest in beside else "it names no record stored with it; it is never used"
+        elif action in LOCAL:
+            why = None if item.stored.namespace == "local" else \
+                "gitstore writes it only in this machine's local memory; it is never used"
+        elif action == "redact":
+            why = None if item.digest in removed else \
+                "it names no removal of the event's text by this person at this time that counts here; it is never used"
+        else:  # merge, capture, purge: in the contract's list, written by no command
+            why = "gitstore writes no entry of this action; it is never used"
         stored = item.stored
         entry = {**entry, "storedIn": f"records/{stored.namespace}/{shown_writer(stored.writer, cut=True)}",
                  "thisClone": ctx.store.own(item)}
@@ -73,6 +88,30 @@ def _unused(ctx: Context, view: View, counted: dict[str, Any], item: Any) -> str
     if item.record.get("action") == "export":
         return "it names no export record stored with it; it is never used"
     return "it names no decision, grant or withdrawal stored with it that counts; it is never used"
+
+
+def _beside(ctx: Context, view: View, entries: list[Any]) -> set[str]:
+    """The digests of the entries of a proposal, an import, a promotion or labels stored in the
+    same append as the last record they name (a learning version, the import record, the
+    packet, a label): gitstore writes each with its records, so one without them (anyone who
+    can push can store one, in anyone's name) says nothing happened."""
+    last = {item.digest: named[-1] for item in entries
+            if isinstance(named := item.record.get("records"), list) and named and isinstance(named[-1], str)}
+    if not last:
+        return set()
+    held = {i.digest: i for i in view.items if i.digest in set(last.values())}  # learnings: read already
+    rest = set(last.values()) - held.keys()
+    kinds = {BESIDE[item.record["action"]] for item in entries} - {"learning"}  # no event read for imports alone
+    if rest and kinds:
+        for found in ctx.store.items(sorted(kinds), digests=rest):
+            held.setdefault(found.digest, found)
+
+    def appends(item: Any) -> set[str]:
+        return {placed.stored.append for placed in (item, *ctx.store.copies(item))}
+
+    return {item.digest for item in entries
+            if item.digest in last and (record := held.get(last[item.digest])) is not None
+            and last[item.digest] not in view.ignored and appends(item) & appends(record)}
 
 
 def _removed(ctx: Context, entries: list[Any]) -> set[str]:
