@@ -178,3 +178,20 @@ def test_redaction_rewrites_only_this_clones_export_files(world) -> None:  # typ
     assert unfinished.notes(ctx.workspace.state) == []
     _, applied, _, _ = collect(ctx)
     assert applied.failed == []
+
+
+def test_a_reason_or_note_is_stored_without_secrets(world) -> None:  # type: ignore[no-untyped-def]
+    """A redaction's reason, a withdrawal's and a grant's note were stored as typed, in shared
+    records every clone fetches and no removal can take back: a person asking to remove a
+    token from a comment may well quote it there. The secrets in them are redacted before
+    anything is stored, as in a proposal's texts (the rest is screened where it is shown)."""
+    ctx, grant, first, edit, label, other, learning = world
+    token = "ghp_" + "0fAGST5ohwj3Aio6ul2ncFNgdncvat1udBt1"
+    redact(ctx, "github:comment:100", "github:9", f"it held {token}")
+    withdrawal = consent.withdraw(ctx, "github:9", grant["digest"], ["evaluation"], f"leaked {token}")
+    given = consent.grant(ctx, "github:9", ["review"], ["review-thread"], "2026-01-01", None, f"see {token}")
+    assert withdrawal["reason"] == "leaked [REDACTED:github-token]" and given["note"] == "see [REDACTED:github-token]"
+    assert ctx.view().events[first["id"]]["redaction"]["reason"] == "it held [REDACTED:github-token]"
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ctx.workspace.root,
+                             capture_output=True).stdout
+    assert token.encode() not in objects

@@ -14,6 +14,7 @@ from gitstore.records.contracts import seal
 from gitstore.errors import AlreadyDone, Refused, UsageError
 from gitstore.records.vocabulary import PURPOSES, SOURCES
 from gitstore.context import Context
+from gitstore.safety.gate import without_secrets
 from gitstore.rules.consent import withdrawn
 from gitstore.records.times import now
 
@@ -31,6 +32,7 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
             raise UsageError(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
     start = user_time(start)
     until = user_time(until) if until is not None else None
+    note = without_secrets(note) if note is not None else None  # shared records keep it for good
     if until is not None and until < start:
         raise Refused(f"grant ends ({until}) before it starts ({start})")
     record = seal({
@@ -50,6 +52,7 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
     none is left, the request is refused (``AlreadyDone``, naming the withdrawals that took
     them): a withdrawal always changes something. ``note`` (``withdraw_note``) stands around
     the append (``unfinished.recording``)."""
+    reason = without_secrets(reason) if reason is not None else None  # shared records keep it for good
     view = ctx.view(payloads=False)
     matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
     if len(matches) != 1:

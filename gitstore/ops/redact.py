@@ -36,6 +36,7 @@ from gitstore.providers import AttestingProvider, Removal
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
 from gitstore.rules.view import View
+from gitstore.safety.gate import without_secrets
 from gitstore.context import Context
 from gitstore.records.times import now
 from gitstore.store import HeldNote
@@ -182,6 +183,8 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str,
         raise Refused(f"provider {ctx.store.manifest.name} cannot remove payloads")
     if not reason:
         raise Refused("removing text needs a reason (--reason)")
+    # kept in the shared records for good, where a person may quote what they ask to remove
+    reason = without_secrets(reason)
     reports: dict[str, RedactionReport] = {}
     left = list(dict.fromkeys(source_ids))
     for _ in range(ATTEMPTS):

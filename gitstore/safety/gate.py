@@ -22,6 +22,16 @@ def screen_text(text: str, what: str) -> str:
     return result.text
 
 
+def without_secrets(text: str) -> str:
+    """The text with the secrets and home paths the safety scanner finds redacted, the rest as
+    written: for free text a person types beside a record (a reason, a note), which shared
+    records keep for good and every read screens again (so what the scanner quarantines is
+    withheld where it is shown, not refused here)."""
+    from gitstore.safety.scanner import default_scanner
+
+    return default_scanner().scan(text).text
+
+
 def read_together(version: dict[str, Any]) -> str:
     """What a learning version says, its parts joined as ``gitstore show`` prints them to a
     reviewer: a hail in the title and the order in the text pass the scanner one at a time and
