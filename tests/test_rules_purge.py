@@ -241,3 +241,43 @@ def test_purge_deletes_the_copies_git_s_prefetch_made_of_memory_s_refs(tmp_path:
     left = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
                           check=True).stdout
     assert b"words to purge away" not in left
+
+
+def test_purge_removes_nothing_through_a_link_a_commit_put_on_the_way(tmp_path: Path) -> None:
+    """A commit can make ``okf`` (or ``okf/.memory``) a link: purge removed ``okf/.memory``
+    wherever the link led, so a purge deleted a folder outside the repository (another
+    clone's state, say), and a link as ``okf/.memory`` itself stopped purge midway with
+    "Cannot call rmtree on a symbolic link". The memory refs and the local namespace go; what
+    lies through the link is left as it is, and purge says so."""
+    import json
+
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    Thread(ctx, 1, "1").save()
+    root = ctx.workspace.root
+    elsewhere = tmp_path / "another-clone" / "okf"
+    (elsewhere / ".memory").mkdir(parents=True)
+    (elsewhere / ".memory" / "config.json").write_text("another clone's own\n")
+    subprocess.run(["rm", "-rf", str(root / "okf")], check=True)
+    (root / "okf").symlink_to(elsewhere)
+    subprocess.run(["git", "add", "okf"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@example.com", "commit", "-q", "-m", "okf moved"],
+                   cwd=root, check=True)
+    done = gitstore("purge", "--confirm", "acme/widgets", "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["stateRemoved"] is False and "link" in result["stateLeft"] and str(elsewhere) in result["stateLeft"]
+    assert (elsewhere / ".memory" / "config.json").read_text() == "another clone's own\n"
+    assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
+    assert not (root / ".git" / "gitstore").exists()
+    (root / "okf").unlink()
+    (root / "okf").mkdir()
+    assert gitstore("init", cwd=root).returncode == 0
+    granted = gitstore("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01",
+                       "--by", "github:9", cwd=root)
+    assert granted.returncode == 0, granted.stderr
+    subprocess.run(["rm", "-rf", str(root / "okf" / ".memory")], check=True)
+    (root / "okf" / ".memory").symlink_to(elsewhere / ".memory")  # the state folder itself a link
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "okf/.memory is a link" in done.stdout and (elsewhere / ".memory" / "config.json").exists()

@@ -30,9 +30,13 @@ def purge(
         confirm = _ask(f"This removes all memory of {repository_scope(repo)} from this clone. "
                        f"Type {name} to confirm: ")
     result = do_purge(repo, confirm)
-    emit_json(result) if as_json else typer.echo(
-        f"purged {result['refsRemoved']} ref(s), {result['objectsErased']} object(s) only they reached, "
-        f"and {result['state']}")
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"purged {result['refsRemoved']} ref(s), {result['objectsErased']} object(s) only they reached"
+               + (f", and {result['state']}" if result["stateRemoved"] else ""))
+    if "stateLeft" in result:
+        typer.echo(f"  left {result['state']}: {result['stateLeft']}")
 
 
 def _ask(question: str) -> str:

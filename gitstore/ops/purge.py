@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore._files import first_link
 from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR, forget_ignored, work_tree_git_folders
 from gitstore.errors import Refused, UsageError
 from gitstore.providers._gc_git import PREFETCHED, collect_purged
@@ -39,9 +40,20 @@ def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
     internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
     root = Path(repo.workdir).resolve()  # a work tree's repository (``open_repository`` refuses a bare one)
     state = root / STATE_DIR
-    if not refs and not internal.exists() and not state.exists():
+    if not refs and not internal.exists() and (not state.exists() or _linked(root) is not None):
         raise UsageError(f"gitstore has nothing to purge in {root}")
     return refs, internal, state
+
+
+def _linked(root: Path) -> str | None:
+    """Why the state folder is left as it is: a link on the way to it (``okf``, or the folder
+    itself), which a commit can put there, leads wherever its target is (another clone's
+    state, a folder outside the repository); None when there is none."""
+    link = first_link(root, STATE_DIR.as_posix())
+    if link is None:
+        return None
+    return (f"{link.relative_to(root).as_posix()} is a link (to {link.resolve()}): "
+            "gitstore removes nothing through a link, so what it leads to is left as it is")
 
 
 def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
@@ -63,11 +75,15 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
     shutil.rmtree(internal)
     _forget_setup(repo)
     forget_refspecs(repo)
-    forget_ignored(repo, Path(repo.workdir).resolve(), state)
-    state_removed = state.exists()
+    root = Path(repo.workdir).resolve()
+    forget_ignored(repo, root, state)
+    left = _linked(root)
+    state_removed = left is None and state.exists()
     if state_removed:
         shutil.rmtree(state)
-    return {"refsRemoved": len(refs), "objectsErased": erased, "stateRemoved": state_removed, "state": str(state)}
+    result: dict[str, object] = {"refsRemoved": len(refs), "objectsErased": erased, "stateRemoved": state_removed,
+                                 "state": str(state)}
+    return {**result, "stateLeft": left} if left is not None else result
 
 
 def _forget_setup(repo: pygit2.Repository) -> None:
