@@ -75,6 +75,7 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     (("redact", "--reason", "r", "--comment"), "--comment", "", "github:comment:1 2", True, ()),
     (("redact", "--reason", "r", "--comment"), "--comment", "", "c" * 201, True, ()),
     (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", " ", True, ()),
+    (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", "r" * 1001, True, ()),
     (("purge", "--confirm"), "--confirm", "", " ", True, ()),
     (("provenance",), "BASE..HEAD", "", " ", True, ()),
     (("ci", "init", "--install", "git+https://github.com/acme/gitstore@v1", "--since"), "--since", "", "yesterday",

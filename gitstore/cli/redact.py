@@ -11,14 +11,15 @@ from gitstore.ops.redact import redact as do_redact
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
-from gitstore.cli._values import checked, episode_prefix, filled, source_id
+from gitstore.cli._values import at_most, checked, episode_prefix, filled, source_id
 
 
 def redact(
     comment: str = typer.Option(..., "--comment", metavar="SOURCE_ID",
                                 help="The comment's id at its source, e.g. github:comment:123.",
                                 callback=checked(filled, source_id)),
-    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why its text goes.", callback=checked(filled)),
+    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why its text goes.",
+                               callback=checked(filled, at_most(1000))),
     episode: Optional[str] = typer.Option(None, "--episode", metavar="EPISODE",
                                           help="The thread whose versions of the comment go (ep_..., or a unique "
                                                "prefix), where versions name it from several.",
