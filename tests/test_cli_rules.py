@@ -780,6 +780,33 @@ def test_a_decisions_reason_is_shown_screened(tmp_path: Path, monkeypatch: pytes
     assert raw["decision"]["reason"] == FORGED_TEXT  # stored as typed; screened only as it is shown
 
 
+def test_a_decisions_reason_is_stored_without_its_secrets(tmp_path: Path) -> None:
+    """A rejection's and a retirement's reason go into shared records every clone fetches and no
+    removal takes back: a secret a person quotes there (why a learning no longer holds: it
+    named a token) is redacted before anything is stored, as a redaction's reason is; a reason
+    longer than the decision keeps is a usage error naming the option, for retire as for reject."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    two = thread.comment("101", "Log the request id with every error.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    first, second = propose(ctx, [ref(one)]), accepted(ctx, propose(ctx, [ref(two)], title="Ids", text="Log ids."))
+    run(root, "reject", first["id"], "--review-digest", first["reviewDigest"], "--by", "github:9",
+        "--reason", f"it quotes {TOKEN}")
+    too_long = run(root, "retire", second["id"], "--reason", "x" * 1001, "--by", "github:9", code=2)
+    assert "--reason" in too_long and too_long.count("\n") == 1
+    retired = json.loads(run(root, "retire", second["id"], "--reason", f"the token {TOKEN} was revoked",
+                             "--by", "github:9", "--json"))
+    assert retired["decision"]["reason"] == "the token [REDACTED:github-token] was revoked"
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                             capture_output=True, check=True).stdout
+    assert TOKEN.encode() not in objects
+    trail = {e["action"]: e for e in json.loads(run(root, "audit", "--json"))}
+    assert trail["reject"]["reason"] == "it quotes [REDACTED:github-token]"
+
+
 def test_a_teammates_grant_note_and_withdrawal_reason_are_shown_screened(tmp_path: Path) -> None:
     """A grant and its withdrawal written in another clone and fetched carry no authority here,
     and are listed anyway: their note and reason are shown screened, as records show shows them."""

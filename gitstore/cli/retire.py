@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._values import checked, filled, learning_argument
+from gitstore.cli._values import at_most, checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
@@ -19,7 +19,8 @@ from gitstore.queries.learnings import shown_json
 
 def retire(
     learning_id: str = learning_argument(),
-    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why it no longer holds.", callback=checked(filled)),
+    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why it no longer holds.",
+                                callback=checked(filled, at_most(1000))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

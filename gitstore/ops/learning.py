@@ -26,7 +26,7 @@ from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, check_step, checked
 from gitstore.rules.view import View
-from gitstore.safety.gate import screen_text, screen_together
+from gitstore.safety.gate import screen_text, screen_together, without_secrets
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
 from gitstore.context import Context
 from gitstore.records.times import now
@@ -320,6 +320,7 @@ def settled_replacement(ctx: Context, learning_id: str) -> tuple[list[str], list
 def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: str | None) -> dict[str, Any]:
     """Reject the version whose reviewDigest the person was shown."""
     _check_digest(review_digest)
+    reason = without_secrets(reason) if reason is not None else None  # shared records keep it for good
     view = _decisions_view(ctx)
     current = _reviewable(_history(view, learning_id), review_digest, ("proposed",))
     record = _next(current)
@@ -336,6 +337,7 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str, *,
     around the append)."""
     if not reason:
         raise Refused("retiring needs a reason (--reason)")
+    reason = without_secrets(reason)  # shared records keep it for good
     view = _decisions_view(ctx)
     current = _history(view, learning_id).current
     if current["state"] == "retired":
