@@ -112,17 +112,18 @@ ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
     ("proposals",): (), ("show",): (LEARNING,), ("accept",): (LEARNING, "--review-digest", DIGEST),
     ("reject",): (LEARNING, "--review-digest", DIGEST), ("retire",): (LEARNING, "--reason", "r"),
     ("merge",): (LEARNING, LEARNING, "--title", "T", "--text", "X"), ("learnings",): (), ("history",): (LEARNING,),
-    ("recall",): ("retry",), ("context",): (), ("deliveries",): (), ("mcp",): (), ("publish",): (),
+    ("recall",): ("retry",), ("context",): (), ("deliveries",): (), ("publish",): (),
     ("promote",): (LEARNING,), ("wiki", "init"): (), ("wiki", "index"): (), ("provenance",): ("main..HEAD",), ("sync",): (), ("tick",): (),
     ("ci", "init"): ("--install", "git+https://github.com/acme/gitstore@v0.1.0"),
     ("export",): ("--purpose", "instruction"), ("redact",): ("--comment", "github:comment:1", "--reason", "r"),
     ("audit",): (), ("purge",): ("--confirm", "acme/widgets"), ("records", "add"): ("r.jsonl",),
     ("records", "list"): (), ("records", "show"): (DIGEST,), ("verify",): (), ("gc",): (),
 }
-# reports and file tools that answer anywhere
+# reports and file tools that answer anywhere; the MCP server starts anywhere, its tools saying why
+# they cannot answer there (tests/test_deliver_mcp.py)
 ANYWHERE = {("hooks", "status"), ("doctor",), ("scan",), ("ci", "report"), ("canonical",), ("digest",),
             ("validate",), ("completion",), ("hooks",), ("policy",), ("import",), ("ci",), ("records",),
-            ("wiki",)}
+            ("wiki",), ("mcp",)}
 
 
 def test_every_command_line_is_known_to_work_on_a_repository_or_anywhere() -> None:

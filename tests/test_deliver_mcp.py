@@ -215,7 +215,7 @@ async def test_show_gives_a_learning_s_accepted_text_whole_where_recall_shortens
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("where", ["a repository not set up", "no repository"])
+@pytest.mark.parametrize("where", ["a repository not set up", "no repository", "a SHA-256 repository"])
 async def test_a_server_started_where_memory_is_not_set_up_runs_and_its_tools_say_why(tmp_path: Path,
                                                                                          where: str) -> None:
     """A server registered for every project (``--scope user``) is started in each one: where
@@ -228,8 +228,9 @@ async def test_a_server_started_where_memory_is_not_set_up_runs_and_its_tools_sa
 
     root = tmp_path / "project"
     root.mkdir()
-    if where == "a repository not set up":
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if where != "no repository":
+        subprocess.run(["git", "init", "-q", *(["--object-format=sha256"] if "SHA" in where else []), str(root)],
+                       check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=root, env=env)
     with (tmp_path / "stderr").open("w") as errors:
@@ -239,7 +240,8 @@ async def test_a_server_started_where_memory_is_not_set_up_runs_and_its_tools_sa
             recalled = await session.call_tool("recall", {"query": PROMPT})
             shown = await session.call_tool("show", {"id": "lrn_" + "0" * 32})
     assert {tool.name for tool in tools.tools} == {"recall", "show"}
-    why = "run `gitstore init` first" if where == "a repository not set up" else "is not inside a git repository"
+    why = {"a repository not set up": "run `gitstore init` first", "no repository": "is not inside a git repository",
+           "a SHA-256 repository": "uses SHA-256 object ids"}[where]
     for answer in (recalled, shown):
         text = answer.content[0].text  # type: ignore[union-attr]
         assert answer.is_error and why in text and "\n" not in text, text
