@@ -1117,3 +1117,52 @@ def test_an_uninstall_whose_ledger_cannot_be_updated_says_so_and_still_removes(r
         done = subprocess.run([*prefix, *command], cwd=repo, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "could not update" in done.stdout and str(home / LEDGER) in done.stdout, done
     assert not by_key(status(repo, home))["claude-code", "project"].installed
+
+
+# -- a long settings file -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("harness", "relative", "original"), [
+    # a settings file a long-used clone keeps: thousands of permissions, much alike
+    ("claude-code", ".claude/settings.local.json",
+     json.dumps({"permissions": {"allow": [f"Bash(npm run test:{n}:*)" for n in range(3200)]}}, indent=2) + "\n"),
+    # a commit can hand a clone any config.toml: one comment line of 300,000 characters
+    ("codex", ".codex/config.toml", "#" * 300_000),
+])
+def test_installing_into_a_long_file_takes_time_in_proportion(harness: str, relative: str, original: str,
+                                                              repo: Path, home: Path) -> None:
+    """What install keeps to undo itself was found by comparing the file before and after
+    character by character, a cost that grew with the square of the file or worse: a 55 KB
+    settings file took a minute and a half, a 250 KB one hours. It is found line by line now."""
+    import subprocess
+
+    path = repo / relative
+    path.parent.mkdir(parents=True)
+    path.write_text(original)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for verb, action in (("install", "updated"), ("uninstall", "removed")):
+        done = subprocess.run([sys.executable, "-m", "gitstore", "hooks", verb, "--harness", harness, "--json"],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and json.loads(done.stdout)["action"] == action, done.stderr[-2000:]
+    assert path.read_text() == original
+
+
+def test_the_undo_of_an_edit_gives_back_the_text_and_names_only_what_changed() -> None:
+    from hypothesis import given, settings, strategies as st
+
+    from gitstore.capture.undo import edit, undone
+
+    pieces = st.lists(st.sampled_from(["a", "b", "\n", "\r\n", "{", "}", "é", "\u2028", '"x": 1,\n']), max_size=40)
+
+    @settings(max_examples=400, deadline=None)
+    @given(pieces, pieces)
+    def check(after: list[str], before: list[str]) -> None:
+        a, b = "".join(after), "".join(before)
+        found = edit(a, b)
+        assert undone(a, found) == b
+        ends = [0] + [x for start, end, _ in found for x in (start, end)]
+        assert ends == sorted(ends)
+
+    check()
+    text = "".join(f"line {n}\n" for n in range(2000))
+    grown = text[:600] + "added\n" + text[600:9000] + "more" + text[9000:]
+    assert edit(grown, text) == [[600, 606, ""], [9006, 9010, ""]]

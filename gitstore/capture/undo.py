@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from gitstore import _jsontext
@@ -43,12 +44,88 @@ def digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def edit(after: str, before: str) -> list[list[Any]]:
-    """The replacements ``[start, end, text]`` over ``after`` that give ``before``."""
-    import difflib  # installing only: a capture, which loads this module, never edits a file
+EDIT_BUDGET = 1 << 20  # comparisons a shortest edit may take (see ``_changed``)
 
-    matcher = difflib.SequenceMatcher(None, after, before, autojunk=False)
-    return [[i1, i2, before[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+def edit(after: str, before: str) -> list[list[Any]]:
+    """The replacements ``[start, end, text]`` over ``after`` that give ``before``: the lines
+    that differ (install adds, changes or takes away a few), each narrowed to the characters
+    that differ in them. Its cost grows with the file's size times what install changed, never
+    with the square of the file (a user's own long or repetitive settings file)."""
+    a, b = after.splitlines(keepends=True), before.splitlines(keepends=True)
+    at_a, at_b = _offsets(a), _offsets(b)
+    found = []
+    for i1, i2, j1, j2 in _changed(a, b):
+        start, old, new = at_a[i1], after[at_a[i1]:at_a[i2]], before[at_b[j1]:at_b[j2]]
+        found += [[start + c1, start + c2, new[d1:d2]] for c1, c2, d1, d2 in _changed(old, new)]
+    return found
+
+
+def _offsets(lines: list[str]) -> list[int]:
+    at = [0]
+    for line in lines:
+        at.append(at[-1] + len(line))
+    return at
+
+
+def _changed(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]:
+    """The blocks ``(i1, i2, j1, j2)`` where ``a[i1:i2]`` stands for ``b[j1:j2]`` (lines, or
+    characters), of a shortest edit (Myers's) between what the two do not share at their start
+    and end. When finding it would take more than ``EDIT_BUDGET`` comparisons (many changes in
+    a long file), one block from the first difference to the last stands for them all: as
+    exact, only longer."""
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < len(a) - lo and hi < len(b) - lo and a[len(a) - 1 - hi] == b[len(b) - 1 - hi]:
+        hi += 1
+    a, b = a[lo:len(a) - hi], b[lo:len(b) - hi]
+    runs = _equal_runs(a, b) or []
+    blocks, x, y = [], 0, 0
+    for run_x, run_y, size in [*runs, (len(a), len(b), 0)]:
+        if run_x > x or run_y > y:
+            blocks.append((lo + x, lo + run_x, lo + y, lo + run_y))
+        x, y = run_x + size, run_y + size
+    return blocks
+
+
+def _equal_runs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int]] | None:
+    """The runs ``(x, y, size)`` a shortest edit from ``a`` to ``b`` keeps, in order;
+    None when finding it would take more than ``EDIT_BUDGET`` comparisons."""
+    n, m = len(a), len(b)
+    limit = min(n + m, EDIT_BUDGET // (n + m + 1))
+    off = limit + 1
+    v = [0] * (2 * limit + 3)  # the furthest x reached on each diagonal k = x - y, at v[off + k]
+    trace = []
+    for d in range(limit + 1):
+        trace.append(v[off - d - 1:off + d + 2])
+        for k in range(-d, d + 1, 2):
+            x = v[off + k + 1] if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]) else v[off + k - 1] + 1
+            y = x - k
+            while x < n and y < m and a[x] == b[y]:
+                x, y = x + 1, y + 1
+            v[off + k] = x
+            if x >= n and y >= m:
+                return _back(trace, n, m)
+    return None
+
+
+def _back(trace: list[list[int]], x: int, y: int) -> list[tuple[int, int, int]]:
+    runs = []
+    for d in range(len(trace) - 1, 0, -1):
+        v, k = trace[d], x - y
+        down = k == -d or (k != d and v[k - 1 + d + 1] < v[k + 1 + d + 1])
+        prior_k = k + 1 if down else k - 1
+        prior_x = v[prior_k + d + 1]
+        prior_y = prior_x - prior_k
+        start_x, start_y = (prior_x, prior_y + 1) if down else (prior_x + 1, prior_y)
+        if x > start_x:
+            runs.append((start_x, start_y, x - start_x))
+        x, y = prior_x, prior_y
+    if x > 0:
+        runs.append((0, 0, x))
+    return runs[::-1]
 
 
 def undone(after: str, replacements: list[list[Any]]) -> str:
