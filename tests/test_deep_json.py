@@ -51,3 +51,21 @@ def test_a_hook_input_nested_too_deeply_is_refused_in_one_line(root: Path) -> No
     done = subprocess.run([sys.executable, "-m", "gitstore", "capture", "--harness", "claude-code"], cwd=root,
                           input=DEEP, capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.strip() == "gitstore: error: hook input on standard input is not JSON"
+
+
+DEEP_TOML = "a = " + "[" * 600 + "]" * 600 + "\n"  # Python's TOML reader recurses once or twice per level
+
+
+@pytest.mark.parametrize("argv", [("hooks", "install", "--harness", "codex"), ("hooks", "uninstall", "--harness", "codex"),
+                                  ("hooks", "status"), ("doctor",)])
+def test_a_codex_config_nested_too_deeply_is_named_not_a_traceback(root: Path, argv: tuple[str, ...]) -> None:
+    """A commit can supply .codex/config.toml; one nested a few hundred levels deep is not
+    valid TOML to gitstore, named like any other, and left untouched."""
+    config = root / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(DEEP_TOML)
+    done = cli.gitstore(*argv, cwd=root)
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr[-2000:]
+    assert "nested too deeply to read" in done.stdout + done.stderr, (done.stdout, done.stderr)
+    assert len(done.stderr.strip().splitlines()) <= 1, done.stderr
+    assert config.read_text() == DEEP_TOML

@@ -30,6 +30,8 @@ def load(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInput(f"not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per array or inline table: a few hundred levels
+        raise InvalidInput("not valid TOML: nested too deeply to read") from None
 
 
 def find(text: str, label: str) -> tuple[int, int] | None:
