@@ -235,6 +235,17 @@ def test_a_bad_value_is_a_usage_error(repo: Path) -> None:
     assert done.returncode == 2 and "is not a regular expression" in done.stderr
 
 
+@pytest.mark.parametrize("grep", ["(" * 2000 + ")" * 2000, "a{4294967296}"])
+@pytest.mark.parametrize("command", [("episodes",), ("evidence", "ep_0000")])
+def test_a_grep_python_cannot_compile_is_a_usage_error(repo: Path, grep: str, command: tuple[str, ...]) -> None:
+    """Groups nested past what Python's parser recurses through, or a repeat count past its
+    engine's limit, raised RecursionError or OverflowError: a traceback, not a usage error."""
+    gitstore("init", cwd=repo)
+    done = gitstore(*command, "--grep", grep, cwd=repo)
+    assert done.returncode == 2 and "is not a regular expression" in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
 def test_an_option_taking_one_value_given_twice_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     """The command framework keeps the last of an option given twice and drops the rest without
     a word: `redact --comment A --comment B` redacted B alone, leaving A's text for agents. It

@@ -27,6 +27,10 @@ def pattern(grep: str | None) -> re.Pattern[str] | None:
         return re.compile(grep, re.IGNORECASE)
     except re.error as exc:
         raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from None
+    except RecursionError:  # Python's parser recurses once per group: a few hundred nested ones
+        raise UsageError(f"--grep {grep!r} is not a regular expression: groups nested too deeply") from None
+    except OverflowError as exc:  # a repeat count past what Python's engine takes (a{4294967296})
+        raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from None
 
 
 @dataclass(frozen=True)
