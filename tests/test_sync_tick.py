@@ -171,7 +171,9 @@ def test_the_configuration_is_read_strictly(ctx: Context, capsys: pytest.Capture
            ({"steps": {"reviews": {}}}, "loop.steps.reviews needs 'folder'"),
            ({"steps": {"publish": {"every": "often"}}}, "loop.steps.publish.every must be a duration"),
            ({"steps": {"publish": {"timeout": "3h"}}}, "loop.steps.publish.timeout must be between 1s and 2h"),
-           ({"steps": {"publish": {"every": "10s"}}}, "loop.steps.publish.every must be at least 1m"),
+           # a time past the year 9999 ended the tick with a traceback after the step had run, never recorded
+           ({"steps": {"publish": {"every": "999999w"}}}, "loop.steps.publish.every must be between 1m and 52w"),
+           ({"steps": {"publish": {"every": "10s"}}}, "loop.steps.publish.every must be between 1m and 52w"),
            ({"steps": {"github": {"repo": "acme"}}}, "loop.steps.github.repo must be OWNER/NAME"),
            ({"steps": {"publish": {"claude": "yes"}}}, "loop.steps.publish.claude must be true or false"),
            ({"stepz": {}}, "loop has an unknown field 'stepz'"),

@@ -16,10 +16,11 @@
 A step named under ``steps`` is configured; the others never run. Steps run in the order of
 the flow (``gitstore.sync.steps.STEPS``), whatever the order here. ``every`` (how often the
 step is due) and ``timeout`` (how long one run may take before it is stopped) are durations:
-a whole number and a unit, ``s``, ``m``, ``h``, ``d`` or ``w``. A timeout cannot exceed
-``TIMEOUT_CEILING`` whatever is configured. Any unknown field, unknown step, missing option or
-value of the wrong type is an error that names it: a tick refuses to run rather than run
-something other than what the team meant.
+a whole number and a unit, ``s``, ``m``, ``h``, ``d`` or ``w``. ``every`` lies between
+``MIN_EVERY`` and ``MAX_EVERY``, and a timeout cannot exceed ``TIMEOUT_CEILING``, whatever is
+configured. Any unknown field, unknown step, missing option or value of the wrong type is an
+error that names it: a tick refuses to run rather than run something other than what the team
+meant.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gitstore.config import CONFIG_FILE, Config
 from gitstore.errors import InvalidInput
 
 MIN_EVERY = 60
+MAX_EVERY = 52 * 7 * 86400  # a year: a step due more rarely is one not to configure (and 999999w runs past 9999)
 TIMEOUT_CEILING = 2 * 3600
 MIN_TIMEOUT = 1
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -128,8 +130,8 @@ def _step(name: str, value: Any, where: str) -> StepConfig:
         options[key] = value[key]
     every = parse_duration(value["every"], f"{where}.every") if "every" in value else spec.every
     timeout = parse_duration(value["timeout"], f"{where}.timeout") if "timeout" in value else spec.timeout
-    if every < MIN_EVERY:
-        raise InvalidInput(f"{where}.every must be at least {format_duration(MIN_EVERY)}")
+    if not MIN_EVERY <= every <= MAX_EVERY:
+        raise InvalidInput(f"{where}.every must be between {format_duration(MIN_EVERY)} and {format_duration(MAX_EVERY)}")
     if not MIN_TIMEOUT <= timeout <= TIMEOUT_CEILING:
         raise InvalidInput(f"{where}.timeout must be between {MIN_TIMEOUT}s and {format_duration(TIMEOUT_CEILING)}")
     spec.check(options, where)
