@@ -669,7 +669,7 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     (damaged: ``damaged_copy``) accepts nothing: every setting counts as changed."""
     kept = _kept_copy(repo, data)
     try:
-        now = json.loads(data)
+        now = _jsontext.loads(data)
     except ValueError:
         return []
     if not isinstance(now, dict):
@@ -697,7 +697,7 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
 def _object(data: bytes) -> dict[str, Any] | None:
     """``data`` read as a JSON object (None: not JSON, or no object)."""
     try:
-        found = json.loads(data)
+        found = _jsontext.loads(data)
     except ValueError:
         return None
     return found if isinstance(found, dict) else None
@@ -761,7 +761,7 @@ def refuse_new_identity(repo: pygit2.Repository, path: Path, data: bytes, config
     until init takes the file or the change is put back."""
     kept = _kept_copy(repo, data)
     try:
-        then = json.loads(kept) if kept is not None else None
+        then = _jsontext.loads(kept) if kept is not None else None
     except ValueError:
         return
     if not isinstance(then, dict):
@@ -827,7 +827,7 @@ def accepted_writers(repo: pygit2.Repository) -> set[str]:
 def _writer_of(data: bytes | None) -> str | None:
     """The writer id config.json's bytes ``data`` name (None: none, or not JSON)."""
     try:
-        found = json.loads(data) if data is not None else None
+        found = _jsontext.loads(data) if data is not None else None
     except ValueError:
         return None
     writer = found.get("writer") if isinstance(found, dict) else None

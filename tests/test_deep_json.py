@@ -69,3 +69,14 @@ def test_a_codex_config_nested_too_deeply_is_named_not_a_traceback(root: Path, a
     assert "nested too deeply to read" in done.stdout + done.stderr, (done.stdout, done.stderr)
     assert len(done.stderr.strip().splitlines()) <= 1, done.stderr
     assert config.read_text() == DEEP_TOML
+
+
+@pytest.mark.parametrize("argv", [("status",), ("learnings",), ("init",), ("init", "--accept-changes")])
+def test_a_kept_copy_of_the_config_nested_too_deeply_is_taken_for_damaged(root: Path, argv: tuple[str, ...]) -> None:
+    """The copy of okf/.memory/config.json that init keeps in .git/gitstore/ is compared with
+    the file on every command: one nested too deeply to read (damage) raised RecursionError
+    in each of them; it is read as the damaged copy it is."""
+    (root / ".git" / "gitstore" / "config.json").write_text(DEEP)
+    done = cli.gitstore(*argv, cwd=root)
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr[-2000:]
+    assert len(done.stderr.strip().splitlines()) <= 1, done.stderr

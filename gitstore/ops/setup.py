@@ -12,6 +12,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore._files import first_link, links_under
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
@@ -78,7 +79,7 @@ def accepted_fields(data: bytes, names: list[str]) -> list[Accepted]:
     """The fields ``names`` (``changed_since_init``) of config.json's bytes ``data``, each with
     the value it holds."""
     try:
-        now = json.loads(data)
+        now = _jsontext.loads(data)
     except ValueError:
         now = None
     found = []
