@@ -1028,6 +1028,33 @@ def test_scan_judges_front_matter_every_reader_decodes(
         assert any(line.startswith("guide.md:3: ") and "'description' as YAML" in line for line in lines), lines
 
 
+_DEEP_FLOW = "[" * 1100 + "]" * 1100  # past libyaml's 1,000 levels and Python's JSON and TOML readers
+
+
+@pytest.mark.parametrize(("path", "text", "line"), [
+    (".cursor/rules/style.mdc", f'---\ndescription: "Style \\u202Eeno\\u202C rules"\nx: {_DEEP_FLOW}\n---\n\nBody.\n', 3),
+    (".continue/rules/style.yaml", f'name: style\nrules:\n  - "Style \\u202Eeno\\u202C rules"\nx: {_DEEP_FLOW}\n', 4),
+    ("guide.md", f'+++\ndescription = "Style \\u202Eeno\\u202C rules"\nx = {_DEEP_FLOW}\n+++\n\nBody.\n', 2),
+    ("guide.md", '{\n"description": "Style \\u202Eeno\\u202C rules",\n"x": ' + "[" * 3000 + "]" * 3000
+     + "\n}\n\nBody.\n", 1),
+])
+def test_a_document_nested_deeper_than_the_scan_reads_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str], path: str,
+                                                                  text: str, line: int) -> None:
+    """YAML nested past libyaml's 1,000 levels (TOML or JSON past Python's readers) could not
+    be loaded, so its strings went unjudged as decoded and the file passed, escapes and all: a
+    reader that takes it whole (a rule file's) hands an agent the bidirectional characters they
+    spell. It is refused instead."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text, encoding="utf-8")
+    git(tmp_path, "add", path)
+    code, lines = run(scan.main, [path], capsys)
+    assert code == 1 and any(found.startswith(f"{path}:{line}: ") and "cannot be judged as its readers decode it"
+                             in found and "nested deeper than the scan reads" in found for found in lines), lines
+
+
 def test_front_matter_with_harmless_escapes_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

@@ -20,7 +20,11 @@ one-line flow lists), and then nothing is parsed: YAML is loaded only when a lin
 that kind (a backslash, a doubled quote in a single-quoted string, a tag, a block scalar, a
 line continuing a scalar, a line break YAML knows and Python's lines do not), so a wiki of a
 thousand plain pages costs a line-by-line match and no YAML at all. A front matter YAML cannot
-read yields nothing: no reader decodes it either, and the gates that read it refuse it.
+read yields nothing: no reader decodes it either, and the gates that read it refuse it. One
+that only nests deeper than the reader here goes (libyaml stops at 1,000 levels, Python's JSON
+and TOML readers at their recursion limit; other readers, a rule file's among them, take it
+whole) raises :class:`TooDeep` where it has strings to decode: they cannot be judged as they
+are decoded, and the scan gate refuses it.
 
 :func:`document_strings` does the same for a whole JSON, YAML or TOML file, as its loader reads
 it whatever its layout: JSON strings with the line each is written on (the string tokens, in
@@ -122,7 +126,8 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
     its decoded text) for each string
     (key or value) of TEXT's front matter whose decoded text is not written verbatim on its
     lines; empty when TEXT has no front matter, when it is all verbatim (:func:`verbatim`), or
-    when YAML cannot read it."""
+    when YAML cannot read it. Raises :class:`TooDeep` when YAML's reader here cannot go as deep
+    as it nests."""
     found = front_matter(text)
     if found is None:
         return _other_strings(text)
@@ -135,13 +140,17 @@ def decoded_strings(text: str) -> list[tuple[int, int, str, str]]:
 def _yaml_strings(block: str, offset: int, *, whole: bool = False) -> list[tuple[int, int, str, str]] | None:
     """:func:`decoded_strings` for the YAML text BLOCK, its first line the file's line OFFSET + 1:
     its first document (front matter) or, WHOLE, every document of it; None when YAML cannot
-    read it."""
+    read it; :class:`TooDeep` when it nests deeper than the reader here goes."""
     import yaml  # type: ignore[import-untyped,unused-ignore]  # only front matter YAML transforms pays for it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         nodes = list(yaml.compose_all(block, Loader=loader)) if whole else [yaml.compose(block, Loader=loader)]
-    except (yaml.YAMLError, ValueError, RecursionError):
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError) or "maximum nesting depth" in str(exc):
+            mark = getattr(exc, "problem_mark", None)
+            raise TooDeep(offset + 1 + (mark.line if mark else 0),
+                          "nested deeper than the scan reads YAML (libyaml's 1,000 levels)") from None
         return None
     strings: list[tuple[int, int, str, str]] = []
     # which document a string is in, when there are several (an empty one after a closing ``---`` is none)
@@ -193,7 +202,11 @@ def _other_strings(text: str) -> list[tuple[int, int, str, str]]:
         return []
     try:
         found = _toml_lines(block, _walk(_toml(block))) if toml else _json_document("{" + block + "}")
-    except (ValueError, RecursionError):
+    except TooDeep:
+        raise
+    except RecursionError:  # the block holds a backslash: strings a reader that goes deeper decodes
+        raise TooDeep(2, "nested deeper than the scan reads TOML") from None  # the block's first line
+    except ValueError:
         return []  # no reader decodes it
     return [(start + 1, end + 1, where, value) for start, end, where, value in found]
 
@@ -205,6 +218,11 @@ class NotParsed(ValueError):
     def __init__(self, line: int, reason: str) -> None:
         super().__init__(reason)
         self.line = line
+
+
+class TooDeep(NotParsed):
+    """YAML nested deeper than the reader here goes, which other readers may take whole: what
+    they decode of its strings cannot be judged."""
 
 
 DOCUMENTS = {".json": "JSON", ".yaml": "YAML", ".yml": "YAML", ".toml": "TOML"}  # a file's extension, in any case
@@ -245,7 +263,11 @@ def document_strings(text: str, kind: str) -> list[tuple[int, int, str, str]]:
         return found
     try:
         data = _toml(text)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        if "\\" in text:  # strings a reader that goes deeper decodes
+            raise TooDeep(1, "nested deeper than the scan reads TOML") from None
+        raise NotParsed(1, "nested too deeply to read") from None
+    except ValueError as exc:
         raise NotParsed(getattr(exc, "lineno", None) or 1, str(exc) or type(exc).__name__) from None
     if "\\" not in text:  # no escape: every string reads as written
         return []
@@ -307,7 +329,11 @@ def _json_document(text: str) -> list[tuple[int, int, str, str]]:
         data = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as exc:
         raise NotParsed(exc.lineno, f"{exc.msg}: line {exc.lineno} column {exc.colno}") from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        if "\\" in text:  # strings a reader that goes deeper decodes
+            raise TooDeep(1, "nested deeper than the scan reads JSON") from None
+        raise NotParsed(1, "nested too deeply to read") from None
+    except ValueError as exc:
         raise NotParsed(1, str(exc) or type(exc).__name__) from None
     if "\\" not in text:  # no escape: every string reads as written
         return []
@@ -370,4 +396,4 @@ def _text_of(node: Any) -> str:
     return str(node.value)
 
 
-__all__ = ["NotParsed", "decoded_strings", "document_kind", "document_strings", "front_matter", "verbatim"]
+__all__ = ["NotParsed", "TooDeep", "decoded_strings", "document_kind", "document_strings", "front_matter", "verbatim"]

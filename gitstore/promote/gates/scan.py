@@ -473,13 +473,16 @@ def _decoded_rows(name: str, rel: str, text: str, scanner: ConservativeScanner,
     document agents read (by its extension) as its loader reads it, whatever its layout; else
     the front matter a file opens with, after a byte order mark readers strip: YAML (``---``),
     TOML (``+++``) or JSON (``{``). A document that does not parse is scanned as text alone; the
-    continual-learning index so is refused (its readers' finding, the gate's own)."""
-    from gitstore.safety.frontmatter import NotParsed, decoded_strings, document_kind, document_strings
+    continual-learning index so is refused (its readers' finding, the gate's own), and so is YAML
+    nested deeper than the reader here goes, which other readers take whole."""
+    from gitstore.safety.frontmatter import NotParsed, TooDeep, decoded_strings, document_kind, document_strings
 
     kind = document_kind(rel)
     if kind is not None and agents_read(rel):
         try:
             strings = document_strings(text, kind)
+        except TooDeep as exc:
+            return [_too_deep(name, exc, "")]
         except NotParsed as exc:
             from gitstore.deliver.clindex import PATH
 
@@ -490,9 +493,17 @@ def _decoded_rows(name: str, rel: str, text: str, scanner: ConservativeScanner,
                                                     "JSON, as gitstore publish does"))]
         return _decoded(name, rel, text, scanner, agents_read, strings, f"as {kind} decodes it")
     if text.removeprefix("\ufeff").startswith(("---", "+++", "{")):
-        return _decoded(name, rel, text, scanner, agents_read, decoded_strings(text), "as YAML decodes it",
-                        "front matter ")
+        try:
+            strings = decoded_strings(text)
+        except TooDeep as exc:
+            return [_too_deep(name, exc, "front matter ")]
+        return _decoded(name, rel, text, scanner, agents_read, strings, "as YAML decodes it", "front matter ")
     return []
+
+
+def _too_deep(name: str, exc: Exception, what: str) -> tuple[bool, Finding]:
+    return (True, Finding(name, getattr(exc, "line", 1),
+                          f"{what or 'YAML '}cannot be judged as its readers decode it: {exc}; nest it less"))
 
 
 def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
