@@ -254,6 +254,31 @@ def test_what_the_index_generator_writes_passes_the_index_rules(tmp_path: Path, 
         assert "* [sql_equality.py](sql_equality.py) - Canonicalizes SQL" in (root / "attesters" / "index.md").read_text()
 
 
+def test_a_folder_named_tooling_below_the_root_is_the_bundles_own(tmp_path: Path) -> None:
+    """Only ``tooling/`` at the wiki's root is the local overlay (``okf/wiki/tooling/``, which git
+    ignores). A folder of that name deeper is the bundle's own, committed with it: the generated
+    index left it out (OKF 8: an index enumerates its folder's contents, and agents and promotion
+    walk the wiki through it) and ``check_wiki`` never read its pages."""
+    import shutil
+
+    root = tmp_path / "ga4"
+    shutil.copytree(shared("okf", "bundles", "ga4"), root)
+    (root / "references" / "metrics").rename(root / "references" / "tooling")
+    for page in root.rglob("*.md"):  # the pages linking the folder follow it
+        page.write_text(page.read_text().replace("references/metrics/", "references/tooling/")
+                        .replace("(metrics/", "(tooling/"))
+    assert wiki.check_wiki(root) == []
+    assert "* [tooling](tooling/index.md)" in wiki.render_index_page(root, root / "references")
+    assert root / "references" / "tooling" in wiki.index_folders(root)
+    (root / "references" / "tooling" / "untyped.md").write_text("# No front matter\n")
+    assert wiki.check_wiki(root) == [
+        "references/tooling/untyped.md: no front matter: a page starts with a --- line, YAML, and a closing --- line",
+        "references/tooling/index.md: does not list untyped.md"]
+    _page(root, "tooling/mine.md", "no front matter: the local overlay is not checked\n")
+    assert "tooling" not in wiki.render_index_page(root).split(wiki.GENERATED_MARK)[1]
+    assert root / "tooling" not in wiki.index_folders(root)
+
+
 def test_the_index_generator_on_folders_of_every_shape(tmp_path: Path) -> None:
     _page(tmp_path, "INSTRUCTIONS.md", "Keep every definition.\n")  # no front matter, no description
     _page(tmp_path, "a.md", "---\ntype: A\n---\n# A\n")

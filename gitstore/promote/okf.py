@@ -29,8 +29,9 @@ INDEX_PAGE = "index.md"
 LOG_PAGE = "log.md"
 RESERVED = (INDEX_PAGE, LOG_PAGE)
 OKF_VERSION = "0.2"
-# Folders of the wiki that are not part of the shared bundle: the per-user overlay (route 0),
-# which git ignores, so its content differs from clone to clone.
+# Folders of the wiki's root that are not part of the shared bundle: the per-user overlay
+# (route 0, ``okf/wiki/tooling/``), which git ignores, so its content differs from clone to
+# clone. A folder so named deeper (``guides/tooling/``) is the bundle's own, listed and checked.
 LOCAL_DIRS = frozenset({"tooling"})
 
 
@@ -59,7 +60,8 @@ def render_index_page(root: Path = WIKI, folder: Path | None = None) -> str:
     lines.append(GENERATED_MARK)
     pages = [page_entry(page) for page in _pages_in(folder)]
     files = [_entry(p.name, p.name, kept.get(p.name, "")) for p in _files_in(folder)]
-    subfolders = [_entry(sub.name, _folder_link(sub), kept.get(f"{sub.name}/", "")) for sub in _listed_subfolders(folder)]
+    subfolders = [_entry(sub.name, _folder_link(sub), kept.get(f"{sub.name}/", ""))
+                  for sub in _listed_subfolders(folder, top=folder == root)]
     for heading, entries in (("# Pages", pages), ("# Files", files), ("# Subfolders", subfolders)):
         if entries:
             lines += ["", heading, "", *entries]
@@ -118,7 +120,7 @@ def linked_paths(root: Path = WIKI) -> list[Path]:
     (a page, a file, a subfolder), which the generator neither follows nor lists: a link
     leads out of the work tree, and the wiki gate refuses it."""
     return sorted(p for folder in _folders(root) for p in folder.iterdir()
-                  if p.is_symlink() and p.name not in LOCAL_DIRS and not p.name.startswith("."))
+                  if p.is_symlink() and not (folder == root and p.name in LOCAL_DIRS) and not p.name.startswith("."))
 
 
 def page_entry(page: Path | str) -> str:
@@ -224,7 +226,7 @@ def unlinkable_names(root: Path = WIKI) -> list[tuple[Path, str]]:
     link as it is (``name_problem``), with why: the wiki gate refuses each, and ``gitstore
     wiki index`` names each."""
     return [(item, why) for folder in _folders(root)
-            for item in _pages_in(folder) + _files_in(folder) + _subfolders(folder)
+            for item in _pages_in(folder) + _files_in(folder) + _subfolders(folder, top=folder == root)
             if (why := name_problem(item.name)) is not None]
 
 
@@ -284,22 +286,25 @@ def _holds_files(folder: Path) -> bool:
         _holds_files(sub) for sub in _subfolders(folder))
 
 
-def _listed_subfolders(folder: Path) -> list[Path]:
-    """The subfolders an index of ``folder`` lists: each that holds a file, at any depth."""
-    return [sub for sub in _subfolders(folder) if _holds_files(sub)]
+def _listed_subfolders(folder: Path, *, top: bool = False) -> list[Path]:
+    """The subfolders an index of ``folder`` lists: each that holds a file, at any depth
+    (``top``: ``folder`` is the wiki's root, whose local overlay no index lists)."""
+    return [sub for sub in _subfolders(folder, top=top) if _holds_files(sub)]
 
 
-def _subfolders(folder: Path) -> list[Path]:
+def _subfolders(folder: Path, *, top: bool = False) -> list[Path]:
+    """A folder's subfolders of the bundle: no hidden one, no link, and, at the wiki's root
+    (``top``), not the local overlay."""
     return sorted(
         p for p in folder.iterdir()
-        if p.is_dir() and not p.is_symlink() and p.name not in LOCAL_DIRS and not p.name.startswith(".")
+        if p.is_dir() and not p.is_symlink() and not (top and p.name in LOCAL_DIRS) and not p.name.startswith(".")
     )
 
 
-def _folders(root: Path) -> list[Path]:
+def _folders(root: Path, *, top: bool = True) -> list[Path]:
     found = [root]
-    for sub in _subfolders(root):
-        found += _folders(sub)
+    for sub in _subfolders(root, top=top):
+        found += _folders(sub, top=False)
     return found
 
 
@@ -996,7 +1001,7 @@ def _check_wiki(root: Path) -> list[str]:
                     continue
                 problems.append(f"{where}: its entry for {page.name} is not what gitstore writes for that page "
                                 "(regenerate it: `gitstore wiki index`)")
-        for sub in _subfolders(folder):
+        for sub in _subfolders(folder, top=folder == root):
             if _pages_in(sub) and not {sub.resolve(), (sub / INDEX_PAGE).resolve()} & listed:
                 problems.append(f"{where}: does not list {sub.name}/")
     return problems

@@ -215,9 +215,9 @@ def _reserved_in_another_case(rel: str) -> Finding | None:
 def _unlinkable(rel: str) -> str | None:
     """Why a file at ``rel`` (below the wiki) could not be listed by a generated index as a
     link to itself (``name_problem`` of its name or of a folder it sits in); None when it can."""
-    for part in rel.split("/"):
-        if part in LOCAL_DIRS or part.startswith("."):
-            return None  # no index lists the local overlay nor a hidden file
+    for number, part in enumerate(rel.split("/")):
+        if number == 0 and part in LOCAL_DIRS or part.startswith("."):
+            return None  # no index lists the local overlay (at the wiki's root) nor a hidden file
         if (why := name_problem(part)) is not None:
             return why if part == basename(rel) else f"its folder {part}/: {why}"
     return None
@@ -561,7 +561,8 @@ def _added(root: Path, wiki_rel: str, entries: dict[str, str], kept: set[str]) -
             if folder != wiki_rel and not folder.startswith(f"{wiki_rel}/"):
                 break
             name = basename(child)
-            if child not in before and name not in LOCAL_DIRS and not name.startswith("."):
+            overlay = folder == wiki_rel and name in LOCAL_DIRS  # the local overlay is the root's only
+            if child not in before and not overlay and not name.startswith("."):
                 added.setdefault(folder, set()).add(name)
             child = folder
     return added
@@ -578,7 +579,7 @@ def _index_misses(path: Path, rel: str, wiki: Path, names: set[str], kept: set[s
     now = path.read_bytes()
     if _MARK in now:
         return _generated_differs(path, rel, wiki, now, f", to which this change adds {', '.join(sorted(names))}")
-    pages, subfolders = _contents(dirname(rel), kept)
+    pages, subfolders = _contents(dirname(rel), kept, top=path.parent == wiki)
     return [Finding(rel, 1, f"index.md does not list {name}, which this change adds: an index lists every page and "
                             "subfolder of its folder (add it)")
             for name in unlisted(now.decode("utf-8", "replace"), pages & names, subfolders & names)]
@@ -713,7 +714,7 @@ def _index_changed(path: Path, rel: str, wiki: Path, before: bytes | None, now: 
     its folder that the change commits (its headings and descriptions are the writer's)."""
     if _MARK in now or (before is not None and _MARK in before):
         return _generated_differs(path, rel, wiki, now)
-    pages, subfolders = _contents(dirname(rel), kept)
+    pages, subfolders = _contents(dirname(rel), kept, top=path.parent == wiki)
     return [Finding(rel, 1, f"index.md does not list {name}: an index lists every page and subfolder of its folder")
             for name in unlisted(now.decode("utf-8", "replace"), pages, subfolders)]
 
@@ -728,15 +729,16 @@ def _generated_differs(path: Path, rel: str, wiki: Path, now: bytes, why: str = 
                                                            f"so), never edited by hand: {_DIFFERS}{why} (regenerate it: `gitstore wiki index`)")]
 
 
-def _contents(folder: str, kept: set[str]) -> tuple[set[str], set[str]]:
+def _contents(folder: str, kept: set[str], *, top: bool = False) -> tuple[set[str], set[str]]:
     """The pages of ``folder`` and its subfolders holding a file, in what the change commits
-    (``INSTRUCTIONS.md`` is no page; the local overlay and hidden folders are no subfolder)."""
+    (``INSTRUCTIONS.md`` is no page; hidden folders are no subfolder, nor, in the wiki's root
+    folder (``top``), the local overlay)."""
     pages, subfolders = set(), set()
     for path in kept:
         if not path.startswith(f"{folder}/"):
             continue
         first, _, rest = path[len(folder) + 1:].partition("/")
-        if rest and first not in LOCAL_DIRS and not first.startswith("."):
+        if rest and not (top and first in LOCAL_DIRS) and not first.startswith("."):
             subfolders.add(first)
         elif not rest and first.endswith(".md") and first not in (INSTRUCTIONS, *RESERVED):
             pages.add(first)
