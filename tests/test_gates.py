@@ -161,6 +161,21 @@ def test_the_okf_bundles_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     assert run(okf.main, _pages(root), capsys) == (0, [])
 
 
+def test_the_specifications_worked_example_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The OKF specification's worked example (Appendix A) committed as the wiki passes: its
+    ``dashboards/exec-revenue`` source is a scope descriptor (OKF 5.1), no path of the bundle."""
+    from .test_wiki import _worked_example
+
+    root = tmp_path / "example"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    _worked_example(root / "okf" / "wiki")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the worked example")
+    monkeypatch.chdir(root)
+    assert run(okf.main, _pages(root), capsys) == (0, [])
+
+
 def _edit(root: Path, name: str, change: Callable[[str], str]) -> None:
     path = root / "okf" / "wiki" / name
     path.parent.mkdir(parents=True, exist_ok=True)

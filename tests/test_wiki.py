@@ -226,6 +226,38 @@ def test_checks_accept_the_okf_example_bundles(bundle: str) -> None:
     assert wiki.check_wiki(root) == []
 
 
+def _worked_example(root: Path) -> list[str]:
+    """The OKF specification's worked example (Appendix A, v0.2 form) written as a bundle at
+    ``root``: each concept at the path the text names before it, then an index in each folder.
+    Its pages, from the bundle's root."""
+    spec = shared("okf", "SPEC.md").read_text(encoding="utf-8")
+    example = spec[spec.index("### v0.2 form"):]
+    pages = []
+    for match in re.finditer(r"^`([\w/.-]+\.md)`, .*?^```markdown\n(.*?)^```$", example, re.M | re.S):
+        path = root / match.group(1)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(match.group(2), encoding="utf-8")
+        pages.append(match.group(1))
+    _written_bottom_up(root)
+    return pages
+
+
+def test_checks_accept_the_specifications_worked_example(tmp_path: Path) -> None:
+    """A source's ``resource`` names a path a reader can follow or a scope descriptor it cannot
+    (OKF 5.1, 6.2): the worked example's ``dashboards/exec-revenue`` (an executive dashboard)
+    was read as a path of the bundle that does not resolve. A source written as a path (a
+    leading ``/``, ``./`` or ``../``, a trailing ``/``, a file name's extension) must still."""
+    pages = _worked_example(tmp_path)
+    assert pages == ["metrics/income-statement.md", "computations/revenue.md", "computations/profit.md"]
+    assert "resource: dashboards/exec-revenue" in (tmp_path / "computations" / "revenue.md").read_text()
+    assert wiki.check_wiki(tmp_path) == []
+    profit = tmp_path / "computations" / "profit.md"
+    text = profit.read_text()
+    for written in ("dashboards/exec-revenue.md", "/dashboards/exec-revenue", "../dashboards/", "./exec-revenue"):
+        profit.write_text(text.replace("resource: https://wiki.acme/finance/cost-allocation", f"resource: {written}"))
+        assert wiki.check_links(profit, tmp_path) == [f"source {written} does not resolve"], written
+
+
 def _written_bottom_up(root: Path) -> dict[Path, str]:
     """Every folder's generated index, written the deepest folder first: folder -> its text."""
     folders = sorted({p for p in root.rglob("*") if p.is_dir()} | {root}, key=lambda f: -len(f.parts))

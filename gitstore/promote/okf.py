@@ -844,7 +844,7 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     URLs are not followed. A link starting with ``/`` is relative to the bundle ``root`` (by
     default the page's folder); any other is relative to the page. A ``#fragment`` must name a
     heading of the target page. Path-valued front matter (``sources[].resource`` written as a
-    path, not a URL or a descriptor with spaces) must resolve too, from the page or, as some
+    path, ``written_as_path``: not a URL or a scope descriptor) must resolve too, from the page or, as some
     bundles write it, from the bundle root.
     """
     return link_problems(read_page(path), root or path.parent)
@@ -893,6 +893,8 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
         if within is not None and not files.inside(file, os.fspath(within), kind is not None):
             problems.append(f"{what} {target} leaves the repository")
         elif kind is None:
+            if what == "source" and not written_as_path(target):
+                continue  # a scope descriptor (OKF 5.1), no path: it names nothing there is to resolve
             problems.append(f"{what} {target} does not resolve")
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
@@ -911,6 +913,24 @@ def link_targets(page: Page) -> list[tuple[str, str]]:
             if isinstance(resource, str) and not re.search(r"\s", resource):
                 targets.append((resource, "source"))
     return targets
+
+
+def written_as_path(resource: str) -> bool:
+    """Whether a ``sources[].resource`` is written as a path of the repository, which must
+    resolve, rather than a scope descriptor, which names nothing a reader can follow (OKF 5.1,
+    6.2: ``all queries in BigQuery project X``, or the specification's own ``dashboards/exec-revenue``;
+    one that does name a file or folder there is read as its path all the same, so deleting
+    what it names is caught):
+    a path has no whitespace and begins with ``/``, ``./`` or ``../``, ends with ``/``, or ends
+    with a file name's extension (``policies/revenue.md``). A URL counts as one (the checks
+    follow none)."""
+    if re.search(r"\s", resource):
+        return False
+    if _SCHEME.match(resource) or resource in (".", ".."):
+        return True
+    last = resource.rstrip("/").rpartition("/")[2]
+    return (resource.startswith(("/", "./", "../")) or resource.endswith("/")
+            or os.path.splitext(last)[1] not in ("", "."))
 
 
 def _inside(file: str, folder: str, there: bool) -> bool:

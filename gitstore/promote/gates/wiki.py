@@ -15,7 +15,8 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   ``.mkd``): OKF pages are the ``.md`` files, so no rule would read it, yet agents would take
   it for a page (pre-commit passes every file of the wiki, since ``identify`` gives ``.mkd``,
   ``.mdown``, ``.mkdn`` and ``.mdwn`` no tag a type could select; the gate picks the pages);
-- every relative link and path-valued source resolves inside the repository, to a file the
+- every relative link and path-valued source (``okf.written_as_path``: a scope descriptor such as
+  ``dashboards/exec-revenue`` names no path) resolves inside the repository, to a file the
   change commits (the index being committed, or the tree of the range's tip: a page left
   untracked or ignored is on this disk only), and every ``#fragment`` names a heading; but for a link of a ``log.md`` entry already logged at the
   base: the log is the wiki's history (OKF 9) and only grows at the top, so an entry cannot be
