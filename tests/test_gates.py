@@ -425,6 +425,45 @@ def test_a_page_the_log_linked_in_an_entry_already_logged_can_be_deleted(
     assert run(okf.main, ["okf/wiki/log.md"], capsys) == (0, [])
 
 
+def test_a_second_change_logged_the_same_day_joins_that_days_group(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OKF 9: a log is a list of date-grouped entries, newest first, as the specification's own
+    example groups two under one date. The bundle's newest group is 2026-07-01: an entry logged
+    that day again was refused both ways (its group extended: an entry logged changed; a second
+    heading of the same date: the dates not newest first). It joins the group, at its top or
+    after its last entry; an entry logged is still never reworded, and an old entry's link in
+    that group is history, while a new one's resolves."""
+    verified = "- **Verified** the full bundle for OKF v0.2 conformance."
+    for added in (lambda t: t.replace("## 2026-07-01\n\n", "## 2026-07-01\n\n- **Update**: Re-verified the revenue.\n", 1),
+                  lambda t: t.replace(" entries.\n\n## 2026-06-30", " entries.\n- **Update**: Re-verified the "
+                                      "[revenue](metrics/revenue.md).\n\n## 2026-06-30", 1)):
+        git(bundle, "checkout", "-q", "HEAD", "--", "okf/wiki/log.md")
+        _edit(bundle, "log.md", added)
+        git(bundle, "add", "-A")
+        assert verified in (bundle / "okf/wiki/log.md").read_text()
+        assert run(okf.main, ["okf/wiki/log.md"], capsys) == (0, [])
+    git(bundle, "checkout", "-q", "HEAD", "--", "okf/wiki/log.md")
+    _log(bundle, "2026-07-01", "**Update**: Re-verified the revenue.")
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/log.md"], capsys) == (1, ["okf/wiki/log.md:1: log dates are not newest first"])
+    git(bundle, "checkout", "-q", "HEAD", "--", "okf/wiki/log.md")
+    _edit(bundle, "log.md", lambda t: t.replace(verified, "- **Update**: Linked [a draft](drafts/gone.md).\n"
+                                                + verified.replace("full", "whole"), 1))
+    git(bundle, "add", "-A")
+    code, lines = run(okf.main, ["okf/wiki/log.md"], capsys)
+    assert code == 1 and lines == ["okf/wiki/log.md:10: link drafts/gone.md does not resolve",
+                                   "okf/wiki/log.md:10: log.md only grows at the top: an entry already logged "
+                                   "changed or went missing"], lines
+    _edit(bundle, "drafts/gone.md", lambda t: "---\ntype: Note\n---\n# Draft\n")
+    _edit(bundle, "log.md", lambda t: t.replace(verified.replace("full", "whole"), verified))
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "a draft, logged")
+    git(bundle, "rm", "-q", "okf/wiki/drafts/gone.md")
+    _edit(bundle, "log.md", lambda t: t.replace("## 2026-07-01\n\n", "## 2026-07-01\n\n- **Deletion**: The draft.\n", 1))
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/log.md"], capsys) == (0, [])  # the draft's entry is history
+
+
 def _regenerated(wiki: Path, *folders: str) -> None:
     for folder in folders:
         (wiki / folder / "index.md").write_text(render_index_page(wiki, wiki / folder))

@@ -42,7 +42,8 @@ Against the base revision (``--base``, else the pre-push range's start, else HEA
 - a file or subfolder the change adds to a folder (a page renamed into it included) leaves no
   index there out of date, though the change leaves the index alone: a generated one is still
   the inventory, one a person wrote lists each page and subfolder added;
-- ``log.md`` only grows at the top: no entry already logged changes or disappears, nor the log;
+- ``log.md`` only grows at the top (a new date's heading, or entries added to the newest date's
+  group: OKF 9 groups entries by date): no entry already logged changes or disappears, nor the log;
 - no page that remains has a link or a path-valued source leading to a page (or a folder) the
   change deletes, but for a link of a ``log.md`` entry logged at the base (history);
 - no page the change leaves alone (not passed, so its links are not checked) links a heading
@@ -508,9 +509,18 @@ def _recent(page: Page, logged: str | None) -> Page:
     log's head and its new entries are read as they are."""
     if logged is None or basename(os.fspath(page.path)) != LOG_PAGE or page.text is None:
         return page
-    history = set(_log_entries(read_body(logged))[1])
+    groups = _log_entries(read_body(logged))[1]
+    history = set(groups)
     head, entries = _log_entries(page.body, keep_ends=True)
-    body = head + "".join("\n" * entry.count("\n") if entry.rstrip("\n") in history else entry for entry in entries)
+    body = head
+    for entry in entries:
+        if entry.rstrip("\n") in history:
+            body += "\n" * entry.count("\n")
+        elif groups and _grown(groups[0], entry.rstrip("\n")):  # the day's group, with entries added: its old ones
+            old = set(groups[0].split("\n"))
+            body += "\n".join("" if line in old else line for line in entry.split("\n"))
+        else:
+            body += entry
     return Page(page.path, page.text, page.meta, body, page.problems)
 
 
@@ -754,11 +764,31 @@ def _log_entries(text: str, keep_ends: bool = False) -> tuple[str, list[str]]:
 
 
 def _log_grows(before: str, after: str) -> bool:
+    """Whether the log ``after`` is ``before`` with entries added at the top: under new date
+    headings, or in the newest date's group (``_grown``); no entry logged changes or goes."""
     head_before, entries_before = _log_entries(before)
     head_after, entries_after = _log_entries(after)
     if head_before.rstrip("\n") != head_after.rstrip("\n"):
         return False
-    return not entries_before or entries_after[-len(entries_before):] == entries_before
+    if not entries_before:
+        return True
+    if len(entries_after) < len(entries_before):
+        return False
+    kept = entries_after[-len(entries_before):]
+    return kept[1:] == entries_before[1:] and _grown(entries_before[0], kept[0])
+
+
+def _grown(logged: str, group: str) -> bool:
+    """Whether the date group ``group`` is ``logged`` (the newest group at the base; both without
+    their trailing line breaks) as it was, or with entries added right under its heading or
+    after its last entry: OKF 9 groups a log's entries by date, so a second change logged the
+    same day joins that day's group, while each entry logged stays as it was."""
+    if group == logged:
+        return True
+    heading, _, body = logged.partition("\n")
+    now_heading, _, now_body = group.partition("\n")
+    old, new = body.strip("\n"), now_body.strip("\n")
+    return heading == now_heading and (not old or new.endswith("\n" + old) or new.startswith(old + "\n"))
 
 
 def _first_difference(before: bytes, after: bytes) -> int:
