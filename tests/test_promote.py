@@ -447,6 +447,29 @@ def test_user_tooling_goes_to_the_local_overlay(tmp_path: Path) -> None:
     assert blocks.find(page)[0].learning == learning["id"]
 
 
+@pytest.mark.parametrize("title", ["Reliability ] notes", "Reliability [beta", "Reliability `retries"])
+def test_an_overlay_page_links_its_related_page_whatever_its_title_holds(tmp_path: Path, title: str) -> None:
+    """The overlay page's one link is named by the related page's title: a ``]`` in it ended
+    the link's text, so the page held no link and the promotion stopped at overlay-links; a
+    ``[`` made the link's text only the title's end. The title is written escaped, as an index
+    entry writes one, and the wiki gate reads the escaped brackets as text."""
+    from gitstore.promote.okf import escape_entry_text
+
+    files = dict(WIKI_FILES)
+    files["okf/wiki/reliability.md"] = files["okf/wiki/reliability.md"].replace("title: Reliability",
+                                                                                f"title: {json.dumps(title)}")
+    ctx = wiki_repo(tmp_path / "widgets", files)
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx, audience="user-tooling", title="Fast retry tests",
+                                 text="Run the retry tests of the client backoff with pytest -x -q before pushing.", targets=())
+    result = promote(ctx, learning["id"], PERSON)
+    path = "okf/wiki/tooling/fast-retry-tests.md"
+    assert result.packet["route"] == "overlay" and result.written == [path]
+    page = (root / path).read_text()
+    assert f"Related project knowledge: [{escape_entry_text(title)}](../reliability.md).\n" in page
+    assert wiki_gate.check([path], root, "okf/wiki", None) == []
+
+
 SKILL_TEXT = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
 
 

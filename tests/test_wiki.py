@@ -208,6 +208,17 @@ def test_check_links_finds_broken_links_and_anchors(tmp_path: Path) -> None:
     ]
 
 
+def test_an_escaped_bracket_is_text_to_the_link_checks(tmp_path: Path) -> None:
+    """CommonMark reads ``\\]`` and ``\\[`` as text: a link whose text holds one (as an index entry
+    or an overlay page writes a title with brackets, ``escape_entry_text``) is a link, and
+    ``\\[x](y.md)`` is none. The checks read the first as no link and the second as one."""
+    page = _page(tmp_path, "a.md", "---\ntype: A\n---\n# A\n\nSee [Retries \\] notes](gone.md), [b \\[beta](b.md).\n\n"
+                                  "Written out: \\[not a link](nowhere.md), \\\\[but this one](also-gone.md).\n")
+    _page(tmp_path, "b.md", "---\ntype: A\n---\n# B\n")
+    assert wiki.links_of(page) == ["gone.md", "b.md", "also-gone.md"]
+    assert wiki.check_links(page, tmp_path) == ["link gone.md does not resolve", "link also-gone.md does not resolve"]
+
+
 def test_check_wiki_needs_an_index_listing_every_page(tmp_path: Path) -> None:
     _page(tmp_path, "a.md", "---\ntype: A\ndescription: A page.\n---\n# A\n")
     assert wiki.check_wiki(tmp_path) == ["index.md: missing"]

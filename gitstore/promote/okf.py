@@ -320,6 +320,7 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _INDEX_ENTRY = re.compile(r"^[*-] \[((?:[^\]\\]|\\.)+)\]\(([^()\s]+)\)(?: - (.*))?$")  # a title's \] is text
 _LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()<>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_ESCAPED_BRACKET = re.compile(r"\\[\\\[\]]")  # ``\[``, ``\]`` (text, not a link's bracket) or ``\\``
 _REF_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
@@ -1083,6 +1084,8 @@ def _links_in(code_free: str) -> list[str]:
         if definition:
             targets.append(definition.group(1))
             continue
+        if "\\" in line:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
+            line = _ESCAPED_BRACKET.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", line)
         targets += _INLINE_LINK.findall(line)
     return targets
 

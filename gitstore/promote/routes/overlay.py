@@ -12,6 +12,7 @@ from posixpath import relpath
 from typing import Any
 
 from gitstore.promote import blocks
+from gitstore.promote.okf import escape_entry_text
 from gitstore.promote.routing import OVERLAY, WIKI
 from gitstore.promote.skills import skill_name
 
@@ -42,7 +43,7 @@ def render(learning: dict[str, Any], name: str, link: tuple[str, str], at: str) 
         "---\n\n"
         f"# {name}\n\n"
         f"{block}\n"
-        f"Related project knowledge: [{title}]({href}).\n"
+        f"Related project knowledge: [{escape_entry_text(title)}]({href}).\n"  # one link, whatever the title holds
     )
 
 
