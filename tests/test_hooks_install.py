@@ -1166,3 +1166,67 @@ def test_the_undo_of_an_edit_gives_back_the_text_and_names_only_what_changed() -
     text = "".join(f"line {n}\n" for n in range(2000))
     grown = text[:600] + "added\n" + text[600:9000] + "more" + text[9000:]
     assert edit(grown, text) == [[600, 606, ""], [9006, 9010, ""]]
+
+
+def test_removing_many_entries_at_once_gives_what_removing_them_one_by_one_gives() -> None:
+    """A settings file may hold thousands of stale gitstore groups (a commit can put them
+    there): install removed them one at a time, parsing the file again after each, a cost of
+    the file's size for every group. ``remove_all`` removes them from one parse; its text is the
+    one the removals one after another give, whatever the layout and whichever entries go."""
+    from hypothesis import given, settings, strategies as st
+
+    from gitstore.capture.harnesses._jsonedit import parse, remove, remove_all
+
+    layouts = st.sampled_from([None, 2, "\t"])
+    values = st.lists(st.one_of(st.integers(0, 9), st.just({"a": [1]}), st.just("x")), min_size=1, max_size=8)
+
+    @settings(max_examples=300, deadline=None)
+    @given(values, layouts, st.data(), st.booleans())
+    def check(items: list[Any], indent: Any, data: Any, as_object: bool) -> None:
+        value: Any = {f"k{n}": v for n, v in enumerate(items)} if as_object else items
+        text = json.dumps({"hooks": value}, indent=indent) + "\n"
+        gone = data.draw(st.lists(st.integers(0, len(items) - 1), unique=True))
+
+        def container(t: str) -> Any:
+            member = parse(t).member("hooks")
+            assert member is not None
+            return member.node
+
+        expected = text
+        for index in sorted(gone, reverse=True):
+            expected = remove(expected, container(expected), index)
+        assert remove_all(text, container(text), gone) == expected
+        left = [v for n, v in enumerate(items) if n not in gone]
+        assert json.loads(expected)["hooks"] == ({f"k{n}": v for n, v in enumerate(items) if n not in gone}
+                                                 if as_object else left)
+
+    check()
+
+
+def test_install_replaces_every_stale_group_of_ours_and_uninstall_gives_the_file_back(repo: Path,
+                                                                                         home: Path) -> None:
+    """Groups an older install left (another interpreter's path) are all replaced by the one
+    install writes now, however many there are, other groups kept in their places; uninstall
+    takes gitstore's away and leaves the rest as it was."""
+    import subprocess
+
+    stale = [{"hooks": [{"type": "command", "command": f"/old/python{n} -P -m gitstore.capture.agent_hook claude-code",
+                         "timeout": 30}]} for n in range(400)]
+    theirs = {"hooks": [{"type": "command", "command": "echo ended"}]}
+    original = json.dumps({"hooks": {"SessionEnd": [*stale[:200], theirs, *stale[200:]]},
+                           "permissions": {"allow": [f"Bash(make t{n})" for n in range(2000)]}}, indent=2) + "\n"
+    path = repo / ".claude" / "settings.local.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(original)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gitstore", "hooks", "install", "--harness", "claude-code",
+                           "--json"], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["action"] == "updated", done.stderr[-2000:]
+    groups = json.loads(path.read_text())["hooks"]["SessionEnd"]
+    ours = [g for g in groups if "gitstore.capture.agent_hook" in json.dumps(g)]
+    assert theirs in groups and len(ours) == 1 and "/old/python" not in json.dumps(ours), groups[:3]
+    done = subprocess.run([sys.executable, "-m", "gitstore", "hooks", "uninstall", "--harness", "claude-code",
+                           "--json"], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    left = json.loads(path.read_text())
+    assert left == {**json.loads(original), "hooks": {"SessionEnd": [theirs]}}

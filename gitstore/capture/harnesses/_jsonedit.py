@@ -227,15 +227,50 @@ def append(text: str, root: Node, container: Node, value: Any, key: str | None =
 
 def remove(text: str, container: Node, index: int) -> str:
     """Remove entry ``index`` of ``container`` with the separator that joined it."""
+    cut, end = _removed_span(text, container, index)
+    return text[:cut] + text[end:]
+
+
+def remove_all(text: str, container: Node, indices: list[int]) -> str:
+    """Remove the entries ``indices`` of ``container``, each as ``remove`` would one after
+    another, from one parse: each removal deletes one span, so the entries after it (and the
+    container's end) move back by its length. Parsing the file again after each would cost its
+    size for every entry removed (a settings file can hold thousands)."""
+    for index in sorted(set(indices), reverse=True):
+        cut, end = _removed_span(text, container, index)
+        text = text[:cut] + text[end:]
+        container = _shifted(container, index, end, end - cut)
+    return text
+
+
+def _removed_span(text: str, container: Node, index: int) -> tuple[int, int]:
+    """The span ``remove`` deletes: the entry with the separator that joined it."""
     entries = container.entries
     start, node = entries[index]
     if len(entries) == 1:
         inner_start, inner_end = container.start + 1, container.end - 1
         if not (text[inner_start:start] + text[node.end : inner_end]).strip():
-            return text[:inner_start] + text[inner_end:]
+            return inner_start, inner_end
         if not text[inner_start:start].strip():  # comments follow it: keep them, drop its line
-            return text[:inner_start] + text[node.end :]
-        return text[:start] + text[node.end :]
+            return inner_start, node.end
+        return start, node.end
     if index == len(entries) - 1:
-        return text[: entries[index - 1][1].end] + text[node.end :]
-    return text[:start] + text[entries[index + 1][0] :]
+        return entries[index - 1][1].end, node.end
+    return start, entries[index + 1][0]
+
+
+def _shifted(container: Node, index: int, after: int, by: int) -> Node:
+    """``container`` without entry ``index``, once ``by`` characters ending at ``after`` were
+    deleted: what lay from ``after`` on moves back (only the positions ``_removed_span`` reads)."""
+    def at(pos: int) -> int:
+        return pos - by if pos >= after else pos
+
+    def moved(node: Node) -> Node:
+        return node._replace(start=at(node.start), end=at(node.end))
+
+    if container.members is not None:
+        members = [m._replace(start=at(m.start), node=moved(m.node))
+                   for i, m in enumerate(container.members) if i != index]
+        return container._replace(end=at(container.end), members=members)
+    items = [moved(n) for i, n in enumerate(container.items or []) if i != index]
+    return container._replace(end=at(container.end), items=items)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from gitstore.errors import InvalidInput
 from gitstore.capture.harnesses._command import HookCommand
-from gitstore.capture.harnesses._jsonedit import JsonEditError, Node, append, parse, remove
+from gitstore.capture.harnesses._jsonedit import JsonEditError, Node, append, parse, remove, remove_all
 from gitstore.capture.harnesses._switch import Verdict, switched_off
 
 # the capture hook's module (``gitstore.hook`` before it moved into the capture package)
@@ -136,12 +136,10 @@ class JsonHooksHarness(NamedTuple):
         ours = [n.value for n in groups.items if is_our_group(n.value)]
         if ours == wanted:
             return text
-        while ours:
-            index = next(i for i, n in enumerate(groups.items) if is_our_group(n.value))
-            text = remove(text, groups, index)
+        if ours:  # every one at once, from this parse: a file can hold thousands
+            text = remove_all(text, groups, [i for i, n in enumerate(groups.items) if is_our_group(n.value)])
             root = self._parse(text)
             groups = self._event_groups(root, event)
-            ours = [n.value for n in groups.items or [] if is_our_group(n.value)]
         for group in wanted:
             text = append(text, root, groups, group)
             root = self._parse(text)
