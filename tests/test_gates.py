@@ -1393,6 +1393,32 @@ def test_an_import_through_a_symbolic_link_reads_the_file_it_leads_to(
         "handbook/steps:2: quarantine: prompt-injection"], lines
 
 
+@pytest.mark.parametrize("version", ["https://git-lfs.github.com/spec/v1", "https://hawser.github.com/spec/v1"])
+def test_a_file_agents_read_stored_through_git_lfs_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str], version: str) -> None:
+    """``filter=lfs`` in ``.gitattributes``: git holds a pointer, the only bytes a gate reads,
+    while a checkout with Git LFS installed writes the file the LFS server holds (instructions,
+    a credential, a promoted block added by hand), which no gate ever reads. Where agents read the
+    file, the pointer is a finding; a data file kept so stays unread, as any other."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    pointer = f"version {version}\r\noid sha256:{'4d' * 32}\nsize 169\n"
+    files = ["AGENTS.md", "okf/wiki/storage.md", ".agents/skills/deploy/REFERENCE.md", "data/weights.csv"]
+    (tmp_path / ".gitattributes").write_text("".join(f"{name} filter=lfs diff=lfs merge=lfs -text\n" for name in files))
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(pointer)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "large files in lfs")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and [line.split(": ", 1)[0] for line in lines] == [
+        ".agents/skills/deploy/REFERENCE.md:1", "AGENTS.md:1", "okf/wiki/storage.md:1"], lines
+    assert all(line.endswith(scan.LFS_POINTER) for line in lines), lines
+
+
 def test_a_file_with_a_nul_byte_or_in_utf_16_is_read_where_agents_read_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A NUL byte makes pre-commit and git take a file for binary, yet one a memory file imports

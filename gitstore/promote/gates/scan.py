@@ -26,7 +26,9 @@ format does (a zip, such as a ``.docx``; an ELF, Mach-O or Windows executable; a
 database; gzip, 7z, PDF, media, WebAssembly, ...) and reads as one, its first 64 KiB mostly no
 text, unless its name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is
 still a finding, and so is text behind a binary beginning. Elsewhere a binary file is left
-unread too.
+unread too. A file agents read that git holds as a Git LFS pointer (``filter=lfs``) is a
+finding: git holds only the pointer, which is all a gate reads, while a checkout with Git LFS
+writes the file the LFS server holds, which no gate reads.
 
 A whole JSON, YAML or TOML document agents read (``*.json``, ``*.yaml``, ``*.yml``, ``*.toml``:
 ``.continual-learning/index.json``, ``.continue/rules/*.yaml``, a file a memory file imports) is
@@ -98,6 +100,14 @@ _BINARY_STARTS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08", b"\xd0\xcf\x11\xe
 _SAMPLE = 65536  # bytes of a file that begins like a binary format read to tell whether it is one
 _NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1f\x7f\ufffd]")  # control characters, bytes that are no UTF-8
 _TEXT_SUFFIXES = (".mdc",)  # read as text by the agents that read them, though identify does not name them
+# how a Git LFS pointer begins, as git-lfs reads one (its three spellings of the version, blanks
+# before it, a line that ends in CR LF): git holds the pointer, and a checkout with Git LFS
+# installed writes the file it names, which only the LFS server holds
+_LFS_POINTER = re.compile(r"\A\s*version (?:https://git-lfs\.github\.com/spec/v1|https://hawser\.github\.com/spec/v1"
+                          r"|http://git-media\.io/v/2)\r?\n")
+LFS_POINTER = ("a Git LFS pointer where agents read the file: git holds only the pointer, which is all the gates read, "
+               "while a checkout with Git LFS writes the file the LFS server holds, which no gate reads; keep files "
+               "agents read in git itself (no filter=lfs for them in .gitattributes)")
 
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
@@ -140,6 +150,8 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
     if committed is None:
         return []
     text, link = committed
+    if not link and _LFS_POINTER.match(text) and agents_read(rel):
+        return [(True, Finding(name, 1, LFS_POINTER))]
     result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
     rows = [] if link else _decoded_rows(name, rel, text, scanner, agents_read)
     if not result.findings:
