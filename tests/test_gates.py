@@ -787,6 +787,40 @@ def test_scan_names_the_line_and_honours_the_allow_list(leaks: Path, capsys: pyt
     assert run(scan.main, ["config.txt"], capsys) == (0, [])
 
 
+def test_in_a_hook_the_scan_honours_the_allow_list_the_change_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every file gate judges the change, never the work tree, and so does the list that clears
+    a secret: a ``.gitstore-allow`` left untracked (ignored, even) or edited and not staged is in
+    no clone, so it clears nothing a commit or a push sends; the list the change holds does."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    (tmp_path / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: "), lines
+    allow = tmp_path / ".gitstore-allow"
+    allow.write_text(f"config.txt:{lines[0].split(': ')[2].split(' ')[0]}:2\n")
+    (tmp_path / ".git" / "info" / "exclude").write_text(".gitstore-allow\n")
+    assert run(scan.main, ["config.txt"], capsys) == (0, [])  # by hand the work tree is the change
+    git(tmp_path, "add", "config.txt")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))  # as git sets it for a commit's hooks
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: "), lines
+    git(tmp_path, "add", "-f", ".gitstore-allow")
+    assert run(scan.main, ["config.txt"], capsys) == (0, [])
+    git(tmp_path, "commit", "-q", "-m", "config")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")  # at pre-push: the tip, whatever the work tree holds
+    allow.write_text("")
+    assert run(scan.main, ["config.txt"], capsys) == (0, [])
+    git(tmp_path, "rm", "-q", "--cached", ".gitstore-allow")
+    git(tmp_path, "commit", "-q", "-m", "no list")
+    allow.write_text(f"config.txt:{lines[0].split(': ')[2].split(' ')[0]}:2\n")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: "), lines
+
+
 def test_scan_names_a_fifo_at_once_and_never_waits_on_it(tmp_path: Path) -> None:
     """A tracked file replaced in the work tree by a FIFO nothing writes to: the gate says what it
     is, in one line, rather than waiting for a writer that never comes (the timeout turns a

@@ -1,7 +1,8 @@
 """``gitstore-scan``: the safety scanner on the text files about to be committed.
 
 Each file is scanned as the content of its path from the repository's root, with the
-repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secrets and home
+repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line, read as the change holds it, like
+the files: a list left untracked or not staged clears nothing) clearing the secrets and home
 paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts (a test suite's key, under
@@ -84,6 +85,7 @@ from gitstore.promote.gates._common import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the scanner loads when the gate runs (its --help does not need it)
+    from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
 PROG = "gitstore-scan"
@@ -117,11 +119,33 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
-    scanner = ConservativeScanner(Allowlist.read(root))
+    scanner = ConservativeScanner(_allowlist(root) if CommittedFiles.in_a_hook() else Allowlist.read(root))
     agents_read = _reader(root, files)
     rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read),
                        lambda row: (row[0], Finding(*row[1])), by_bytes=True)
     return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
+
+
+def _allowlist(root: Path) -> Allowlist:
+    """The ``.gitstore-allow`` as the change holds it (the index being committed, the range's
+    tip), never the work tree's: a list the change does not hold (left untracked, ignored, or
+    edited and not staged) is in no clone and clears nothing it commits or pushes. A link there
+    is no list: git holds only the path it leads to."""
+    from gitstore.errors import InvalidInput
+    from gitstore.safety.files import FILE_NAME, Allowlist
+
+    held = CommittedFiles(root, [FILE_NAME])
+    try:
+        entry = held.entry(FILE_NAME)
+        if entry is None or entry[0] not in ("100644", "100755"):
+            return Allowlist()
+        data = held.read(entry[1])
+    finally:
+        held.close()
+    try:
+        return Allowlist.parse(data.decode("utf-8"), FILE_NAME)
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{FILE_NAME}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
