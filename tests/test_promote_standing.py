@@ -506,6 +506,34 @@ def test_a_file_differing_only_in_case_from_a_promoted_one_fails_the_gate_and_do
     assert _checks(root, tmp_path, "wiki and skills") == []
 
 
+def test_a_range_is_judged_without_listing_each_commits_whole_tree(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing every file of every commit that edits the wiki cost a push the commits times the
+    repository's files (200 such commits of a repository of 80,000 files: over a minute). Which
+    files a commit changes are submodules comes from its own changes, and a commit made on one
+    commit leaves two files differing only in case side by side only by adding one of them."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    start = git(root, "rev-parse", "HEAD").strip()
+    for n in range(3):
+        commit_files(root, {PAGE: (root / PAGE).read_text() + f"\nA note, {n}.\n", f"src/x{n}.py": "x = 1\n"},
+                     f"Note {n}")
+    listed: list[str] = []
+    whole = promotion_gate.entries
+
+    def entries(where: Path, revision: str | None, paths: Any = None, keep_index: bool = False) -> Any:
+        if paths is None:
+            listed.append(revision or "the index")
+        return whole(where, revision, paths, keep_index)
+
+    monkeypatch.setattr(promotion_gate, "entries", entries)
+    assert promotion_gate.check([], root, start, "HEAD") == []
+    assert listed == []
+    commit_files(root, {"okf/wiki/Reliability.md": "# Notes\n"}, "A twin")  # an added file is still judged
+    found = promotion_gate.check([], root, start, "HEAD")
+    assert [f.path for f in found] == ["okf/wiki/Reliability.md"] and "only in case" in found[0].message, found
+
+
 def test_files_differing_only_in_case_or_unicode_form_are_found_where_a_merge_brings_them_together(
         tmp_path: Path) -> None:
     """Two branches each add one spelling (here the composed and decomposed forms of é, which

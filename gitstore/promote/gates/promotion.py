@@ -661,6 +661,9 @@ def _twin_problems(change: Change) -> list[Finding]:
     writes one over the other, so a file beside a promoted ``SKILL.md`` or page may replace the
     text that was reviewed and promoted, while every rule reads both. One finding for each
     such group, at the path the commit adds, naming the other."""
+    if not change.merged and not any(status == "A" and in_block_folders(path)
+                                     for path, status in change.changes.items()):
+        return []  # made on one commit, it leaves two such files side by side only by adding one there
     groups = case_twins(change.tree()) if change.tree is not None else []
     held = [set(tree()) for tree in change.parent_trees] if groups else []
     found = []
@@ -841,12 +844,25 @@ def _same(block: blocks.Block) -> tuple[Any, ...]:
 
 # -- reading commits ---------------------------------------------------------------------------
 
-def _commit_changes(root: Path, commit: str) -> dict[str, str]:
-    """The files a commit changes (path -> git status letter); for a merge, those that differ
-    from every parent (``-c``), since a file the same as one parent's brings nothing new."""
-    done = git("diff-tree", "-r", "-z", "-c", "--root", "--no-commit-id", "--name-status", "--no-renames", commit,
-               cwd=root)
-    return _statuses(done.stdout)
+def _commit_changes(root: Path, commit: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The files a commit changes (path -> git status letter), and the git mode each has in the
+    commit (``160000``: a submodule; ``000000``: deleted), from one raw listing of its changes;
+    for a merge, those that differ from every parent (``-c``), since a file the same as one
+    parent's brings nothing new. The modes answer which of them are submodules without listing
+    the commit's whole tree, which costs a commit of a large repository as much as its files."""
+    done = git("diff-tree", "-r", "-z", "-c", "--root", "--no-commit-id", "--raw", "--no-abbrev", "--no-renames",
+               commit, cwd=root)
+    parts = done.stdout.split(b"\0")
+    statuses, modes = {}, {}
+    for meta, name in zip(parts[0::2], parts[1::2]):
+        parents = len(meta) - len(meta.lstrip(b":"))  # ``::`` for a merge of two: a mode for each, then its own
+        fields = meta[parents:].split(b" ")
+        if not parents or len(fields) < 2 * parents + 3:
+            continue
+        path = name.decode("utf-8", "surrogateescape")
+        statuses[path] = fields[-1][:1].decode()
+        modes[path] = fields[parents].decode()
+    return statuses, modes
 
 
 def _statuses(listing: bytes) -> dict[str, str]:
@@ -906,10 +922,12 @@ def _commit(root: Path, sha: str, message: str, parents: Sequence[str], start: s
     """The commit ``sha`` of a range whose base is ``start`` (None: it has none)."""
     listing = _listing(root, sha)
     based = start if start and start != ZERO else None
-    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
+    changes, modes = _commit_changes(root, sha)
+    return Change(sha[:12], message, changes, _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
                   merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
-                  submodules=_held(listing, SUBMODULE), modes=_modes(root, sha), tree=_paths(listing),
+                  submodules=lambda paths: {path for path in paths if modes.get(path) == SUBMODULE},
+                  modes=_modes(root, sha), tree=_paths(listing),
                   parent_trees=tuple(_paths(_listing(root, p)) for p in parents), listing=listing,
                   allow=_allow_file(root, based) if based else None,
                   allow_of=f"the range's base ({based[:12]})" if based else Change.allow_of)
