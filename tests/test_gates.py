@@ -838,6 +838,26 @@ def test_scan_names_a_fifo_at_once_and_never_waits_on_it(tmp_path: Path) -> None
                                         "never reads one"], done.stdout
 
 
+def test_a_gates_findings_piped_into_a_reader_that_stops_end_without_a_traceback(tmp_path: Path) -> None:
+    """``gitstore-okf -- okf/wiki/*.md | head``: the reader leaves after a line, and the gate's
+    next line meets a closed pipe. It fails (exit 1, its findings were not all read) and says
+    nothing more: no traceback."""
+    git(tmp_path, "init", "-q")
+    page = tmp_path / "okf" / "wiki" / "big.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("---\ntype: Guide\ntitle: Big\ndescription: Big.\n---\n\n# Big\n\n" +
+                    "".join(f"## Part {n}\n\nSee [it](#gone-{n}).\n\n" for n in range(3000)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(scan.__file__).parents[3]),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    gate = subprocess.Popen([sys.executable, "-c", "from gitstore_validators.okf import main; main()", "--",
+                             "okf/wiki/big.md"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert gate.stdout is not None and gate.stderr is not None
+    assert gate.stdout.readline().startswith(b"okf/wiki/big.md:")
+    gate.stdout.close()
+    error = gate.stderr.read()
+    assert gate.wait(timeout=60) == 1 and error == b"", error
+
+
 def test_at_a_commit_the_scan_and_the_skills_gate_read_the_index_being_committed(tmp_path: Path) -> None:
     """A git pre-commit hook that runs the gates itself (no pre-commit framework to stash what
     is not staged): the index holds a bidirectional override and a skill's unknown key, the work

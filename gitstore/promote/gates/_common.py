@@ -83,6 +83,8 @@ def run(prog: str, gate: Callable[[], int]) -> int:
     except GitstoreError as exc:
         print(f"{prog}: error: {shown(one_line(str(exc)))}", file=sys.stderr)  # it may name a file
         return 1
+    except BrokenPipeError:  # its findings piped into `head` and the like: the reader is gone
+        return 1
     except Exception as exc:
         import subprocess
 
