@@ -1192,6 +1192,21 @@ def test_an_overlay_page_is_never_written_through_a_link(tmp_path: Path, link: s
     assert sorted(os.listdir(root / "src")) == ["retry.py", "store.py"] and os.listdir(outside) == []
 
 
+def test_an_overlay_git_would_not_ignore_stops_before_anything_is_stored(tmp_path: Path) -> None:
+    """A committed ``.gitignore`` that un-ignores the overlay (``!okf/wiki/tooling/``) would put
+    a page meant for this machine into the next ``git add -A``: promote refuses, and does so
+    before the packet and its audit entry are stored, so no promotion is recorded that never
+    landed and nothing is left midway."""
+    ctx = wiki_repo(tmp_path / "widgets", {".gitignore": "!okf/wiki/tooling/\n"})
+    root = ctx.workspace.root
+    learning = _tooling_learning(ctx)
+    records, refs = _records(ctx), _refs(root)
+    with pytest.raises(Refused, match="okf/wiki/tooling is still not ignored by git"):
+        promote(ctx, learning["id"], PERSON, route="0")
+    assert _records(ctx) == records and _refs(root) == refs
+    assert not (root / "okf" / "wiki" / "tooling").exists() and not list((ctx.workspace.state / "unfinished").glob("*"))
+
+
 @pytest.mark.parametrize("link", ["okf/.memory/staged", "okf/.memory/staged/{id}", "okf/.memory/staged/{id}/brief.md"])
 def test_a_staged_brief_is_never_written_through_a_link(tmp_path: Path, link: str) -> None:
     ctx = wiki_repo(tmp_path / "widgets")

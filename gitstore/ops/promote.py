@@ -84,6 +84,8 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     commit, made = (_prepare(ctx, result, snapshot, resumed is not None, push or pull_request) if result.commits
                     else (None, False))
     local = _local_files(ctx, result, resumed is not None)
+    if result.route == "overlay":  # a rule un-ignoring the overlay stops it before the packet is stored
+        ensure_ignored(repo, ctx.workspace.root, ctx.workspace.root / overlay.FOLDER)
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
             ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
@@ -93,8 +95,6 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
         if not made:
             branches.create_branch(repo, outcome.branch, commit)
         outcome.commit = str(commit)
-    if result.route == "overlay":
-        ensure_ignored(repo, ctx.workspace.root, ctx.workspace.root / overlay.FOLDER)
     for path, text in local.items():
         if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
             _write(path, text)
