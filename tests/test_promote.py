@@ -423,6 +423,19 @@ def test_broad_knowledge_becomes_a_staged_brief_and_no_commit(tmp_path: Path) ->
                               f"okf/.memory/staged/{learning['id']}/packet.json"]
 
 
+def test_a_staged_brief_is_never_written_where_git_would_track_it(tmp_path: Path) -> None:
+    """A ``.gitignore`` line committed after ``gitstore init`` (``!okf/.memory/``) makes git
+    track the state folder: a staged brief there (the statement and its evidence, a personal
+    session's words included) would go into the next ``git add -A``. Promote refuses, as a
+    capture does, before anything is stored."""
+    ctx = wiki_repo(tmp_path / "widgets", {".gitignore": "!okf/.memory/\n"})
+    text = "Retries in src/retry.py use jitter.\n\nTimeouts come from the caller and are never retried twice."
+    learning = accepted_learning(ctx, text=text)
+    _refused(ctx, learning["id"], r"okf/\.memory/ is not ignored by git, so the staged brief .* "
+                                  r"\.gitignore:1:!okf/\.memory/ un-ignores it: remove that line")
+    assert not (ctx.workspace.state / "staged").exists()
+
+
 def test_knowledge_no_page_owns_is_structural(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     learning = accepted_learning(ctx, title="Billing rounds up", text="Invoices round every amount up to cents.",

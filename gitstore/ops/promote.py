@@ -32,7 +32,7 @@ from typing import Any
 import pygit2
 
 from gitstore._files import first_link, replace_file
-from gitstore.config import ensure_ignored
+from gitstore.config import ensure_ignored, git_ignores, unignoring_rule
 from gitstore.errors import Refused
 from gitstore.context import Context
 from gitstore.ops import unfinished
@@ -236,6 +236,14 @@ def _local_files(ctx: Context, result: Plan, resumed: bool) -> dict[Path, str]:
     promotion run again after a kill finds its own overlay page as it wrote it)."""
     root = ctx.workspace.root
     files = _route_files(ctx, result)
+    if result.route == "staged-update" and not git_ignores(root, ctx.workspace.state):
+        # as a capture refuses to write there: the brief holds the learning's evidence, a
+        # personal session's words too, which would go into the next ``git add -A``
+        rule = unignoring_rule(root, ctx.workspace.state)
+        fix = f"{rule} un-ignores it: remove that line" if rule else "make git ignore it"
+        raise Refused(f"{ctx.workspace.state.relative_to(root).as_posix()}/ is not ignored by git, so the staged brief "
+                      f"(the statement and its evidence) would go into the next `git add -A`; {fix} (`gitstore "
+                      "doctor` says how), then promote again; nothing was written")
     for path, text in files.items():
         _no_link(root, path, _landing(result))
         if result.route == "overlay" and path.exists() and not (
