@@ -858,6 +858,23 @@ def test_a_gates_findings_piped_into_a_reader_that_stops_end_without_a_traceback
     assert gate.wait(timeout=60) == 1 and error == b"", error
 
 
+def test_scan_of_a_binary_file_named_outside_the_repository_ends(tmp_path: Path) -> None:
+    """A file named from outside the repository (``gitstore-scan -- /data/model.bin``) that is
+    no text: asking whether a skill's folder holds it climbed its folders up to ``/``, whose
+    folder is ``/`` again, for ever. It is in no skill; the gate ends, with nothing to say."""
+    (tmp_path / "repo").mkdir()
+    git(tmp_path / "repo", "init", "-q")
+    data = tmp_path / "outside" / "model"
+    data.parent.mkdir()
+    data.write_bytes(b"\x00\x01\x02weights\x03" * 100)
+    gate = "from gitstore.promote.gates.scan import main; raise SystemExit(main())"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(scan.__file__).parents[3]),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", gate, "--", str(data)], cwd=tmp_path / "repo", env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
 def test_at_a_commit_the_scan_and_the_skills_gate_read_the_index_being_committed(tmp_path: Path) -> None:
     """A git pre-commit hook that runs the gates itself (no pre-commit framework to stash what
     is not staged): the index holds a bidirectional override and a skill's unknown key, the work

@@ -340,7 +340,7 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
         if not found:
             found.append(passed | _skill_folders(root))
         folder = dirname(rel)
-        while folder:
+        while folder and folder != "/":  # a file outside the repository is named from the root
             if folder in found[0]:
                 return True
             folder = dirname(folder)
