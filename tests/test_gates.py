@@ -1485,9 +1485,47 @@ def test_a_file_agents_read_stored_through_git_lfs_fails(tmp_path: Path, monkeyp
     git(tmp_path, "commit", "-q", "-m", "large files in lfs")
     monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
     code, lines = run(scan.main, files, capsys)
-    assert code == 1 and [line.split(": ", 1)[0] for line in lines] == [
-        ".agents/skills/deploy/REFERENCE.md:1", "AGENTS.md:1", "okf/wiki/storage.md:1"], lines
-    assert all(line.endswith(scan.LFS_POINTER) for line in lines), lines
+    read = [".agents/skills/deploy/REFERENCE.md", "AGENTS.md", "okf/wiki/storage.md"]
+    assert code == 1 and sorted(lines) == sorted(
+        [f"{path}:1: {scan.LFS_POINTER}" for path in read] +  # and the attribute that has a checkout smudge it
+        [f"{path}:1: {scan.REWRITTEN.format(attribute='filter', value='lfs')}" for path in read]), lines
+    (tmp_path / ".gitattributes").write_text("")  # a pointer whatever the attributes say
+    git(tmp_path, "commit", "-q", "-a", "-m", "no attributes")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and lines == [f"{path}:1: {scan.LFS_POINTER}" for path in read], lines
+
+
+def test_a_file_agents_read_that_a_checkout_rewrites_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``working-tree-encoding=ASCII//TRANSLIT`` has every checkout write ``gitstoré:promotéd
+    lrn_⁶²á⁸...`` as a promoted block's marker, and ``ignøre`` as ``ignore``; a filter writes
+    whatever its driver gives. The gates read the bytes git holds, so a file agents read that
+    ``.gitattributes`` rewrites fails, whichever commit sets the attribute: one that changes
+    only ``.gitattributes`` is judged for every file agents read, as the change holds it."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    for name in ("AGENTS.md", "okf/wiki/page.md", "docs/guide.md", "src/app.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("# Notes\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "files")
+    attributes = tmp_path / ".gitattributes"
+    attributes.write_text("AGENTS.md working-tree-encoding=ASCII//TRANSLIT\nokf/** filter=crypt\n"
+                          "docs/*.md working-tree-encoding=ASCII//TRANSLIT\nsrc/*.py filter=crypt\n")
+    git(tmp_path, "add", ".gitattributes")
+    expected = ["AGENTS.md:1: working-tree-encoding=ASCII//TRANSLIT", "okf/wiki/page.md:1: filter=crypt"]
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))  # as git sets it for a commit's hooks
+    code, lines = run(scan.main, [".gitattributes"], capsys)
+    assert code == 1 and [line.split(" in .gitattributes")[0] for line in lines] == expected, lines
+    assert all(line.endswith("keep files agents read free of filter and working-tree-encoding") for line in lines)
+    git(tmp_path, "commit", "-q", "-m", "attributes")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")  # at pre-push: the tip's attributes, not the work tree's
+    attributes.unlink()
+    code, lines = run(scan.main, ["AGENTS.md", "docs/guide.md", "src/app.py"], capsys)
+    assert code == 1 and [line.split(" in .gitattributes")[0] for line in lines] == expected[:1], lines
 
 
 def test_a_file_with_a_nul_byte_or_in_utf_16_is_read_where_agents_read_it(

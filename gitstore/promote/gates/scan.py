@@ -29,7 +29,10 @@ text, unless its name says agents read it as text (a rule file, ``*.mdc``): a NU
 still a finding, and so is text behind a binary beginning. Elsewhere a binary file is left
 unread too. A file agents read that git holds as a Git LFS pointer (``filter=lfs``) is a
 finding: git holds only the pointer, which is all a gate reads, while a checkout with Git LFS
-writes the file the LFS server holds, which no gate reads.
+writes the file the LFS server holds, which no gate reads; so is one that ``.gitattributes`` (as
+the change holds it) has a checkout write otherwise than git holds it, by a ``filter`` or a
+``working-tree-encoding`` (``_rewritten``); a change to a ``.gitattributes`` has every file
+agents read asked so.
 
 A whole JSON, YAML or TOML document agents read (``*.json``, ``*.yaml``, ``*.yml``, ``*.toml``:
 ``.continual-learning/index.json``, ``.continue/rules/*.yaml``, a file a memory file imports) is
@@ -123,7 +126,69 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     agents_read = _reader(root, files)
     rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read),
                        lambda row: (row[0], Finding(*row[1])), by_bytes=True)
-    return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
+    failing = [f for failing, f in rows if failing] + _rewritten(root, files, agents_read)
+    return failing, [f for failing, f in rows if not failing]
+
+
+# what .gitattributes may say that has a checkout write a file otherwise than git holds it: a
+# filter's smudge (Git LFS, git-crypt, any driver a clone configures) and a re-encoding
+# (``working-tree-encoding=ASCII//TRANSLIT`` writes ``é`` as ``e``, ``‹`` as ``<``, ``⁶`` as ``6``)
+_REWRITING = ("filter", "working-tree-encoding")
+REWRITTEN = ("{attribute}={value} in .gitattributes: a checkout writes this file otherwise than git holds it, and "
+             "the gates read only what git holds, so agents would read what no gate judged; keep files agents read "
+             "free of filter and working-tree-encoding")
+
+
+def _rewritten(root: Path, files: Sequence[str], agents_read: Callable[[str], bool]) -> list[Finding]:
+    """The files agents read that ``.gitattributes``, as the change holds it, has a checkout
+    write otherwise than git holds them (``_REWRITING``): every gate reads the bytes git holds.
+    A change to a ``.gitattributes`` reaches files it does not change, so then every file
+    agents read in the change is asked about."""
+    rels = [rel for rel in (relative(name, root) for name in files)
+            if not rel.startswith(("/", "../"))]  # a file outside the repository: no checkout writes it
+    if any(basename(rel) == ".gitattributes" for rel in rels):
+        rels = _every_file(root)
+    paths = sorted({rel for rel in rels if agents_read(rel)})
+    if not paths:
+        return []
+    return [Finding(path, 1, REWRITTEN.format(attribute=attribute, value=value))
+            for path, attribute, value in _attributes(root, paths) if value not in ("unspecified", "unset", "set")]
+
+
+def _every_file(root: Path) -> list[str]:
+    """Every file the change holds: the range's tip, the index being committed (by hand, the index)."""
+    tip = CommittedFiles.tip()
+    done = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", tip, cwd=root, check=False) if tip else \
+        git("ls-files", "-z", cwd=root, keep_index=True, check=False)
+    return [path.decode("utf-8", "surrogateescape") for path in done.stdout.split(b"\0") if path]
+
+
+def _attributes(root: Path, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(path, attribute, value) of ``_REWRITING`` for each path, as git says with the
+    ``.gitattributes`` of the change: at a commit the index being committed's, over a range the
+    tip's (read into an index of its own, which ``check-attr --cached`` reads), by hand the work
+    tree's."""
+    import subprocess
+    import tempfile
+
+    from gitstore.promote._git import git_env
+
+    data = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    command = ["git", "check-attr", "-z", "--stdin", *(["--cached"] if CommittedFiles.in_a_hook() else []),
+               *_REWRITING]
+    env = git_env()
+    tip = CommittedFiles.tip()
+    with tempfile.TemporaryDirectory(prefix="gitstore-attributes-") as folder:
+        if tip:
+            env["GIT_INDEX_FILE"] = os.path.join(folder, "index")
+            subprocess.run(["git", "read-tree", tip], cwd=root, env=env, capture_output=True, check=True)
+        elif "GIT_INDEX_FILE" in os.environ:
+            env["GIT_INDEX_FILE"] = os.environ["GIT_INDEX_FILE"]
+        done = subprocess.run(command, cwd=root, env=env, input=data, capture_output=True, check=False)
+    if done.returncode != 0:  # run by hand outside a repository: no checkout writes anything
+        return []
+    parts = [part.decode("utf-8", "surrogateescape") for part in done.stdout.split(b"\0")]
+    return [(parts[i], parts[i + 1], parts[i + 2]) for i in range(0, len(parts) - 2, 3)]
 
 
 def _allowlist(root: Path) -> Allowlist:
