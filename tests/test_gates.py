@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -711,6 +712,53 @@ def test_a_gates_usage_error_is_one_line_with_exit_2(prog: str, argv: list[str],
     assert stopped.value.code == 2 and out == "", (out, err)
     assert err.startswith(f"{prog}: error: ") and err.count("\n") == 1 and "usage:" not in err, err
     assert f"`{prog} --help`" in err, err
+
+
+class _Searched(str):
+    """A page's text that counts the characters its searches read (``find``, ``count``, ``in``)."""
+
+    read = 0
+
+    def find(self, sub: str, start: Any = 0, end: Any = None) -> int:  # type: ignore[override]
+        end = len(self) if end is None else end
+        found = str.find(self, sub, start, end)
+        _Searched.read += (found if found >= 0 else end) - start
+        return found
+
+    def count(self, sub: str, start: Any = 0, end: Any = None) -> int:  # type: ignore[override]
+        end = len(self) if end is None else end
+        _Searched.read += end - start
+        return str.count(self, sub, start, end)
+
+    def __contains__(self, sub: object) -> bool:
+        found = str.find(self, str(sub))
+        _Searched.read += found if found >= 0 else len(self)
+        return found >= 0
+
+
+def test_a_page_of_many_broken_links_is_read_once_to_name_their_lines() -> None:
+    """Each broken link's line was found by searching the page from its start and counting its
+    lines again: a page of 20,000 broken links cost the gate half a minute. The links come in
+    the order the page holds them, so each is looked for from the one before it, and named on
+    its own line, a link broken twice on each."""
+    from gitstore.promote.okf import Page
+    from gitstore.promote.pages import page_findings
+
+    count = 2000
+    head = "---\ntype: Guide\ntitle: Big\ndescription: Big.\n---\n\n# Big\n\n"
+    body = "".join(f"## Part {n}\n\nSee [it](#gone-{n % 1000}).\n\n" for n in range(count))
+    text = _Searched(head + body)
+    problems = [f"link #gone-{n % 1000}: no heading with anchor #gone-{n % 1000}" for n in range(count)]
+    def findings(problems: list[str]) -> list[Finding]:
+        _Searched.read = 0
+        return page_findings(Page("okf/wiki/big.md", text, {"type": "Guide", "title": "Big", "description": "Big."},
+                                  body), "okf/wiki/big.md", "okf/wiki", lambda page: problems)
+
+    findings([])
+    alone = _Searched.read  # what reading the page costs without a broken link
+    lines = [f.line for f in findings(problems) if f.message in problems]
+    assert lines == [head.count("\n") + 3 + 4 * n for n in range(count)], lines[:5]
+    assert _Searched.read - alone < 2 * len(text), (_Searched.read, alone, len(text))
 
 
 # -- gitstore-scan -----------------------------------------------------------------------------

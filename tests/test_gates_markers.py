@@ -252,3 +252,20 @@ def test_what_a_commonmark_renderer_reads_into_the_paragraph_the_block_holds(lin
     if "Injected." in cited.content:
         assert block.continued, repr(line)
     assert (block.statement, block.cited_line) == ("Release by pushing straight to main.", 3)
+
+
+def test_a_page_of_many_blocks_copies_none_of_its_lines_per_block() -> None:
+    """Each block's paragraph was read on from a copy of every line after its ``Cited:`` line,
+    so a page of many blocks cost their number times its lines (8,000 blocks: seconds in every
+    gate and doctor run); the lines are read where they are."""
+    copied = []
+
+    class Lines(list[str]):
+        def __getitem__(self, index: object) -> object:  # type: ignore[override]
+            if isinstance(index, slice):
+                copied.append(len(range(*index.indices(len(self)))))
+            return list.__getitem__(self, index)  # type: ignore[index]
+
+    lines = Lines(["Cited: `lrn_x`.", "More of the paragraph.", "", *["Another page's line."] * 5000])
+    assert blocks._continued(lines, 1) == ("More of the paragraph.",)
+    assert sum(copied) == 0, sum(copied)

@@ -196,8 +196,8 @@ def _continued(lines: list[str], start: int) -> tuple[str, ...]:
     CommonMark reads them. Anything else a renderer would start a block of its own with (a list,
     a quote) is read as continuing it: stricter than a renderer, never looser."""
     found = []
-    for line in lines[start:]:
-        line = line.rstrip("\r")
+    for number in range(start, len(lines)):  # never a copy of the rest: a page of many blocks reads each once
+        line = lines[number].rstrip("\r")
         if is_blank(line) or line.startswith(MARKER_START) or _HEADING.match(line) or _FENCE.match(line):
             break
         found.append(line)

@@ -853,7 +853,8 @@ def _commit_changes(root: Path, commit: str) -> tuple[dict[str, str], dict[str, 
     done = git("diff-tree", "-r", "-z", "-c", "--root", "--no-commit-id", "--raw", "--no-abbrev", "--no-renames",
                commit, cwd=root)
     parts = done.stdout.split(b"\0")
-    statuses, modes = {}, {}
+    statuses: dict[str, str] = {}
+    modes: dict[str, str] = {}
     for meta, name in zip(parts[0::2], parts[1::2]):
         parents = len(meta) - len(meta.lstrip(b":"))  # ``::`` for a merge of two: a mode for each, then its own
         fields = meta[parents:].split(b" ")

@@ -89,7 +89,7 @@ from gitstore.promote.okf import (
     GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, is_url,
     link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_page, render_index_page, unlisted,
 )
-from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
+from gitstore.promote.pages import LinkLines, link_line, page_findings, read_body, resolve_link
 
 if TYPE_CHECKING:
     import subprocess
@@ -685,6 +685,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         return path in there if path.startswith(inside) else os.path.lexists(os.path.join(disk or root, path))
 
     found = []
+    line = LinkLines(page.text or "")
     for target, what in link_targets(page):
         name = target.partition("#")[0]
         if not name or is_url(target):
@@ -694,7 +695,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
-            found.append(Finding(rel, link_line(problem, page.text or ""), problem))
+            found.append(Finding(rel, line(problem), problem))
     return found
 
 
