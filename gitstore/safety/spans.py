@@ -24,6 +24,11 @@ from gitstore.safety.rendered import renderings
 _EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
 # The combining marks of the blocks that set diacritics on Latin, Greek and Cyrillic letters.
 _DIACRITICS = lazy.Pattern("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+# Latin letters drawn with a stroke or a bar through them, which no decomposition takes off (so
+# ``ø`` and ``ł`` keep them where NFD parts ``ö`` into ``o`` and a mark): a reader takes the
+# letter under the stroke in, ``Ignøre ałł previøus`` as ``Ignore all previous``. Read so only
+# for :attr:`Text.reading` (Danish and Polish words are no look-alikes: nothing else changes).
+_STROKED = str.maketrans("øØłŁđĐħĦŧŦƀɃɨƗʉɄƶƵǥǤɇɆꝁꝀȼȻɍɌɏɎ", "oOlLdDhHtTbBiIuUzZgGeEkKcCrRyY")
 # Every space of Unicode that is not the ASCII one (its category Zs): a screen shows each as a
 # space, so ``password =\u00a0value`` and ``Bearer\u2009token`` read as assignments and headers.
 _SPACES = str.maketrans(dict.fromkeys([0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " "))
@@ -78,12 +83,13 @@ class Text:
     def reading_cased(self) -> str:
         """:attr:`reading` with the case as written, emphasis marks kept. Accents and other
         diacritics set on a letter are left out (``Ïgnore``, ``Ig\u0308nore`` read as
-        ``Ignore``): a reader takes the letter under them in."""
+        ``Ignore``), and so are strokes and bars through one (``Ignøre``): a reader takes the
+        letter under them in."""
         text = self.raw
         if not text.isascii():
             text = latin_skeleton(unicodedata.normalize("NFKC", visible(text)))
             if not text.isascii():
-                text = _DIACRITICS.sub("", unicodedata.normalize("NFD", text))
+                text = _DIACRITICS.sub("", unicodedata.normalize("NFD", text)).translate(_STROKED)
         return text
 
 
