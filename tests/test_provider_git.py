@@ -868,6 +868,30 @@ def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -
     assert len(list(GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0])) == 2
 
 
+def test_checking_a_long_history_holds_one_commit_s_folders_at_a_time(store_repo: Path) -> None:
+    """What arrived since the last check (a sync of a team's months of captures, or of a
+    push of thousands of small appends) is read commit by commit, each in its own tree: a
+    folder of one commit is never met again in the next, so none is kept past it (kept,
+    8,000 appends held 1.1 GB at the first write after the sync)."""
+    import tracemalloc
+
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(*(R.event(f"bulk{i}", seq=i) for i in range(3000))))  # kind folders of 256
+    fresh, done = provider.read_unchecked(["event"], "k")
+    assert len(list(fresh)) == 3000
+    done()
+    for i in range(150):
+        provider.append(batch(R.event(f"small{i}")))
+    fresh, _ = GitProvider(store_repo, "w1").read_unchecked(["event"], "k")
+    tracemalloc.start()
+    try:
+        assert sum(1 for _ in fresh) == 150
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 << 20, peak  # each commit's event folder parsed alone: 40 KB, not 150 of them
+
+
 def test_a_store_write_counts_its_own_append_as_checked(store_repo: Path) -> None:
     from gitstore.store import REMEMBER_FROM, _checks_key
 
