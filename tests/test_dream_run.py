@@ -1105,3 +1105,19 @@ def test_explain_shows_the_verdict_of_the_check_that_dropped_a_theme(tmp_path: P
     assert f"theme {theme['theme']}: proposed" not in report.render()
     # nor is it one that failed the gates: it passed them, and a check set it aside
     assert "no update: 1 theme passed the gates and the dream's checks set them aside (see rejected)" in report.why
+
+
+def test_the_text_report_names_a_few_of_the_heads_its_view_was_taken_at() -> None:
+    """One head per writer: a remote anyone can push to may hold thousands, and the line
+    naming them all ran to 25 KB at 400 writers; --json keeps every one."""
+    from gitstore.dream.report import SHOWN, DreamReport
+
+    heads = [f"records/shared/w{n:012x} @ clock {n} (sha256:{n:012x})" for n in range(400)]
+    report = DreamReport("complete", "no-update", "instruction", view={"evidence": 3, "heads": heads})
+    line = next(line for line in report.render().splitlines() if "pieces of evidence" in line)
+    assert heads[SHOWN - 1] in line and heads[SHOWN] not in line
+    assert line.endswith(f"and {400 - SHOWN} more (--json has them all)")
+    assert report.to_json()["view"]["heads"] == heads
+    few = DreamReport("complete", "no-update", "instruction", view={"evidence": 3, "heads": heads[:2]})
+    assert f"taken at {heads[0]}, {heads[1]}\n" in few.render()
+    assert "taken at an empty store" in DreamReport("complete", "no-update", "instruction").render()

@@ -80,7 +80,7 @@ class DreamReport:
     def _view_lines(self) -> list[str]:
         view, labeler = self.view, self.labeler
         lines = [f"  purpose {self.purpose}{', since ' + self.since if self.since else ''}: "
-                 f"{view.get('evidence', 0)} pieces of evidence, taken at {', '.join(view.get('heads', [])) or 'an empty store'}"]
+                 f"{view.get('evidence', 0)} pieces of evidence, taken at {_heads(view.get('heads', []))}"]
         left = view.get("excluded", {})
         if left:
             lines.append("  left out: " + ", ".join(f"{n} {why}" for why, n in sorted(left.items())))
@@ -114,6 +114,15 @@ class DreamReport:
 def _reported(reported: dict[str, Any]) -> str:
     return ("; reported " + ", ".join(f"{k} {v}" for k, v in sorted(reported.items()))) if reported else ""
 
+
+
+def _heads(heads: list[str]) -> str:
+    """The heads a view was taken at, the first ``SHOWN`` of them: one per writer, and a
+    remote can hold thousands of writers (``--json`` has them all)."""
+    if not heads:
+        return "an empty store"
+    more = f" and {len(heads) - SHOWN} more (--json has them all)" if len(heads) > SHOWN else ""
+    return ", ".join(heads[:SHOWN]) + more
 
 def _section(title: str, entries: list[dict[str, Any]], lines_of: Any) -> list[str]:
     if not entries:
