@@ -124,3 +124,16 @@ def test_a_seen_header_naming_a_made_up_commit_is_named_and_refuses_nothing(tmp_
     assert not report.quarantined and report.status == "ok"
     events = Context.open(bob.workspace.root).view(payloads=False).events
     assert all(c["id"] in events for c in comments)  # alice's history is read as it is
+
+
+def test_a_history_many_writers_say_they_saw_names_ten_of_them_in_its_line() -> None:
+    """Anyone who can push may make a thousand writers whose appends each name a made-up commit
+    of a teammate: the line sync and doctor print for it names ten, not a thousand (at 150 such
+    writers it ran to 2,600 characters)."""
+    from gitstore.providers._unheld import Unheld, unheld_line
+
+    seers = [f"w{n:012x}" for n in range(1000)]
+    line = unheld_line(Unheld("wa", ("f" * 40,), tuple(seers)), "wa", seers)
+    assert f"{seers[9]} and 990 more saw:" in line
+    assert seers[10] not in line and len(line) < 600
+    assert "writer(s) wb, wc saw:" in unheld_line(Unheld("wa", ("f" * 40,), ("wb", "wc")), "wa", ["wb", "wc"])

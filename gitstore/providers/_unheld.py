@@ -69,10 +69,16 @@ def unheld(histories: Iterable[tuple[str, bool, Sequence[tuple[_Header, object]]
             for writer, (commits, by) in sorted(lacking.items())]
 
 
+SHOWN_SEERS = 10
+
+
 def unheld_line(found: Unheld, shown: str, seers: Sequence[str]) -> str:
-    """One line saying what ``found`` means (``shown``, ``seers``: the writer ids as shown)."""
+    """One line saying what ``found`` means (``shown``, ``seers``: the writer ids as shown),
+    naming the first ``SHOWN_SEERS`` seers and how many more: anyone who can push may make
+    thousands of writers whose appends name a commit of ``found.writer``."""
+    more = f" and {len(seers) - SHOWN_SEERS} more" if len(seers) > SHOWN_SEERS else ""
     return (f"writer {shown}: its history as fetched here lacks {len(found.commits)} append(s) that writer(s) "
-            f"{', '.join(seers)} saw: its history on the remote lost appends (moved back, or deleted and made "
+            f"{', '.join(seers[:SHOWN_SEERS])}{more} saw: its history on the remote lost appends (moved back, or deleted and made "
             f"again); the records they held (a withdrawal, a redaction, a retirement among them) are not read "
             f"here until a sync brings them (writer {shown}'s next sync does, when they are its own)")
 
