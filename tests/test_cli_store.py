@@ -356,6 +356,18 @@ def test_status_reports_configuration_and_refs(ready: Path) -> None:
     assert "ignored by git" in text
 
 
+def test_status_names_twenty_refs_and_how_many_more(ready: Path) -> None:
+    """One or two refs a writer, and anyone who can push may add thousands of writers: the
+    text names twenty (the rest of status after them), --json lists every one."""
+    for n in range(30):
+        GitProvider(ready, f"w{n:012x}").append(batch(R.audit(f"many{n}", [])))
+    refs = [r["ref"] for r in json.loads(run_ok(ready, "status", "--json"))["refs"]]
+    assert len(refs) == 30
+    text = run_ok(ready, "status")
+    assert refs[19] in text and refs[20] not in text
+    assert "  ... and 10 more (`gitstore status --json` lists them all)\ntrust " in text
+
+
 @pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
 def test_other_providers_through_the_cli(repo: Path, provider: str) -> None:
     run_ok(repo, "init", "--provider", provider)

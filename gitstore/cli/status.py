@@ -11,6 +11,8 @@ from gitstore.config import ACCEPT, CONFIG_FILE, Workspace
 from gitstore.queries.status import status as do_status
 from gitstore.cli._io import JSON_OPTION, emit_json
 
+SHOWN_REFS = 20  # one or two per writer: anyone who can push may add thousands
+
 
 def status(as_json: bool = JSON_OPTION) -> None:
     """Show this repository's scope, writer, provider, memory refs and effective configuration."""
@@ -25,8 +27,10 @@ def status(as_json: bool = JSON_OPTION) -> None:
     typer.echo(f"provider  {info['provider']}")
     typer.echo(f"state     {info['state']} ({'ignored by git' if info['stateIgnored'] else 'NOT ignored by git'})")
     typer.echo(f"refs      {len(info['refs'])}")
-    for ref in info["refs"]:
+    for ref in info["refs"][:SHOWN_REFS]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")  # shown escaped and cut (a name whoever could push chose)
+    if len(info["refs"]) > SHOWN_REFS:
+        typer.echo(f"  ... and {len(info['refs']) - SHOWN_REFS} more (`gitstore status --json` lists them all)")
     _trust(info["trust"])
     if info.get("damagedCopy"):
         typer.echo(f"damaged   {one_line(info['damagedCopy'])}, the copy of {CONFIG_FILE} `gitstore init` last took, is "
