@@ -115,7 +115,6 @@ def _reported(reported: dict[str, Any]) -> str:
     return ("; reported " + ", ".join(f"{k} {v}" for k, v in sorted(reported.items()))) if reported else ""
 
 
-
 def _heads(heads: list[str]) -> str:
     """The heads a view was taken at, the first ``SHOWN`` of them: one per writer, and a
     remote can hold thousands of writers (``--json`` has them all)."""
@@ -123,6 +122,7 @@ def _heads(heads: list[str]) -> str:
         return "an empty store"
     more = f" and {len(heads) - SHOWN} more (--json has them all)" if len(heads) > SHOWN else ""
     return ", ".join(heads[:SHOWN]) + more
+
 
 def _section(title: str, entries: list[dict[str, Any]], lines_of: Any) -> list[str]:
     if not entries:
