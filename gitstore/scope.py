@@ -21,8 +21,8 @@ from pathlib import Path
 import pygit2
 
 from gitstore._gitconfig import NOT_OWNED, git_accepts, owner_unchecked
-from gitstore.errors import (BareRepository, InvalidInput, NotARepository, NotOwnedRepository, RemoteGone,
-                             UnsupportedRepository)
+from gitstore.errors import (BareRepository, GitstoreError, InvalidInput, NotARepository, NotOwnedRepository,
+                             RemoteGone, UnsupportedRepository)
 
 KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
 _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
@@ -203,6 +203,20 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
         raise InvalidInput(f"{remote} {url!r} leads through more than 8 local clones or back to itself: "
                            "point one of them at a hosted remote")
     return repository_scope(pygit2.Repository(found), depth + 1)
+
+
+def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
+    """Whether the remote named ``remote`` stands for ``scope``, this clone's (``remote_scope``):
+    origin always does (it gives the clone its scope, or the one kept when it moved); another
+    remote does when its own scope is this one (the team's repository under another name or
+    URL), and a contributor's fork, another repository, does not. None when that cannot be
+    told (a path that is gone, clones leading back to one another)."""
+    if remote == "origin":
+        return True
+    try:
+        return remote_scope(repo, remote) == scope
+    except (GitstoreError, pygit2.GitError, OSError):
+        return None
 
 
 def origin_of(repo: pygit2.Repository) -> tuple[str | None, Path | None]:

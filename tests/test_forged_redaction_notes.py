@@ -248,7 +248,7 @@ def _workflow_runner(tmp_path: Path, bare: Path, name: str = "ci") -> tuple[Path
     import os
     import subprocess
 
-    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.providers._names import fetch_refspecs
 
     root = tmp_path / name
     git(tmp_path, "clone", "-q", str(bare), str(root))

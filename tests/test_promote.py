@@ -18,7 +18,7 @@ from gitstore.ops import learning as ops
 from gitstore.context import Context
 from gitstore.cli.promote import share_memory
 from gitstore.ops.promote import promote
-from gitstore.ops.setup import fetch_refspecs
+from gitstore.providers._names import fetch_refspecs
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, trailers
 from gitstore.promote.gates import promotion as promotion_gate

@@ -22,7 +22,7 @@ from ruamel.yaml import YAML
 from gitstore.cli import main
 from gitstore.errors import InvalidInput, UsageError
 from gitstore.context import Context
-from gitstore.ops.setup import fetch_refspecs
+from gitstore.providers._names import fetch_refspecs
 from gitstore.queries.verify import verify
 from gitstore.sync import ci
 from gitstore.sync.ci import GATES, MEMORY, Options, gates_workflow, init_ci, memory_workflow, report_body

@@ -19,26 +19,14 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
-from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
+from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
-from gitstore.providers._names import QUARANTINE
+from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note
+from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note, stands_for
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
-
-
-def fetch_refspecs(remote: str) -> list[str]:
-    """The refspecs that make plain ``git fetch`` bring shared memory too.
-
-    Records are fast-forward only (a remote rewinding a writer is refused); payload snapshots
-    are parentless, so they are forced.
-    """
-    return [
-        f"{PREFIX}records/shared/*:{PREFIX}remotes/{remote}/records/shared/*",
-        f"+{PREFIX}payloads/shared/*:{PREFIX}remotes/{remote}/payloads/shared/*",
-    ]
 
 
 @dataclass
@@ -596,20 +584,6 @@ def _release_gone_remotes(repo: pygit2.Repository, report: InitReport) -> None:
     for remote, count in sorted(release_gone_remotes(repo, state_dir(repo)).items()):
         report.left.append(f"{remote}, no remote any more: dropped the {count} ref(s) sync held in quarantine for it, "
                            "which no sync could release")
-
-
-def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
-    """Whether the remote named ``remote`` stands for ``scope``, this clone's (``remote_scope``):
-    origin always does (it gives the clone its scope, or the one kept when it moved); another
-    remote does when its own scope is this one (the team's repository under another name or
-    URL), and a contributor's fork, another repository, does not. None when that cannot be
-    told (a path that is gone, clones leading back to one another)."""
-    if remote == "origin":
-        return True
-    try:
-        return remote_scope(repo, remote) == scope
-    except (GitstoreError, pygit2.GitError, OSError):
-        return None
 
 
 def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> list[str]:

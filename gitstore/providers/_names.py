@@ -21,6 +21,18 @@ _FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
 _PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}\Z")
 
 
+def fetch_refspecs(remote: str) -> list[str]:
+    """The refspecs that make plain ``git fetch`` bring shared memory too.
+
+    Records are fast-forward only (a remote rewinding a writer is refused); payload snapshots
+    are parentless, so they are forced.
+    """
+    return [
+        f"{PREFIX}records/shared/*:{PREFIX}remotes/{remote}/records/shared/*",
+        f"+{PREFIX}payloads/shared/*:{PREFIX}remotes/{remote}/payloads/shared/*",
+    ]
+
+
 GENERATED = 13  # characters of a writer id `init` makes: "w" and 12 hex digits (config.new_writer_id)
 _COMMIT_PART = re.compile(r"^[0-9a-f]{40}\Z")
 

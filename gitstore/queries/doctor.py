@@ -680,7 +680,8 @@ def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) ->
 
 
 def _remotes(report: Report, workspace: Any) -> None:
-    from gitstore.ops.setup import fetch_refspecs, stands_for
+    from gitstore.providers._names import fetch_refspecs
+    from gitstore.scope import stands_for
     from gitstore.providers._partial import filters
 
     repo = workspace.repo
@@ -711,7 +712,7 @@ def _no_memory_remote(report: Report, repo: Any, remote: str, scope: str) -> Non
     """A remote memory is never fetched from: one that stands for another repository than this
     clone's (a contributor's fork), since memory travels only through the team's, or one whose
     name holds a slash, which the fetched namespace (one folder per remote) has no place for."""
-    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.providers._names import fetch_refspecs
     from gitstore.scope import remote_scope
 
     about = ("its name holds a slash, which the fetched namespace (one folder per remote) has no place for"

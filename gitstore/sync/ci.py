@@ -97,7 +97,7 @@ class CiReport:
 # -- the shared steps -----------------------------------------------------------------------------
 
 def _fetch_step() -> str:
-    from gitstore.ops.setup import fetch_refspecs
+    from gitstore.providers._names import fetch_refspecs
 
     specs = " \\\n            ".join(f"'{s}'" for s in fetch_refspecs("origin"))
     return f"""\

@@ -109,7 +109,7 @@ from gitstore.errors import GitstoreError, InvalidInput, Refused, RemoteGone, Us
 from gitstore.capture.saved import Applied
 from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
-from gitstore.ops.setup import fetch_refspecs
+from gitstore.providers._names import fetch_refspecs
 from gitstore.providers._admit import (ANCHORS, PREFIXED, Admissions, Fork, kept_text, kept_text_line,
                                        parted_line)
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
@@ -635,8 +635,7 @@ def _refuse_other_repository(repo: pygit2.Repository, remote: str, scope: str) -
     what it holds under memory's refs, with no access to the team's remote, and a record of this
     clone's scope there passes every check a sync makes. A clone without origin (a local scope,
     which no remote stands for) still syncs: it is told how to make that remote its origin."""
-    from gitstore.ops.setup import stands_for
-    from gitstore.scope import remote_scope
+    from gitstore.scope import remote_scope, stands_for
 
     if "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return
