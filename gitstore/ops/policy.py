@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +112,9 @@ def _signs_now(signers: str, person: str, public: str) -> bool:
     """Whether ``signers`` (allowed_signers, parsed already) lists key ``public`` for ``person``
     on a line valid now: a line kept with a passed valid-before (a key retired) lets it sign
     nothing, so adding the person with it again lists it anew."""
-    now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")
-    return bool(signers.strip()) and Policy({}, parse_signers(signers.encode())).valid_for(person, public, now)
+    from gitstore.providers._signing import signed_now
+
+    return bool(signers.strip()) and Policy({}, parse_signers(signers.encode())).valid_for(person, public, signed_now())
 
 
 def _next(workspace: Workspace) -> str:

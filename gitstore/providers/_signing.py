@@ -226,6 +226,11 @@ def signed_at(commit: pygit2.Commit) -> str:
         raise SignatureProblem(f"its commit time {commit.committer.time} is no date") from None
 
 
+def signed_now() -> str:
+    """Now, as ``signed_at`` gives a commit's time: the time an append signed now is checked at."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")
+
+
 def _fingerprint_hint(key: str) -> str:
     kind, _, blob = key.partition(" ")
     return f"{kind} {blob[:20]}..."

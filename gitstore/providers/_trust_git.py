@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from gitstore._gitconfig import value as git_setting
 from gitstore.providers._base import NO_LONGER_LISTED, OUTSIDE_VALIDITY, UNSIGNED, Attestation, TrustMode
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import (
-    SignatureProblem, check, made_with, signature_of, signed_at, signer, signing_key,
+    SignatureProblem, check, made_with, signature_of, signed_at, signed_now, signer, signing_key,
 )
 from gitstore.providers._verified import Verified
 from gitstore.records.policy import SHARED_KEY, Policy, canonical
@@ -193,7 +192,7 @@ class Trust:
         listed = policy.listed_for(key)
         if not listed:
             return (), f"{NOBODY_FOR_KEY} ({key[:32]}...)"
-        now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")  # the time the append will be signed at
+        now = signed_now()  # the time the append will be signed at
         found = tuple((p, policy.actions(p)) for p in listed if policy.valid_for(p, key, now))
         if not found:  # a signature now would not verify: the append would be damage on every clone
             line = policy.holds(listed[0], key)

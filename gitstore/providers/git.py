@@ -1658,8 +1658,9 @@ class GitProvider:
 
         def unchecked() -> Iterator[Stored]:
             for info, tip, name in tips:
+                database = Database(info.repo)
                 for header, oid, tree in self._since(info, tip, marks.get(name)):
-                    reader = TreeReader(Database(info.repo))  # one commit's folders: none is met again
+                    reader = TreeReader(database)  # one commit's folders: none is met again
                     for position, (digest, kind, stream) in enumerate(header.lines):
                         if kind in wanted:
                             data = _blob_at(info, reader, tree.raw, record_path(kind, digest), oid)

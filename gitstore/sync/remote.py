@@ -639,9 +639,9 @@ def _refuse_other_repository(repo: pygit2.Repository, remote: str, scope: str) -
 
     if "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return
-    raise Refused(f"{remote} stands for {remote_scope(repo, remote)}, another repository than this clone's {scope}: "
-                  f"memory is never fetched from it nor pushed to it; "
-                  f"{_other_scope_advice(repo, remote, scope, str(remote_scope(repo, remote)))}")
+    theirs = str(remote_scope(repo, remote))
+    raise Refused(f"{remote} stands for {theirs}, another repository than this clone's {scope}: memory is never "
+                  f"fetched from it nor pushed to it; {_other_scope_advice(repo, remote, scope, theirs)}")
 
 
 def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
