@@ -869,6 +869,57 @@ def test_in_a_hook_the_scan_honours_the_allow_list_the_change_holds(
     assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: "), lines
 
 
+def test_a_change_cannot_allow_list_its_own_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A branch that adds a credential and the ``.gitstore-allow`` line clearing it in one change
+    would pass every gate: a line clears a finding only where what the change is judged against
+    holds it too (HEAD at a commit, the range's base at pre-push and in CI), so the line is
+    merged on its own first, as a ``submodule: PATH`` line is; one the change drops clears
+    nothing at once."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    (tmp_path / "README.md").write_text("# Widgets\n")
+    git(tmp_path, "add", "README.md")
+    git(tmp_path, "commit", "-q", "-m", "start")
+    git(tmp_path, "checkout", "-q", "-b", "feature")
+    (tmp_path / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+    (tmp_path / ".gitstore-allow").write_text("config.txt:github-token:2\n")
+    git(tmp_path, "add", "config.txt", ".gitstore-allow")
+    files = ["config.txt", ".gitstore-allow"]
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))  # the commit being made
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("config.txt:2: secret or private path: github-token"
+                                                                 " (its line in .gitstore-allow is the change's own"), lines
+    assert "the commit it is made on (HEAD)" in lines[0], lines
+    git(tmp_path, "commit", "-q", "--no-verify", "-m", "config")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    main = git(tmp_path, "rev-parse", "main").strip()
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", main)  # at pre-push and in CI: the range's base
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "feature")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == ["config.txt:2: secret or private path: "
+                                                                     "github-token"], lines
+    assert f"the range's base ({main[:12]})" in lines[0], lines
+    # the line merged on its own first: the branch, rebased on it, passes
+    git(tmp_path, "checkout", "-q", "main")
+    git(tmp_path, "checkout", "-q", "feature", "--", ".gitstore-allow")
+    git(tmp_path, "commit", "-q", "-m", "allow the widgets token")
+    git(tmp_path, "rebase", "-q", "main", "feature")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", git(tmp_path, "rev-parse", "main").strip())
+    assert run(scan.main, files, capsys) == (0, [])
+    # a line the change drops clears nothing, though the base holds it
+    (tmp_path / ".gitstore-allow").write_text("")
+    git(tmp_path, "commit", "-q", "-a", "-m", "no list")
+    assert run(scan.main, files, capsys)[0] == 1
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    git(tmp_path, "reset", "-q", "--hard", "HEAD~1")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))
+    assert run(scan.main, files, capsys) == (0, [])  # at a commit on it: HEAD holds the line
+
+
 def test_scan_names_a_fifo_at_once_and_never_waits_on_it(tmp_path: Path) -> None:
     """A tracked file replaced in the work tree by a FIFO nothing writes to: the gate says what it
     is, in one line, rather than waiting for a writer that never comes (the timeout turns a

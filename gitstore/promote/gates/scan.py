@@ -3,7 +3,9 @@
 Each file is scanned as the content of its path from the repository's root, with the
 repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line, read as the change holds it, like
 the files: a list left untracked or not staged clears nothing) clearing the secrets and home
-paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
+paths its maintainers declared harmless; a line clears only where what the change is judged
+against (HEAD at a commit, the range's base) holds it too, so a change cannot allow its own
+secrets (``_allowlists``). Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts (a test suite's key, under
 ``tests/`` or ``fixtures/``, is no secret, but not in a file agents read, below); warnings (mixed-script words)
@@ -82,8 +84,8 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    CommittedFiles, entries, files_of_change, files_only, Finding, git, in_parallel, parser, relative, report, run,
-    top_level,
+    blobs, CommittedFiles, entries, files_of_change, files_only, Finding, git, in_parallel, parser, range_of_change,
+    relative, report, run, top_level,
 )
 
 TYPE_CHECKING = False
@@ -122,9 +124,13 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
-    scanner = ConservativeScanner(_allowlist(root) if CommittedFiles.in_a_hook() else Allowlist.read(root))
+    if CommittedFiles.in_a_hook():
+        allow, advice = _allowlists(root)
+    else:
+        allow, advice = Allowlist.read(root), _Advice()
+    scanner = ConservativeScanner(allow)
     agents_read = _reader(root, files)
-    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read),
+    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read, advice),
                        lambda row: (row[0], Finding(*row[1])), by_bytes=True)
     failing = [f for failing, f in rows if failing] + _rewritten(root, files, agents_read)
     return failing, [f for failing, f in rows if not failing]
@@ -191,6 +197,75 @@ def _attributes(root: Path, paths: Sequence[str]) -> list[tuple[str, str, str]]:
     return [(parts[i], parts[i + 1], parts[i + 2]) for i in range(0, len(parts) - 2, 3)]
 
 
+_REMOVE_OR_LIST = "remove it, or list PATH:KIND:LINE in .gitstore-allow"
+
+
+class _Advice:
+    """What a secret's finding tells to do (``_REMOVE_OR_LIST``), and, for one that a line only the
+    change's own ``.gitstore-allow`` holds would clear, why that line clears nothing (``own``:
+    those lines, ``base``: what the change is judged against)."""
+
+    def __init__(self, own: frozenset[tuple[str, str, int]] = frozenset(), base: str = "") -> None:
+        self.own, self.base = own, base
+
+    def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None) -> str:
+        if any((rel, kind, line) in self.own for kind in kinds for line in range(first, (last or first) + 1)):
+            return (f"its line in .gitstore-allow is the change's own, and a change's own lines clear none of its "
+                    f"findings: merge that line on its own first, so that the .gitstore-allow of {self.base} holds "
+                    "it, or remove the secret")
+        return _REMOVE_OR_LIST
+
+
+def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
+    """The allow list that clears the change's secrets, and the advice its findings give. A line
+    clears a finding only where both the change and what it is judged against hold it (the
+    commit it is made on at a commit, the range's base at pre-push and in CI): a branch that
+    adds a credential and the line allowing it in one change would otherwise clear its own
+    secret, so a line is merged on its own first, a reviewed change, as a ``submodule: PATH``
+    line is (the promotion gate reads those from the base alone). A line the change drops clears
+    nothing at once. With nothing to judge against (a repository's first commit, the first push
+    of a whole history) the change's own list stands: all of it is its author's."""
+    own = _allowlist(root)
+    base = _judged_against(root)
+    if base is None:
+        return own, _Advice()
+    revision, called = base
+    kept = own.entries & _allowlist_at(root, revision).entries
+    return own._replace(entries=kept), _Advice(own.entries - kept, called)
+
+
+def _judged_against(root: Path) -> tuple[str, str] | None:
+    """(revision, how a finding names it) of what the change is judged against: the range's
+    start over a range (pre-push, CI), HEAD at a commit; None when there is none."""
+    span = range_of_change()
+    if span is not None:
+        revision = span[0]
+        called = f"the range's base ({revision[:12]})"
+    elif CommittedFiles.tip() is None and "GIT_INDEX_FILE" in os.environ:
+        revision, called = "HEAD", "the commit it is made on (HEAD)"
+    else:
+        return None
+    done = git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=root, check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode().strip(), called
+
+
+def _allowlist_at(root: Path, revision: str) -> Allowlist:
+    """The ``.gitstore-allow`` a commit holds (empty: none, a link, or one that cannot be read,
+    which then clears nothing)."""
+    from gitstore.errors import InvalidInput
+    from gitstore.safety.files import FILE_NAME, Allowlist
+
+    entry = (entries(root, revision, [FILE_NAME]) or {}).get(FILE_NAME)
+    if entry is None or entry[0] not in ("100644", "100755"):
+        return Allowlist()
+    try:
+        return Allowlist.parse(blobs(root, [entry[1]])[entry[1]].decode("utf-8"), FILE_NAME)
+    except (UnicodeDecodeError, InvalidInput):
+        return Allowlist()
+
+
 def _allowlist(root: Path) -> Allowlist:
     """The ``.gitstore-allow`` as the change holds it (the index being committed, the range's
     tip), never the work tree's: a list the change does not hold (left untracked, ignored, or
@@ -214,21 +289,21 @@ def _allowlist(root: Path) -> Allowlist:
 
 
 def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
-          agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
+          agents_read: Callable[[str], bool], advice: _Advice) -> list[tuple[bool, Finding]]:
     """(whether it fails, the finding) for each finding in the files, as the change holds them
     (``CommittedFiles``: at pre-push the range's tip, at a commit the index; by hand the work tree)."""
     rows: list[tuple[bool, Finding]] = []
     held = CommittedFiles(root, [relative(name, root) for name in files])
     try:
         for name in files:
-            rows += _scan_one(name, root, scanner, agents_read, held)
+            rows += _scan_one(name, root, scanner, agents_read, held, advice)
     finally:
         held.close()
     return rows
 
 
 def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
-              held: CommittedFiles) -> list[tuple[bool, Finding]]:
+              held: CommittedFiles, advice: _Advice) -> list[tuple[bool, Finding]]:
     from gitstore.safety.scanner import QUARANTINE, REDACT
 
     rel = relative(name, root)
@@ -242,7 +317,7 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
     if not link and _LFS_POINTER.match(text) and agents_read(rel):
         return [(True, Finding(name, 1, LFS_POINTER))]
     result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
-    rows = [] if link else _decoded_rows(name, rel, text, scanner, agents_read)
+    rows = [] if link else _decoded_rows(name, rel, text, scanner, agents_read, advice)
     if not result.findings:
         return rows
     quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
@@ -252,7 +327,7 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
         found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
     if redacted:
         spans = scanner.redacted_spans(text, path=rel, read_by_agents=lambda: agents_read(rel))
-        found += [(True, f) for f in _redacted(name, text, spans, scanner, redacted)]
+        found += [(True, f) for f in _redacted(name, rel, text, spans, scanner, redacted, advice)]
     found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
               for f in result.findings if f.action not in (QUARANTINE, REDACT)]
     if link:  # what was found is in the target's name, not in the file it leads to
@@ -569,7 +644,7 @@ def _skill_folders(root: Path) -> set[str]:
 
 
 def _decoded_rows(name: str, rel: str, text: str, scanner: ConservativeScanner,
-                  agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
+                  agents_read: Callable[[str], bool], advice: _Advice) -> list[tuple[bool, Finding]]:
     """The findings in the file's strings as its reader decodes them: a whole JSON, YAML or TOML
     document agents read (by its extension) as its loader reads it, whatever its layout; else
     the front matter a file opens with, after a byte order mark readers strip: YAML (``---``),
@@ -592,13 +667,14 @@ def _decoded_rows(name: str, rel: str, text: str, scanner: ConservativeScanner,
             return [(True, Finding(name, exc.line, f"the continual-learning index is not JSON ({exc}): its "
                                                     "readers cannot take it as the gate scanned it; write it as "
                                                     "JSON, as gitstore publish does"))]
-        return _decoded(name, rel, text, scanner, agents_read, strings, f"as {kind} decodes it")
+        return _decoded(name, rel, text, scanner, agents_read, advice, strings, f"as {kind} decodes it")
     if text.removeprefix("\ufeff").startswith(("---", "+++", "{")):
         try:
             strings = decoded_strings(text)
         except TooDeep as exc:
             return [_too_deep(name, exc, "front matter ")]
-        return _decoded(name, rel, text, scanner, agents_read, strings, "as YAML decodes it", "front matter ")
+        return _decoded(name, rel, text, scanner, agents_read, advice, strings, "as YAML decodes it",
+                        "front matter ")
     return []
 
 
@@ -608,7 +684,7 @@ def _too_deep(name: str, exc: Exception, what: str) -> tuple[bool, Finding]:
 
 
 def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
-             strings: list[tuple[int, int, str, str]], how: str, what: str = "") -> list[tuple[bool, Finding]]:
+             advice: _Advice, strings: list[tuple[int, int, str, str]], how: str, what: str = "") -> list[tuple[bool, Finding]]:
     """The findings in the strings of the file's front matter as YAML decodes them, where that
     is not what the file says verbatim (``gitstore.safety.frontmatter``): a skill loader, ``gitstore
     wiki index`` hand an agent ``"ign\\x6Fre all previous instructions"`` decoded. Each string is
@@ -646,7 +722,7 @@ def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agent
                 rows.append((True, Finding(name, first, f"quarantine: {', '.join(new)} in {said} ({NOT_ALLOWED})")))
             elif action == REDACT:
                 rows.append((True, Finding(name, first, f"secret or private path: {', '.join(new)} in {said} "
-                                                        "(remove it, or list PATH:KIND:LINE in .gitstore-allow)")))
+                                                        f"({advice(rel, new, first)})")))
             else:
                 rows.append((False, Finding(name, first, f"warning: {', '.join(new)} in {said}")))
     return rows
@@ -666,8 +742,8 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
     return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)} ({NOT_ALLOWED})")]
 
 
-def _redacted(name: str, text: str, spans: list[tuple[int, int]], scanner: object,
-              kinds: list[str]) -> list[Finding]:
+def _redacted(name: str, rel: str, text: str, spans: list[tuple[int, int]], scanner: object,
+              kinds: list[str], advice: _Advice) -> list[Finding]:
     """One finding per run of lines the scanner would redact (SPANS: where it replaces), naming
     what it found there. A span's lines run from its start's to its last character's; spans on
     the same or adjacent lines make one run, as the lines a redaction changes do."""
@@ -690,7 +766,7 @@ def _redacted(name: str, text: str, spans: list[tuple[int, int]], scanner: objec
         piece = "\n".join(old[first:last + 1])
         here = sorted({f.kind for f in scanner.scan(piece).findings if f.action == REDACT} & set(kinds))  # type: ignore[attr-defined]
         found.append(Finding(name, first + 1, f"secret or private path: {', '.join(here or kinds)} "
-                                              "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"))
+                                              f"({advice(rel, kinds, first + 1, last + 1)})"))
     return found or [Finding(name, 1, f"secret or private path: {', '.join(kinds)}")]
 
 
