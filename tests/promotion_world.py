@@ -36,7 +36,7 @@ WIKI_FILES = {
         "---\ntype: Guide\ntitle: Storage\ndescription: Where records are kept and how they are written.\n---\n\n"
         "# Storage\n\n## Appends\n\nRecords are appended in batches (src/store.py).\n"
     ),
-    "okf/wiki/INSTRUCTIONS.md": "Keep every page short. Cite sources.\n",
+    "okf/wiki/INSTRUCTIONS.md": "---\ntype: Instructions\n---\n\nKeep every page short. Cite sources.\n",
 }
 
 

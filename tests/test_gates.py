@@ -25,6 +25,8 @@ from .conftest import shared
 from .promotion_world import git
 
 FINDING = re.compile(r"^[^\s:][^:]*:\d+: \S.*$")
+# OKF 0.2 reserves only index.md and log.md: INSTRUCTIONS.md is a concept page, with front matter
+INSTRUCTIONS = "---\ntype: Instructions\n---\n\nPreserve every verified definition.\n"
 
 
 def run(gate: Callable[[list[str]], int], argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
@@ -132,7 +134,7 @@ def bundle_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bundle") / "repo"
     git(root.parent, "init", "-q", "-b", "main", str(root))
     shutil.copytree(shared("okf", "bundles", "acme_retail"), root / "okf" / "wiki")
-    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Preserve every verified definition.\n")
+    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text(INSTRUCTIONS)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "the acme_retail bundle")
     return root
@@ -225,7 +227,7 @@ OKF_RULES = [
         "---\ntype: Tooling Note\n---\n# bq\n\nSee [more](other.md).\n"), 6, "must lead out of the overlay"),
     ("a project page linking into the overlay", REVENUE, lambda t: t + "\nMy [setup](../tooling/other.md).\n", 37,
      "links into the local tooling overlay"),
-    ("an edited INSTRUCTIONS.md", "INSTRUCTIONS.md", lambda t: t + "Also be brief.\n", 2, "preserved byte for byte"),
+    ("an edited INSTRUCTIONS.md", "INSTRUCTIONS.md", lambda t: t + "Also be brief.\n", 6, "preserved byte for byte"),
     ("an index that leaves a page out", "metrics/index.md", lambda t: t.replace("legacy.md)", "legacy-old.md)"), 1,
      "index.md does not list gross-margin-legacy.md"),
     ("a case variant of INSTRUCTIONS.md", "instructions.md", lambda t: "---\ntype: Rules\n---\n# Rules\n", 1,
@@ -291,6 +293,36 @@ def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureF
     code, lines = run(okf.main, _pages(bundle), capsys)
     assert code == 1 and lines == ["okf/wiki/INSTRUCTIONS.md:1: INSTRUCTIONS.md is preserved byte for byte and "
                                    "may not be deleted"]
+
+
+def test_instructions_is_an_okf_page_that_takes_front_matter_and_nothing_else(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OKF 0.2 reserves only ``index.md`` and ``log.md``, so ``INSTRUCTIONS.md`` is a concept
+    page, whose front matter holds a ``type`` (its 3.1, 4.1 and 11): one without passed the gate.
+    Preserved byte for byte, one written without front matter takes front matter above its
+    text, and no other change."""
+    instructions = bundle / "okf" / "wiki" / "INSTRUCTIONS.md"
+    instructions.write_text("Preserve every verified definition.\n")
+    git(bundle, "commit", "-q", "-a", "-m", "instructions without front matter")  # as gitstore let it be
+    code, lines = run(okf.main, _pages(bundle), capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == [
+        "okf/wiki/INSTRUCTIONS.md:1: no front matter: a page starts with a --- line, YAML, and a closing --- line"]
+    assert "INSTRUCTIONS.md is a concept page" in lines[0], lines
+    instructions.write_text("---\ntitle: Instructions\n---\n\nPreserve every verified definition.\n")
+    code, lines = run(okf.main, ["okf/wiki/INSTRUCTIONS.md"], capsys)
+    assert code == 1 and lines == ["okf/wiki/INSTRUCTIONS.md:1: front matter has no non-empty type"], lines
+    instructions.write_text("---\ntype: Instructions\n---\n\nPreserve every definition.\n")
+    code, lines = run(okf.main, ["okf/wiki/INSTRUCTIONS.md"], capsys)
+    assert code == 1 and lines == ["okf/wiki/INSTRUCTIONS.md:1: INSTRUCTIONS.md is preserved byte for byte; this "
+                                   "change edits it"], lines
+    for written in (INSTRUCTIONS, INSTRUCTIONS.replace("---\n\n", "---\n")):
+        instructions.write_text(written)
+        assert run(okf.main, ["okf/wiki/INSTRUCTIONS.md"], capsys) == (0, [])
+    git(bundle, "commit", "-q", "-a", "-m", "instructions with front matter")
+    instructions.write_text(INSTRUCTIONS.replace("type: Instructions", "type: Rules"))  # then byte for byte
+    code, lines = run(okf.main, ["okf/wiki/INSTRUCTIONS.md"], capsys)
+    assert code == 1 and lines == ["okf/wiki/INSTRUCTIONS.md:2: INSTRUCTIONS.md is preserved byte for byte; this "
+                                   "change edits it"], lines
 
 
 def test_a_deleted_page_is_judged_with_no_file_passed(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -1168,7 +1200,7 @@ def test_the_first_commit_has_nothing_to_preserve(tmp_path: Path, monkeypatch: p
     root = tmp_path / "new"
     git(tmp_path, "init", "-q", "-b", "main", str(root))
     shutil.copytree(shared("okf", "bundles", "ga4"), root / "okf" / "wiki")
-    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Keep it short.\n")
+    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("---\ntype: Instructions\n---\nKeep it short.\n")
     git(root, "add", "-A")
     monkeypatch.chdir(root / "okf")  # a gate finds the repository's root from a subfolder too
     assert run(okf.main, [str(p) for p in (root / "okf" / "wiki").rglob("*.md")], capsys) == (0, [])

@@ -4,6 +4,8 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 
 - the OKF v0.2 page rules: front matter with a non-empty ``type`` and well-formed optional
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
+  ``INSTRUCTIONS.md`` is no reserved file of OKF 0.2, so it is a page too (its links aside:
+  it is preserved byte for byte, so none could be mended);
 - no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
   such links too, so that no page is read, or skipped, through one;
 - no file under the wiki is named ``INSTRUCTIONS.md``, ``index.md`` or ``log.md`` in another case
@@ -33,7 +35,8 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 
 Against the base revision (``--base``, else the pre-push range's start, else HEAD):
 
-- ``INSTRUCTIONS.md`` is preserved byte for byte and never deleted;
+- ``INSTRUCTIONS.md`` is preserved byte for byte and never deleted; one written without front
+  matter may take front matter above its text, the text kept byte for byte;
 - an ``index.md`` gitstore generated (its first line says so, in the change or at the base) is
   exactly what the generator writes, never edited by hand: readers and promotion walk the wiki
   through it; a changed one a person wrote lists every page (``INSTRUCTIONS.md`` aside) and
@@ -341,11 +344,30 @@ def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
     links are history (``_recent``); ``files``: what the change commits, where links must lead;
     ``citations``: where its ``path@commit`` citations are judged (else in a reader of its own)."""
     path = os.path.join(root, rel)
-    if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
+    if not os.path.isfile(path):
         return []
+    if rel.rsplit("/", 1)[-1] == INSTRUCTIONS:
+        return _instructions(read_page(path), rel, wiki_rel)
     return page_findings(read_page(path), rel, wiki_rel,
                          lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk),
                          citations.unresolved if citations is not None else lambda refs: unresolved_sources(root, refs))
+
+
+_INSTRUCTIONS_PAGE = ("OKF 0.2 reserves only index.md and log.md, so INSTRUCTIONS.md is a concept page: it opens with "
+                      "front matter holding a non-empty type; add it above the text, which stays byte for byte: the one "
+                      "change INSTRUCTIONS.md takes")
+
+
+def _instructions(page: Page, rel: str, wiki_rel: str) -> list[Finding]:
+    """The OKF page rules ``INSTRUCTIONS.md`` breaks: it is no reserved file of OKF 0.2 (3.1:
+    only ``index.md`` and ``log.md``), so it is a concept page, whose front matter holds a
+    ``type`` (4.1, 11). Its links are not judged: the file is preserved byte for byte, so a
+    link in it could never be mended, nor a page it links deleted."""
+    found = page_findings(page, rel, wiki_rel, lambda page: [])
+    if page.text is not None and not page.problems and page.meta is None:
+        return [f._replace(message=f"{f.message} ({_INSTRUCTIONS_PAGE})") if f.message.startswith("no front matter")
+                else f for f in found]
+    return found
 
 
 def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
@@ -366,7 +388,7 @@ def _cited_sources(root: Path, pages: Sequence[str]) -> list[str]:
     cited = []
     for rel in pages:
         path = os.path.join(root, rel)
-        if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
+        if not os.path.isfile(path):
             continue  # as ``_page`` reads them
         text = read_page(path).text
         if text and MARKER_START in text:
@@ -703,7 +725,7 @@ def _changed(path: Path, rel: str, wiki: Path, before: bytes | None, kept: set[s
     name = path.name
     now = path.read_bytes()
     if name == INSTRUCTIONS:
-        if before is None:
+        if before is None or _front_matter_added(before, now):
             return []
         return [Finding(rel, _first_difference(before, now), "INSTRUCTIONS.md is preserved byte for byte; "
                                                              "this change edits it")]
@@ -790,6 +812,23 @@ def _grown(logged: str, group: str) -> bool:
     now_heading, _, now_body = group.partition("\n")
     old, new = body.strip("\n"), now_body.strip("\n")
     return heading == now_heading and (not old or new.endswith("\n" + old) or new.startswith(old + "\n"))
+
+
+def _front_matter_added(before: bytes, now: bytes) -> bool:
+    """Whether ``now`` is ``before``, which opens with no front matter, with front matter (and
+    a blank line, or none) put above it and nothing else changed: how an ``INSTRUCTIONS.md``
+    written before OKF 0.2 asked for front matter becomes a page (``_instructions``), its text
+    preserved byte for byte. The front matter is then judged as any page's."""
+    from gitstore.promote.okf import split_front_matter
+
+    try:
+        old, new = before.decode("utf-8"), now.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if old.startswith("---") or not new.startswith("---"):
+        return False
+    meta, body, problems = split_front_matter(new)
+    return meta is not None and not problems and body in (old, "\n" + old) and new.endswith(old)
 
 
 def _first_difference(before: bytes, after: bytes) -> int:
