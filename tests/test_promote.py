@@ -515,6 +515,35 @@ def test_a_skill_commit_must_be_the_skill_promote_writes(tmp_path: Path) -> None
     assert found[0].line == len(git(root, "show", f"{result.branch}:{path}").splitlines()) + 1
 
 
+def test_skills_titled_in_other_scripts_get_distinct_names(tmp_path: Path) -> None:
+    """A skill's name holds only a-z, 0-9 and hyphens: every title in Japanese, Greek or
+    Cyrillic was named ``learning`` (one with a Latin word, ``Git のブランチ運用``, by that word
+    alone), so once one such skill was merged no other could be promoted. Such a name ends in a
+    digest of its title: distinct, valid, and the same wherever the promotion is planned again."""
+    from gitstore.promote.skills import name_problems, skill_name
+
+    titles = ["再試行のテストを先に実行する", "Πρώτα τα τεστ επανάληψης", "Сначала тесты повторов"]
+    names = [skill_name(title) for title in titles]
+    assert len(set(names)) == 3 and all(name.startswith("learning-") for name in names), names
+    assert skill_name("Git のブランチ運用") != skill_name("Git のコミット規約")
+    assert skill_name("Git のブランチ運用").startswith("git-")
+    assert all(name_problems(name, name) == [] for name in names)
+    assert skill_name("Retries use jitter") == "retries-use-jitter" and skill_name(titles[0]) == names[0]
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    for title, name in zip(titles[:2], names):
+        learning = accepted_learning(ctx, memory="procedural", title=title, text=SKILL_TEXT if title == titles[0]
+                                     else "Before changing src/retry.py, run the retry tests twice.")
+        result = promote(ctx, learning["id"], PERSON)
+        path = f".agents/skills/{name}/SKILL.md"
+        assert result.packet["route"] == "skill" and result.packet["target"] == path, result.packet["target"]
+        git(root, "checkout", "-q", result.branch)
+        assert skills_gate.check([str(root / path)]) == ([], [])
+        assert promotion_gate.check([], root, "main", result.branch) == []
+        git(root, "checkout", "-q", "main")
+        git(root, "merge", "-q", "--ff-only", result.branch)  # merged: the next skill is promoted on top of it
+
+
 def test_procedural_memory_from_one_context_is_not_a_skill(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     refs = Evidence(ctx).comments(["Run the retry tests first.", "Yes, first the tests."], prs=[4, 4])

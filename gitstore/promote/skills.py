@@ -173,12 +173,45 @@ def _tools(value: Any) -> bool:
 
 def skill_name(title: str) -> str:
     """A valid skill name made from a title: lowercase words joined by single hyphens, cut at a
-    word boundary to fit 64 characters."""
+    word boundary to fit 64 characters. A name holds only ``a-z``, ``0-9`` and hyphens, so the
+    letters of a title written in another script (Japanese, Greek, Cyrillic: ``_beyond_latin``)
+    are lost from it, and every such title would be named ``learning`` (or by its few Latin
+    words: ``Git のブランチ運用`` and ``Git のコミット規約`` both ``git``), one folder for all of
+    them. Such a title's name ends in a digest of the title (``DIGEST_LENGTH`` hexadecimal
+    digits, after ``learning`` when it has no Latin word): distinct for distinct titles, the
+    same for the same title wherever it is planned again."""
     words = re.findall(r"[a-z0-9]+", title.lower())
+    digest = _title_digest(title) if _beyond_latin(title) else ""
+    room = NAME_MAX - (len(digest) + 1 if digest else 0)
     name = ""
     for word in words:
         candidate = f"{name}-{word}" if name else word
-        if len(candidate) > NAME_MAX:
+        if len(candidate) > room:
             break
         name = candidate
+    if digest:
+        return f"{name or 'learning'}-{digest}"
     return name or "learning"
+
+
+DIGEST_LENGTH = 10  # hexadecimal digits of the title's digest that end a name made from another script
+
+
+def _beyond_latin(title: str) -> bool:
+    """Whether the title holds a letter or digit that no ``a-z`` or ``0-9`` stands for once its
+    accents are set apart (NFKD): ``é`` is ``e`` there, ``日``, ``ω``, ``ж`` and ``ß`` are not."""
+    import unicodedata
+
+    return any(not character.isascii() and unicodedata.category(character)[0] in "LN"
+               for character in unicodedata.normalize("NFKD", title))
+
+
+def _title_digest(title: str) -> str:
+    """The first ``DIGEST_LENGTH`` hexadecimal digits of the SHA-256 of the title as a name reads
+    it: its words (NFC) in lowercase (``casefold``), one space between them, as the Latin words
+    of a name are read in lowercase too."""
+    import hashlib
+    import unicodedata
+
+    read = " ".join(unicodedata.normalize("NFC", title).casefold().split())
+    return hashlib.sha256(read.encode("utf-8")).hexdigest()[:DIGEST_LENGTH]

@@ -2,7 +2,8 @@
 
 The name comes from the title the learning is named by (``gitstore.records.headline.title_for``:
 its own, or, once a person edited its text at accept, the headline of the accepted text), as
-lowercase words joined by hyphens, at most 64 characters, and is the folder's name; the same
+lowercase words joined by hyphens, at most 64 characters (a title in another script ends in a
+digest of it, ``skill_name``), and is the folder's name; the same
 title is the heading. The front matter holds only the specification's keys: ``name``, a
 ``description`` (that title and the text's first sentence, at most 1024 characters)
 and ``metadata`` binding the skill to the learning it came from. The body holds the promoted
