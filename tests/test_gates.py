@@ -119,6 +119,24 @@ def test_each_skill_rule_has_a_failing_case(tmp_path: Path, capsys: pytest.Captu
         assert code == 0 and lines == [f"{path}:{line}: warning: {lines[0].split(': warning: ')[1]}"]
 
 
+def test_a_skill_spelled_in_another_case_where_skills_load_is_judged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkout that ignores case opens ``.agents/skills/deploy/skill.md`` as the ``SKILL.md`` a
+    harness asks for, and the hook passes it to the gate, which judged only ``SKILL.md`` so
+    spelled: a skill breaking every rule passed. A ``skill.md`` elsewhere (a page about skills)
+    is no skill."""
+    monkeypatch.chdir(tmp_path)
+    broken = "---\nname: something-else\nfoo: bar\n---\n# Deploy\n"
+    for path in (".agents/skills/deploy/skill.md", ".claude/Skills/deploy/Skill.md", "docs/skill.md"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(broken)
+    code, lines = run(skills.main, [".agents/skills/deploy/skill.md", ".claude/Skills/deploy/Skill.md",
+                                    "docs/skill.md"], capsys)
+    assert code == 1 and sorted({line.split(":")[0] for line in lines}) == [
+        ".agents/skills/deploy/skill.md", ".claude/Skills/deploy/Skill.md"], lines
+    assert any("name 'something-else' differs from its folder 'deploy'" in line for line in lines), lines
+
+
 def test_optional_skill_fields_pass_when_well_formed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "pdf-tools" / "SKILL.md"
     path.parent.mkdir()

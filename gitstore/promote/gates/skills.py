@@ -46,7 +46,7 @@ def check(files: Sequence[str], root: Path | None = None) -> tuple[list[Finding]
     try:
         for name in files:
             path = Path(name)
-            if path.name != FILE_NAME and not _in_skills(name):
+            if not _a_skill(name) and not _in_skills(name):
                 continue
             data = _read(name, held, root, findings)
             if data is None:
@@ -75,7 +75,7 @@ def _read(name: str, held: CommittedFiles | None, root: Path | None, findings: l
         if refused is not None:
             findings.append(refused)
             return None
-        if Path(name).name != FILE_NAME:
+        if not _a_skill(name):
             return None
         try:
             return Path(name).read_bytes()
@@ -90,7 +90,21 @@ def _read(name: str, held: CommittedFiles | None, root: Path | None, findings: l
         what = "a symbolic link" if entry[0] == "120000" else "not a regular file"
         findings.append(Finding(name, 1, f"{what}: pages and skills must be regular files of the repository"))
         return None
-    return held.read(entry[1]) if Path(name).name == FILE_NAME else None
+    return held.read(entry[1]) if _a_skill(name) else None
+
+
+def _a_skill(name: str) -> bool:
+    """Whether ``name`` is a skill's file to judge: a ``SKILL.md`` anywhere, and in a folder
+    harnesses load skills from (``_published.SKILL_ROOTS``, in any folder and case) one spelled
+    in another case too (``skill.md``): a checkout that ignores case, on macOS or Windows, opens
+    it as the ``SKILL.md`` a harness asks for."""
+    base = Path(name).name
+    if base == FILE_NAME or base.casefold() != FILE_NAME.casefold():
+        return base == FILE_NAME
+    from gitstore.promote.gates._published import SKILL_ROOTS  # loaded for a name spelled so only
+
+    folded = f"/{Path(name).as_posix()}".casefold()
+    return any(f"/{root}" in folded for root in SKILL_ROOTS)
 
 
 def _in_skills(name: str) -> bool:
