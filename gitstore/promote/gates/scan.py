@@ -304,15 +304,46 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
 
 def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
               held: CommittedFiles, advice: _Advice) -> list[tuple[bool, Finding]]:
-    from gitstore.safety.scanner import QUARANTINE, REDACT
-
     rel = relative(name, root)
+    named = _named(name, rel, scanner, held)
     try:
         committed = _committed(name, rel, agents_read) if held.held is None else _in_git(rel, agents_read, held)
     except _NotAFile as exc:  # a FIFO, a device: never read (a FIFO would block), never committed
         return [(True, Finding(name, 1, str(exc)))]
     if committed is None:
+        return named
+    return named + _scan_text(name, rel, committed, scanner, agents_read, advice)
+
+
+_SEPARATORS = re.compile(r"[-_./\\]+")
+NAMED = ("the path names {kinds} (quarantined text never reaches an agent, and agents read the names of the files "
+         "they load: a skill's folder is its name, a page's name its link): rename it")
+
+
+def _named(name: str, rel: str, scanner: ConservativeScanner, held: CommittedFiles) -> list[tuple[bool, Finding]]:
+    """A finding when the path of a file agents load (``_published.loaded_by_agents``: a page of
+    the wiki, a file of a skill, a rule file) holds what the scanner quarantines, read as words
+    (``-``, ``_``, ``.`` and ``/`` as spaces): a harness hands an agent a skill's name, which is
+    its folder's (``ignore-all-previous-instructions-and-...``), and an index or a listing hands
+    it a page's or a file's name, where a bidirectional control reorders what follows. Only the
+    paths the change holds are read."""
+    from gitstore.promote.gates._published import loaded_by_agents
+    from gitstore.safety.scanner import QUARANTINE
+
+    if rel.startswith(("/", "../")) or not loaded_by_agents(rel):
         return []
+    if held.held is None and not os.path.lexists(name) or held.held is not None and held.entry(rel) is None:
+        return []
+    kinds = sorted({f.kind for f in scanner.scan(_SEPARATORS.sub(" ", rel)).findings if f.action == QUARANTINE})
+    return [(True, Finding(name, 1, NAMED.format(kinds=", ".join(kinds))))] if kinds else []
+
+
+def _scan_text(name: str, rel: str, committed: tuple[str, bool], scanner: ConservativeScanner,
+               agents_read: Callable[[str], bool], advice: _Advice) -> list[tuple[bool, Finding]]:
+    """The findings in the text of the file ``name`` as the change holds it (``committed``: the
+    text, and whether it is a symbolic link's target)."""
+    from gitstore.safety.scanner import QUARANTINE, REDACT
+
     text, link = committed
     if not link and _LFS_POINTER.match(text) and agents_read(rel):
         return [(True, Finding(name, 1, LFS_POINTER))]
