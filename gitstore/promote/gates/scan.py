@@ -230,25 +230,24 @@ def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
     if base is None:
         return own, _Advice()
     revision, called = base
-    kept = own.entries & _allowlist_at(root, revision).entries
+    kept = own.entries & (_allowlist_at(root, revision).entries if revision else frozenset())
     return own._replace(entries=kept), _Advice(own.entries - kept, called)
 
 
-def _judged_against(root: Path) -> tuple[str, str] | None:
+def _judged_against(root: Path) -> tuple[str | None, str] | None:
     """(revision, how a finding names it) of what the change is judged against: the range's
-    start over a range (pre-push, CI), HEAD at a commit; None when there is none."""
+    start over a range (pre-push, CI), HEAD at a commit; None when there is none (a first
+    commit, a push of a whole history). A range's start this clone does not hold (a shallow
+    checkout) is no revision: its list clears nothing."""
     span = range_of_change()
-    if span is not None:
-        revision = span[0]
-        called = f"the range's base ({revision[:12]})"
-    elif CommittedFiles.tip() is None and "GIT_INDEX_FILE" in os.environ:
-        revision, called = "HEAD", "the commit it is made on (HEAD)"
-    else:
+    if span is None and (CommittedFiles.tip() is not None or "GIT_INDEX_FILE" not in os.environ):
         return None
-    done = git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=root, check=False)
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode().strip(), called
+    start = span[0] if span is not None else "HEAD"
+    done = git("rev-parse", "--verify", "--quiet", f"{start}^{{commit}}", cwd=root, check=False)
+    revision = done.stdout.decode().strip() if done.returncode == 0 else None
+    if span is None:
+        return (revision, "the commit it is made on (HEAD)") if revision else None
+    return revision, f"the range's base ({(revision or start)[:12]})"
 
 
 def _allowlist_at(root: Path, revision: str) -> Allowlist:
