@@ -16,6 +16,7 @@ import pytest
 
 from gitstore.context import Context
 from gitstore.errors import InvalidInput
+from gitstore.providers._names import fetch_refspecs
 from gitstore.queries.learnings import learnings
 from gitstore.sync import steps
 from gitstore.sync.remote import sync
@@ -301,6 +302,85 @@ def test_a_plain_fetch_from_a_remote_of_another_repository_brings_no_memory(team
     doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
     eve_checks = [c for c in doctor["checks"] if c["check"] == "remote eve"]
     assert eve_checks and all("gitstore init" not in (c.get("todo") or "") for c in eve_checks), eve_checks
+
+
+def _fetched_from_fork(tmp_path: Path, bare: Path, alice: Context, bob: Context) -> Path:
+    """bob added eve's fork as a remote, an older init gave it memory's fetch refspecs, and a
+    plain ``git fetch eve`` brought what eve wrote, which bob's reads took for the team's."""
+    fork = _fork(tmp_path, bare, alice)
+    root = bob.workspace.root
+    git(root, "remote", "add", "eve", str(fork))
+    for spec in fetch_refspecs("eve"):
+        git(root, "config", "--add", "remote.eve.fetch", spec)  # what an older init gave every remote
+    git(root, "fetch", "-q", "eve")
+    assert "words from a fork" in texts(bob)  # admitted by the read, as the team's
+    return fork
+
+
+def test_memory_a_fork_brought_before_its_refspecs_were_taken_off_is_dropped_by_init(
+        team: tuple, tmp_path: Path) -> None:
+    """Taking an older init's fetch refspecs off a contributor's fork stops the next ``git
+    fetch`` from bringing its memory, but what one brought before stayed, admitted, and every
+    read went on taking what the fork's owner wrote for the team's. ``gitstore init`` drops it
+    (the fetched refs, their anchors, their admissions), naming the remote, and doctor warns of
+    it until then."""
+    alice, bob, bare, _ = team
+    _fetched_from_fork(tmp_path, bare, alice, bob)
+    root = bob.workspace.root
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    eve_checks = [c for c in doctor["checks"] if c["check"] == "remote eve"]
+    assert any(c["state"] == "warn" and "gitstore init" in (c.get("todo") or "") for c in eve_checks), eve_checks
+    done = cli.ok("init", cwd=root)
+    assert "eve stands for github.com/eve/widgets" in done and "dropped the memory of 1 writer(s)" in done, done
+    assert not git(root, "for-each-ref", "refs/memory/v1/remotes/eve/", "refs/memory/admitted/eve/").strip()
+    assert "words from a fork" not in texts(bob)
+    assert cli.gitstore("verify", cwd=root).returncode == 0
+    assert "dropped the memory" not in cli.ok("init", cwd=root)  # once
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    assert all(c["state"] == "ok" for c in doctor["checks"] if c["check"] == "remote eve"), doctor["checks"]
+
+
+def test_memory_a_fork_brought_is_dropped_by_a_sync_of_the_teams_remote(team: tuple, tmp_path: Path) -> None:
+    """A clone whose person never runs init again syncs: the sync of origin drops what a plain
+    fetch brought from a fork before, takes the old refspecs off it so the next ``git fetch``
+    brings nothing, and says so."""
+    alice, bob, bare, _ = team
+    _fetched_from_fork(tmp_path, bare, alice, bob)
+    root = bob.workspace.root
+    report = sync(str(root))
+    assert any("eve stands for github.com/eve/widgets" in line for line in report.other_repositories), report.render()
+    assert report.other_repositories[0] in report.render()
+    assert "words from a fork" not in texts(bob)
+    assert report.came_in  # origin's memory, as ever
+    git(root, "fetch", "-q", "--all")
+    assert not git(root, "for-each-ref", "refs/memory/v1/remotes/eve/").strip()
+    assert "words from a fork" not in texts(bob)
+    assert sync(str(root)).status == "no-update"
+
+
+def test_memory_of_the_scope_the_clone_was_set_up_under_stays_when_origin_is_named_anew(
+        team: tuple, tmp_path: Path) -> None:
+    """A person renames the team's remote and names another repository origin (``git remote
+    rename origin team && git remote add origin <their fork>``): the clone's scope is the
+    fork's now, and what was stored under the one it was set up under is not read, but stays,
+    as doctor says (the person may point origin back). The team's remote stands for that
+    scope: neither sync nor init drops the memory it brought as a fork's."""
+    alice, bob, bare, _ = team
+    root = bob.workspace.root
+    sync(str(alice.workspace.root))
+    assert sync(str(root)).came_in
+    fork = tmp_path / "mine.git"
+    git(tmp_path, "init", "-q", "--bare", str(fork))
+    git(fork, "remote", "add", "origin", "https://github.com/bob/widgets.git")
+    git(root, "remote", "rename", "origin", "team")
+    git(root, "fetch", "-q", "team", *fetch_refspecs("team"))  # as the refspecs init gave it bring it
+    held = git(root, "for-each-ref", "refs/memory/v1/remotes/team/").strip()
+    git(root, "remote", "add", "origin", str(fork))
+    report = sync(str(root))
+    assert not report.other_repositories, report.render()
+    done = cli.ok("init", cwd=root)
+    assert "dropped the memory" not in done, done
+    assert held and git(root, "for-each-ref", "refs/memory/v1/remotes/team/").strip() == held
 
 
 def test_a_remote_whose_name_holds_a_slash_gets_no_memory_refspecs(team: tuple) -> None:

@@ -216,6 +216,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo, scope, report))
     _release_gone_remotes(repo, report)
+    _drop_other_repositories(repo, scope, before, report)
     opened = _open_store(config, root, state, replaced=data is not None and not here)
     try:
         _set_up_store(opened, state, repo, renewed, report)
@@ -584,6 +585,16 @@ def _release_gone_remotes(repo: pygit2.Repository, report: InitReport) -> None:
     for remote, count in sorted(release_gone_remotes(repo, state_dir(repo)).items()):
         report.left.append(f"{remote}, no remote any more: dropped the {count} ref(s) sync held in quarantine for it, "
                            "which no sync could release")
+
+
+def _drop_other_repositories(repo: pygit2.Repository, scope: str, before: str | None, report: InitReport) -> None:
+    """Drop the memory a plain ``git fetch`` brought from a remote that stands for another
+    repository than this clone's, with the fetch refspecs an older init gave it, but of the
+    scope ``before`` this init found kept (``gitstore.sync.remote.drop_other_repositories``)."""
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.sync.remote import drop_other_repositories
+
+    report.left.extend(drop_other_repositories(repo, state_dir(repo), scope, before))
 
 
 def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> list[str]:

@@ -241,6 +241,16 @@ class Admissions:
         written sorted)."""
         return [ref for ref in self._known if ref.startswith(prefix)]
 
+    def forget(self, prefix: str) -> list[str]:
+        """Forget every ref under ``prefix`` (what a remote that stands for another repository
+        brought: never the team's memory), so no read takes it up again and gc keeps none of it;
+        their anchors and their refs are the caller's to delete. Returns the refs forgotten."""
+        gone = self.known(prefix)
+        for ref in gone:
+            del self._known[ref]
+        self._changed = self._changed or bool(gone)
+        return gone
+
     def bases(self, prefix: str) -> dict[str, pygit2.Oid]:
         """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted."""
         return {ref: base for ref in self._known if ref.startswith(prefix) and (base := self.base(ref)) is not None}

@@ -712,14 +712,22 @@ def _no_memory_remote(report: Report, repo: Any, remote: str, scope: str) -> Non
     """A remote memory is never fetched from: one that stands for another repository than this
     clone's (a contributor's fork), since memory travels only through the team's, or one whose
     name holds a slash, which the fetched namespace (one folder per remote) has no place for."""
-    from gitstore.providers._names import fetch_refspecs
-    from gitstore.scope import remote_scope
+    from gitstore.providers._gitdirs import ref_names
+    from gitstore.providers._names import PREFIX, fetch_refspecs
+    from gitstore.scope import remote_scope, scope_and_kept
+    from gitstore.sync.remote import other_repository
 
     about = ("its name holds a slash, which the fetched namespace (one folder per remote) has no place for"
              if "/" in remote else f"stands for {remote_scope(repo, remote)}, another repository than this "
              f"clone's {scope}")
     present = [s for s in fetch_refspecs(remote) if s in repo.remotes[remote].fetch_refspecs]
-    if present:
+    held = (other_repository(repo, remote, scope, scope_and_kept(repo)[1]) is not None
+            and ref_names(repo, f"{PREFIX}remotes/{remote}/"))
+    if held:  # what an older init's refspecs brought: read as the team's until init or sync drops it
+        report.add(f"remote {remote}", WARN, f"{about}, and this clone holds memory of {len(held)} ref(s) a plain "
+                   "`git fetch` brought from it, read as the team's: whoever owns it wrote it, with no access to "
+                   "the team's remote", "`gitstore init` (or `gitstore sync`) drops it")
+    elif present:
         report.add(f"remote {remote}", WARN, f"{about}, and has memory's fetch refspecs: a plain `git fetch` from "
                    "it brings memory no read should take", "`gitstore init` takes them off")
     else:

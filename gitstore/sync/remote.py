@@ -91,6 +91,7 @@ and leaves the clone readable if it is killed: a sync run again completes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -115,7 +116,7 @@ from gitstore.providers._admit import (ANCHORS, PREFIXED, Admissions, Fork, kept
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
                                         complaint, git_env, lock_in_way, may_nest, ref_names, ref_targets,
                                         state_dir)
-from gitstore.providers._names import QUARANTINE, record_path, shown_in, shown_ref, shown_writer
+from gitstore.providers._names import QUARANTINE, fetched_line, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._tips import never_logged, note_made, take_up, tips_log, wrote_as
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
@@ -227,6 +228,7 @@ class SyncReport:
     # writers whose history here lacks appends others saw: named, never refused, and no damage to
     # what arrived (anyone with push access can name a made-up commit), so the status stays
     unheld: list[str] = field(default_factory=list)
+    other_repositories: list[str] = field(default_factory=list)  # memory a fork's remote brought, dropped here
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
@@ -241,7 +243,7 @@ class SyncReport:
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.restored or self.continued or self.carried or self.dropped
                 or self.followed or self.cleared or self.snapshots.rewritten or self.policy or self.published
-                else "no-update")
+                or self.other_repositories else "no-update")
 
     @property
     def line(self) -> str:
@@ -250,6 +252,8 @@ class SyncReport:
         sent = sum(m.count for m in self.pushed if m.kind == "records")
         parts = [f"{self.remote}: {records} record(s) in from {writers} writer(s), {sent} record(s) pushed",
                  f"{len(self.changed)} verdict(s) changed"]
+        if self.other_repositories:
+            parts.append(f"memory from {len(self.other_repositories)} remote(s) of another repository dropped")
         if self.quarantined:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
         if self.unheld:
@@ -291,7 +295,7 @@ class SyncReport:
     def render(self) -> list[str]:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
-        return [self.line, *([self.policy_source] if self.policy_source else []),
+        return [self.line, *self.other_repositories, *([self.policy_source] if self.policy_source else []),
                 *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined), *self.unheld, *self.kept_text, *self.brought_back, *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
@@ -314,7 +318,7 @@ class SyncReport:
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
-                "leftOut": self.left_out, "unheld": self.unheld, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
+                "leftOut": self.left_out, "unheld": self.unheld, "otherRepositories": self.other_repositories, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 "policySource": self.policy_source, "published": self.published, "publishedStale": self.published_stale,
                 **self.snapshots.to_json()}
 
@@ -330,8 +334,15 @@ def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncRepo
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
     _refuse_other_repository(provider.repo, remote, ctx.scope)
+    from gitstore.scope import scope_and_kept
+
     report = SyncReport(remote)
     with sync_locked(provider.state):
+        report.other_repositories = drop_other_repositories(provider.repo, provider.state, ctx.scope,
+                                                            scope_and_kept(provider.repo)[1], locked=True)
+        if report.other_repositories:  # what the store read of them is read no more
+            ctx = Context.open(start)
+            provider = cast(GitProvider, ctx.store.provider)
         try:
             _run(ctx, provider, remote, report, put_back)
         finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
@@ -1332,6 +1343,73 @@ def release_gone_remotes(repo: pygit2.Repository, state: Path) -> dict[str, int]
                 dropped[remote] = dropped.get(remote, 0) + 1
         refusals.save()
     return dropped
+
+
+def other_repository(repo: pygit2.Repository, remote: str, scope: str, kept: str | None) -> str | None:
+    """The scope ``remote`` stands for when it is another repository than this clone's, whose
+    memory is never read here (a contributor's fork); None for any other remote. Only in a
+    clone with an origin, where sync refuses such a remote; never a remote whose scope cannot be
+    told (a path that is gone), nor one of the scope ``kept``, the one this clone's memory was
+    set up under (an origin named anew since: what was stored under the scope it leaves is
+    not read, and stays, as `gitstore doctor` says)."""
+    from gitstore.scope import remote_scope, stands_for
+
+    if "/" in remote or "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
+        return None
+    theirs = remote_scope(repo, remote)
+    return None if theirs is None or theirs == kept else theirs
+
+
+def drop_other_repositories(repo: pygit2.Repository, state: Path, scope: str, kept: str | None,
+                            locked: bool = False) -> list[str]:
+    """Drop the memory fetched from each remote that stands for another repository than this
+    clone's (a contributor's fork added to review a pull request, ``scope.stands_for``): an older
+    ``gitstore init`` gave every remote memory's fetch refspecs, so a plain ``git fetch`` from it
+    brought what the fork's owner wrote, with no access to the team's remote, and reads took it
+    for the team's. Its fetched refs, their anchors, what a sync held or left of it are deleted
+    and their admissions forgotten, so no read takes them up again and gc erases them. Only in a
+    clone with an origin, where sync refuses such a remote; a remote whose scope cannot be told
+    (a path that is gone) keeps what it brought, as a remote the clone no longer has does.
+    ``locked``: the caller holds the sync lock; otherwise nothing waits for a running sync (it
+    drops them itself). ``kept``: the scope this clone's memory was set up under, whose remotes
+    keep theirs (``other_repository``). Returns a line for each remote whose memory went."""
+    if "origin" not in repo.remotes.names():
+        return []
+    spaces = (f"{PREFIX}remotes/", ANCHORS, QUARANTINE, INCOMING)
+    admissions = Admissions(state)
+    held = {ref[len(space):].split("/", 1)[0] for space in spaces for ref in ref_names(repo, space)}
+    held.update(ref[len(spaces[0]):].split("/", 1)[0] for ref in admissions.known(spaces[0]))
+    others = {name: theirs for name in sorted(repo.remotes.names())
+              if name in held and (theirs := other_repository(repo, name, scope, kept)) is not None}
+    if not others:
+        return []
+    lines = []
+    with (contextlib.nullcontext(True) if locked else sync_lock_if_free(state)) as free:
+        if not free:
+            return []
+        admissions, refusals = Admissions(state), _Refusals(state)  # read again under the lock
+        for name in others:
+            fetched = f"{PREFIX}remotes/{name}/"
+            refs = ref_names(repo, fetched)
+            writers = {line[1] for ref in (*admissions.forget(fetched), *refs) if (line := fetched_line(ref))}
+            for ref in ref_names(repo, f"{QUARANTINE}{name}/"):
+                refusals.release(repo, ref)
+            specs = [spec for spec in fetch_refspecs(name) if spec in repo.remotes[name].fetch_refspecs]
+            try:
+                for ref in (*refs, *ref_names(repo, f"{ANCHORS}{name}/"), *ref_names(repo, f"{INCOMING}{name}/")):
+                    repo.references.delete(ref)
+                for spec in specs:  # init takes them off first; a sync, so no plain fetch brings it back
+                    repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
+            except (KeyError, pygit2.GitError, OSError):  # a ref locked, a configuration read-only:
+                pass  # the next init or sync drops the rest, and doctor warns of it meanwhile
+            lines.append(f"{name} stands for {others[name]}, another repository than this clone's "
+                         f"{scope}: dropped the memory of {len(writers)} writer(s) fetched from it (memory's fetch "
+                         "refspecs an older `gitstore init` gave every remote), read here as the team's until now; "
+                         "whoever owns it wrote it, with no access to the team's remote"
+                         + ("; took those refspecs off it" if specs else ""))
+        admissions.save(repo)
+        refusals.save()
+    return lines
 
 
 def _policy_revision(repo: pygit2.Repository) -> str | None:
