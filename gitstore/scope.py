@@ -189,6 +189,12 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
         url = None
     if not url:
         return None
+    return url_scope(repo, remote, url, depth)
+
+
+def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) -> str:
+    """The scope ``url``, one of the remote ``remote``'s (its URL, or a URL a push to it goes
+    to), stands for, as ``remote_scope`` reads it."""
     local = _local_path(url, Path(repo.workdir or repo.path))
     if local is None:
         return scope_from_url(url)

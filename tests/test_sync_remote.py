@@ -428,6 +428,35 @@ def test_a_sync_with_a_remote_of_another_repository_is_refused_before_it_fetches
     assert sync(str(root)).came_in  # origin's memory, as ever
 
 
+def test_a_push_url_of_another_repository_gets_no_memory(team: tuple, tmp_path: Path) -> None:
+    """A person who fetches from the team's repository and pushes to their own fork (a push URL,
+    ``git remote set-url --push origin``) had every sync push the team's memory to the fork,
+    another repository, saying it was pushed, while the team's remote never got it. A sync
+    pushes only where every push URL stands for the scope the remote's URL does: otherwise it
+    pushes nothing, says why and how to mend it, and exits 1. A push URL of the same repository
+    by another URL (ssh to push, https to fetch) pushes as ever."""
+    alice, _, bare, _ = team
+    other = tmp_path / "other.git"
+    git(tmp_path, "init", "-q", "--bare", str(other))
+    git(other, "remote", "add", "origin", "https://github.com/alice/widgets.git")
+    root = alice.workspace.root
+    git(root, "remote", "set-url", "--push", "origin", str(other))
+    done = cli.gitstore("sync", cwd=root)
+    said = done.stdout
+    assert done.returncode == 1 and "Traceback" not in done.stderr, (done.stdout, done.stderr)
+    assert "a push to origin goes to github.com/alice/widgets, another repository than the one origin fetches " \
+           "from, github.com/acme/widgets" in said and "git config --unset-all remote.origin.pushurl" in said, said
+    assert not remote_refs(other) and not [r for r in remote_refs(bare) if r.startswith("refs/memory/")]
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    assert [c for c in doctor["checks"] if c["check"] == "remote origin push" and c["state"] == "warn"
+            and "github.com/alice/widgets" in c["detail"]], doctor["checks"]
+    git(root, "remote", "set-url", "--push", "origin", f"file://{bare}")
+    assert sync(str(root)).pushed
+    assert [r for r in remote_refs(bare) if r.startswith("refs/memory/")] and not remote_refs(other)
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    assert not [c for c in doctor["checks"] if c["check"] == "remote origin push"], doctor["checks"]
+
+
 def test_the_tick_step_and_the_command(team: tuple) -> None:
     alice, bob, bare, held = team
     outcome = steps.sync(steps.Call(alice.workspace.root, {"remote": "origin"}))

@@ -696,6 +696,7 @@ def _remotes(report: Report, workspace: Any) -> None:
             report.add(f"remote {remote.name}", WARN if missing else OK,
                        f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                        "`gitstore init` adds them" if missing else "")
+            _pushes_elsewhere(report, repo, remote.name)
         if remote.name in filtered:
             _filtered(report, remote.name, filtered[remote.name])
         _pushes_every_ref(report, repo, remote.name)
@@ -706,6 +707,22 @@ def _remotes(report: Report, workspace: Any) -> None:
     _shallow(report, repo)
     _prefetched(report, repo)
     _push(report, workspace)
+
+
+def _pushes_elsewhere(report: Report, repo: Any, remote: str) -> None:
+    """A remote of this clone's scope whose push URL names another repository (a person's own
+    fork, in a triangular workflow): sync pushes no memory there (``sync.remote.pushes_elsewhere``)."""
+    from gitstore.scope import remote_scope
+    from gitstore.sync.remote import pushes_elsewhere
+
+    try:
+        scope = remote_scope(repo, remote)
+    except (GitstoreError, OSError):
+        return
+    found = pushes_elsewhere(repo, remote, scope) if scope is not None else None
+    if found is not None:
+        report.add(f"remote {remote} push", WARN, f"{found[0]}: `gitstore sync` pushes no memory to {remote}, "
+                   "since memory goes only to the team's remote", found[1])
 
 
 def _no_memory_remote(report: Report, repo: Any, remote: str, scope: str) -> None:

@@ -94,6 +94,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import shlex
 import subprocess
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -1487,8 +1488,8 @@ def _put_back(provider: GitProvider, remote: str, report: SyncReport) -> None:
     or a remote that refuses a clone writing another writer's ref, leaves it for the next
     sync, and nothing of this clone's own is held back for it."""
     if not report.owed or report.default_moved or any(q.kind == "records" for q in report.quarantined) \
-            or provider.quarantined():
-        return
+            or provider.quarantined() or pushes_elsewhere(provider.repo, remote, provider.scope or "") is not None:
+        return  # a push URL of another repository: the push names it
     noted = provider.noted_payloads()
     for writer, (kept, digests) in sorted(report.owed.items()):
         ref = f"{PREFIX}payloads/shared/{writer}"
@@ -1523,7 +1524,53 @@ def _scope_of_remote(repo: pygit2.Repository, remote: str, report: SyncReport) -
         why = f"{remote} has no URL"
     if found is None:
         report.not_pushed.append(f"{why}: no scope its clones admit records of, so nothing is pushed there")
+        return None
+    elsewhere = pushes_elsewhere(repo, remote, found)
+    if elsewhere is not None:
+        report.not_pushed.append(f"{elsewhere[0]}: memory goes only to the team's remote, so nothing is pushed; "
+                                 f"{elsewhere[1]}")
+        return None
     return found
+
+
+def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[str, str] | None:
+    """Why nothing may be pushed to ``remote``, which stands for ``scope`` by its URL, when a
+    push to it goes elsewhere than a fetch from it, and what mends it (None when it does not):
+    a push URL (``remote.<name>.pushurl``, as a triangular workflow sets to a person's own
+    fork), a second URL (git fetches from the first and pushes to each) or a URL
+    ``pushInsteadOf`` rewrites, of another repository, would take the team's memory there, and
+    never to the team's remote the sync fetched from. Where each goes is asked of git, as
+    ``git fetch`` and ``git push`` decide it (an ``insteadOf`` that rewrites both, to a mirror or
+    a proxy of the team's repository, sends both to one place)."""
+    from gitstore.scope import url_scope
+
+    def scope_of(url: str) -> str | None:
+        try:
+            return url_scope(repo, remote, url)
+        except (GitstoreError, pygit2.GitError, OSError):
+            return None
+
+    fetch = _git(repo, "remote", "get-url", remote)
+    push = _git(repo, "remote", "get-url", "--push", "--all", remote)
+    if fetch.returncode != 0 or push.returncode != 0:
+        return (f"git cannot tell where a push to {remote} goes ({_last_line(push if push.returncode else fetch)})",
+                "see `git remote -v`")
+    fetched = fetch.stdout.strip()
+    base = scope_of(fetched)
+    for url in push.stdout.splitlines():
+        theirs = scope_of(url) if url != fetched else scope
+        if theirs is not None and theirs in (base, scope):
+            continue
+        key = f"remote.{remote}.pushurl"
+        todo = (f"`git config --unset-all {shlex.quote(key)}` pushes where it fetches from" if key in repo.config else
+                f"keep one URL of {remote} (`git remote set-url --delete {shlex.quote(remote)} URL`): git fetches "
+                "from the first and pushes to each"
+                if len(list(repo.config.get_multivar(f"remote.{remote}.url"))) > 1 else
+                "take out the `url.<base>.pushInsteadOf` that rewrites it")
+        return (f"a push to {remote} goes to {'a URL that gives no scope' if theirs is None else theirs}, another "
+                f"repository than the one {remote} fetches from, {base or scope}",
+                f"{todo}, or point the push URL at {base or scope}")
+    return None
 
 
 def scope_refusal(repo: pygit2.Repository, remote: str, writer: str, ours: str) -> tuple[str, str] | None:
