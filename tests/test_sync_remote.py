@@ -235,6 +235,40 @@ def test_a_clone_whose_origin_changed_after_it_stored_pushes_nothing_of_the_old_
     assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
 
 
+def test_what_a_clone_stored_between_naming_origin_and_init_reaches_the_team(team: tuple, tmp_path: Path) -> None:
+    """A clone stores memory under a local scope, its person names the team's remote origin
+    and stores more (of the team's scope now) before running ``gitstore init``. The old id's
+    history holds the local scope's records, so no sync pushes it: what was stored in between
+    stayed on this clone for good, read here and by no teammate. The init that gives the clone
+    a new id carries those appends over to it, as it carries appends a remote parted from, and
+    the next sync sends them; the local scope's stay here, unread."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    dave = tmp_path / "dave"
+    git(tmp_path, "init", "-q", "-b", "main", str(dave))
+    cli.ok("init", cwd=dave)
+    old = Context.open(dave).workspace.config.writer
+    thread = Thread(Context.open(dave), 5, "500")
+    thread.comment("500", "said under the local scope", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    git(dave, "remote", "add", "origin", str(bare))
+    thread = Thread(Context.open(dave), 6, "600")
+    thread.comment("600", "said between naming origin and init", "2026-03-01T11:00:00.000000Z")
+    thread.save()
+    done = cli.ok("init", cwd=dave)
+    assert f"{old}: 1 append(s) (2 record(s)) stored under this clone's scope" in done, done
+    report = sync(str(dave))
+    new = Context.open(dave).workspace.config.writer
+    assert {m.writer for m in report.pushed} == {new} and any(old in line for line in report.stranded), report.line
+    assert not any(name.endswith("/" + old) for name in remote_refs(bare))
+    assert sync(str(dave)).status == "no-update"
+    assert sync(str(bob.workspace.root)).came_in
+    assert "said between naming origin and init" in texts(bob)
+    assert "said under the local scope" not in texts(bob)
+    assert cli.gitstore("verify", cwd=bob.workspace.root).returncode == 0
+    assert sync(str(dave)).status in ("ok", "no-update") and cli.ok("init", cwd=dave).count("carried") == 0
+
+
 def test_a_refusal_for_another_scope_is_judged_again_once_the_clones_scope_changed(
         team: tuple, tmp_path: Path) -> None:
     """A clone whose origin is a path takes the scope of the repository there. Cloned while

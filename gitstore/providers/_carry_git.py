@@ -43,6 +43,7 @@ from typing import NamedTuple, Protocol
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore._gitconfig import value as git_setting
 from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._base import Namespace
@@ -95,6 +96,7 @@ class Stranded:
     writer: str
     appends: tuple[pygit2.Oid, ...]  # this clone's appends the remote lacks, oldest first
     held: _Held  # where the team holds what they do not carry (their parents among it)
+    foreign: frozenset[pygit2.Oid] = frozenset()  # appends of another scope: never carried, never named seen
 
 
 @dataclass
@@ -106,25 +108,60 @@ class Carried:
     left: dict[str, str] = field(default_factory=dict)
 
 
-def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
+def stranded(repo: pygit2.Repository, writer: str, scope: str | None = None) -> Stranded | None:
     """Former id ``writer``'s appends in this clone's own records ref that a remote's copy of
     it (fetched, admitted or held in quarantine: what a push would meet) parted from, and whose
     records the team does not hold under one of this clone's ids, nor does a push of one of
     them send (``_Held``: a copy carried before); None when there are none. Only appends this
     clone made (``made_here``): another clone's under the id, which a plain fetch moved the ref
-    on to, is never carried as this clone's."""
+    on to, is never carried as this clone's.
+
+    ``scope``, this clone's: a history holding an append of another scope (the clone stored it
+    before its origin was named or changed) is never pushed, for the remote's clones refuse it,
+    so each append of ``scope`` on it is stranded too (one stored after origin was named and
+    before ``gitstore init`` gave the clone a new id), and the others are never carried."""
     mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
-    if mine is None or not copies:
+    if mine is None:
         return None
     chain = _chain(repo, mine)
-    cut = _cut(repo, chain, copies)
+    foreign = frozenset(_foreign(repo, chain, set(copies), scope)) if scope is not None else frozenset()
+    cut = len(chain) if foreign else _cut(repo, chain, copies) if copies else 0
     if not cut:
         return None
     held = _Held(repo, writer, chain)
     made = made_here(state_dir(repo), records_ref("shared", writer), chain[::-1])[::-1]  # newest first, as chain
     appends = tuple(oid for position, oid in reversed(list(enumerate(chain[:cut])))
-                    if made[position] and not held.holds(_paths(parse_message(message_of(_commit(repo, oid))))))
-    return Stranded(writer, appends, held) if appends else None
+                    if made[position] and oid not in foreign
+                    and not held.holds(_paths(parse_message(message_of(_commit(repo, oid))))))
+    return Stranded(writer, appends, held, foreign) if appends else None
+
+
+def _foreign(repo: pygit2.Repository, chain: list[pygit2.Oid], copies: set[pygit2.Oid], scope: str) -> list[pygit2.Oid]:
+    """The appends of ``chain`` (newest first) that store a record of another scope than
+    ``scope``, read back to the first a copy of the remote's history has at its tip: that one
+    and those before it reached the remote, and a sync pushes none of another scope (nor would
+    the remote's clones admit one), so a sync with nothing new reads no record of a history it
+    pushed."""
+    found = []
+    for oid in chain:
+        if oid in copies:
+            break
+        if _other_scope(_commit(repo, oid), scope):
+            found.append(oid)
+    return found
+
+
+def _other_scope(commit: pygit2.Commit, scope: str) -> bool:
+    """Whether the append ``commit`` stores a record of another scope than ``scope`` (a record
+    it cannot read is not this check's to judge: verify names it)."""
+    for digest, kind, _ in parse_message(message_of(commit)).lines:
+        try:
+            found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
+        except (KeyError, ValueError, AttributeError):
+            continue
+        if found != scope:
+            return True
+    return False
 
 
 def _cut(repo: pygit2.Repository, chain: list[pygit2.Oid], copies: list[pygit2.Oid]) -> int:
@@ -273,14 +310,15 @@ def _paths(header: Header) -> list[str]:
 
 # -- carrying --------------------------------------------------------------------------------------
 
-def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) -> Carried:
+def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path], scope: str | None = None) -> Carried:
     """Carry the stranded appends of ``former``, the ids this work tree wrote as and left, over
     to its writer id while that id has no appends of its own; otherwise, or when a signed one
     cannot be signed again with its key, or another work tree writes as the id now (``busy``:
-    id -> work tree), say why they stay."""
+    id -> work tree), say why they stay. ``scope``: this clone's (``stranded``)."""
     repo, writer = provider.repo, provider.writer
     ids = [name[len(SHARED):] for name in ref_names(repo, SHARED)]
-    found = [s for s in (stranded(repo, name) for name in ids if name != writer and name in former) if s is not None]
+    found = [s for s in (stranded(repo, name, scope) for name in ids if name != writer and name in former)
+             if s is not None]
     done = Carried()
     for item in [item for item in found if item.writer in busy]:
         found.remove(item)
@@ -299,9 +337,10 @@ def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) 
     for item in found:
         if why is None:
             records = sum(len(parse_message(message_of(_commit(repo, oid))).lines) for oid in item.appends)
-            done.lines.append(f"{item.writer}: {len(item.appends)} append(s) ({records} record(s)) the remote's "
-                              f"history of {item.writer} parted from, carried over to {writer} so that sync "
-                              "sends them")
+            what = (f"stored under this clone's scope on a history of {item.writer} that holds another scope's, "
+                    "which no sync pushes" if item.foreign else f"the remote's history of {item.writer} parted from")
+            done.lines.append(f"{item.writer}: {len(item.appends)} append(s) ({records} record(s)) {what}, carried "
+                              f"over to {writer} so that sync sends them")
         else:
             done.left[item.writer] = "; ".join(filter(None, (_stays(item, why), done.left.get(item.writer))))
     return done
@@ -448,7 +487,7 @@ def _had_seen(repo: pygit2.Repository, item: Stranded, original: pygit2.Commit, 
     the original named it."""
     seen = [(name, pygit2.Oid(hex=commit)) for name, commit in header.seen]
     parent = original.parent_ids[0] if original.parent_ids else None
-    if parent is None or parent in covered:
+    if parent is None or parent in covered or parent in item.foreign:  # another scope's: the team never holds it
         return seen
     named = item.held.named(parent) or (item.writer, parent)
     return [named, *(pair for pair in seen if pair != named)]

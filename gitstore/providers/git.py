@@ -393,15 +393,16 @@ class GitProvider:
         base = self._admissions.base(info.name)
         return base if base is not None and base in self.repo else None
 
-    def carry_stranded(self, former: Collection[str], busy: Mapping[str, Path]) -> Carried:
+    def carry_stranded(self, former: Collection[str], busy: Mapping[str, Path], scope: str | None = None) -> Carried:
         """Carry what this work tree appended under ``former``, the writer ids it left, that
-        the remote's history of them parted from over to this writer id, while it has no
-        appends of its own; or say why those appends stay (``busy``: id -> another work tree
-        writing as it now, never carried; see ``_carry_git``)."""
+        the remote's history of them parted from (or, ``scope`` being this clone's, that it
+        stored of that scope on a history holding another's, which no sync pushes) over to this
+        writer id, while it has no appends of its own; or say why those appends stay (``busy``:
+        id -> another work tree writing as it now, never carried; see ``_carry_git``)."""
         from gitstore.providers._carry_git import carry  # a clone that never changed its id has nothing to carry
 
         with readable("the stored records"):
-            return carry(self, former, busy)
+            return carry(self, former, busy, scope)
 
     def move_local(self) -> list[str]:
         """Move local refs left in the repository's own refs (where a push can send them) into

@@ -611,7 +611,8 @@ def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str,
     none another work tree writes as now: the id of the main tree, seen from a linked one, is
     no former id of it. Returns, by old id, the line saying why its appends stay."""
     workspace = ctx.workspace
-    carried = provider.carry_stranded(former_writers(workspace.state), writers_of_other_trees(workspace.repo))
+    carried = provider.carry_stranded(former_writers(workspace.state), writers_of_other_trees(workspace.repo),
+                                      ctx.scope)
     report.carried.extend(line for line in carried.lines if line not in report.carried)
     return carried.left
 
