@@ -417,8 +417,8 @@ def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> obje
 def _set_up_store(opened: object, state: Path, repo: pygit2.Repository, renewed: bool, report: InitReport,
                   scope: str | None = None) -> None:
     """Make the local namespace's repository of a git store and carry a former writer's
-    stranded appends (``scope``: this clone's, now). The store is closed by the caller when this returns, not whenever the
-    collector gets to it: an sqlite connection left open keeps the database's shared memory
+    stranded appends (``scope``: this clone's, now). The store is closed by the caller when
+    this returns, not whenever the collector gets to it: an sqlite connection left open keeps the database's shared memory
     mapped in this process, and a WAL file deleted meanwhile (a checkout) makes the next
     connection read that stale index against the new file."""
     if isinstance(opened, GitProvider):
@@ -521,7 +521,8 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
     if rescoped is not None and copied is None:
         report.created.append(f"writer {new} for this clone from now on, so that what it stores under its new scope "
                               f"reaches the remote: {config.writer} holds records of {rescoped}, which no clone of the "
-                              f"new scope admits, so a sync pushes nothing of it (what it stored under {rescoped} stays, unread)")
+                              f"new scope admits, so a sync pushes nothing of it (what it stored under {rescoped} "
+                              "stays, unread)")
         return renewed
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")

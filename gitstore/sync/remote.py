@@ -319,7 +319,8 @@ class SyncReport:
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
-                "leftOut": self.left_out, "unheld": self.unheld, "otherRepositories": self.other_repositories, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
+                "leftOut": self.left_out, "unheld": self.unheld, "otherRepositories": self.other_repositories,
+                "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 "policySource": self.policy_source, "published": self.published, "publishedStale": self.published_stale,
                 **self.snapshots.to_json()}
 
