@@ -113,3 +113,30 @@ def test_a_file_name_that_is_not_utf8_prints_as_its_bytes_and_keeps_json_valid(t
     refused = run("records", "add", "--json")
     assert refused.returncode == 1 and refused.stdout == b""
     assert json.loads(refused.stderr.decode("utf-8"))["error"].startswith(os.fsdecode(name))
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_text_the_terminal_s_encoding_lacks_is_escaped_never_a_traceback(tmp_path: Path, encoding: str) -> None:
+    """A terminal whose encoding is neither UTF-8 nor ASCII (a Latin-1 or Windows-1252 locale,
+    or PYTHONIOENCODING) ended any command printing a character it lacks (a CJK file name, a
+    captured "…") in a traceback. Each such character is written as its \\uXXXX escape, as
+    standard error writes it, so text reads and --json stays one JSON document; a file name's
+    byte that is not UTF-8 is still written as itself."""
+    import json
+
+    name = os.fsencode(tmp_path) + "/重试….json".encode() + b"\xff"
+    with open(name, "wb") as out:
+        out.write(b"{}\n")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+
+    def run(*args: str | bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=tmp_path, env=env,
+                              capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+
+    escaped = os.fsencode(tmp_path) + "/重试….json".encode(encoding, "backslashreplace") + b"\xff"
+    assert b"\\u91cd\\u8bd5" in escaped  # Windows-1252 has "…", Latin-1 has none of the three
+    text = run("scan", name)
+    assert (text.returncode, text.stdout, text.stderr) == (0, escaped + b": clean\n", b"")
+    as_json = run("scan", "--json", name)
+    assert as_json.returncode == 0 and as_json.stderr == b"", as_json.stderr
+    assert json.loads(as_json.stdout.decode(encoding))["files"][0]["file"] == os.fsdecode(name)

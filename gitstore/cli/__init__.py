@@ -312,6 +312,20 @@ def _shortened(message: str) -> str:
     return re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: f"{m[0][:LONG_WORD - 40]}…{m[0][-20:]}", message)
 
 
+def _unencodable(error: UnicodeError) -> tuple[str | bytes, int]:
+    """How standard output writes a character its encoding lacks: a file name's byte that is
+    not UTF-8 (a lone surrogate, as Python reads it) as that byte, as ls and git print it; any
+    other (a CJK file name, a captured "…" on a Latin-1 or Windows-1252 terminal) as its
+    ``\\uXXXX`` escape, as standard error writes it, never a traceback. Under --json such a
+    character only stands inside a string, where the escape reads as the character itself."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    char = error.object[error.start]
+    if "\udc80" <= char <= "\udcff":
+        return bytes([ord(char) - 0xDC00]), error.start + 1
+    return char.encode("ascii", "backslashreplace").decode("ascii"), error.start + 1
+
+
 def run() -> None:
     """Console-script entry point."""
     from gitstore._collector import starting
@@ -319,8 +333,11 @@ def run() -> None:
 
     starting()  # until the command's modules are loaded (``_app.run``)
     install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
-    try:  # a file name that is not UTF-8 prints as its own bytes, as ls and git print it
-        sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    try:  # see _unencodable
+        import codecs
+
+        codecs.register_error("gitstore-stdout", _unencodable)
+        sys.stdout.reconfigure(errors="gitstore-stdout")  # type: ignore[union-attr]
     except (AttributeError, ValueError):  # not a text file (replaced), or closed
         pass
     code = main()
