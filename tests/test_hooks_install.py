@@ -1230,3 +1230,23 @@ def test_install_replaces_every_stale_group_of_ours_and_uninstall_gives_the_file
     assert done.returncode == 0, done.stderr[-2000:]
     left = json.loads(path.read_text())
     assert left == {**json.loads(original), "hooks": {"SessionEnd": [theirs]}}
+
+
+def test_install_registers_no_mcp_server_anywhere(repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README: an agent reaches `gitstore mcp` once its harness registers the server, "which
+    `hooks install` does not do". Installing every harness's hooks, in each scope it has, leaves
+    no MCP server entry in any file it writes, and no `.mcp.json` (Claude Code's project file)."""
+    monkeypatch.chdir(repo)
+    keys = {"claude-code": "mcpServers", "gemini-cli": "mcpServers", "codex": "mcp_servers",
+            "codex-notify": "mcp_servers"}
+    for harness in HARNESSES:
+        for scope in ("project", "user"):
+            if harness == "codex-notify" and scope == "project":
+                continue  # Codex documents notify in the user's config.toml only
+            assert cli("hooks", "install", "--harness", harness, "--scope", scope) == 0, (harness, scope)
+            written = load(harness, path_of(harness, scope, repo, home))
+            if harness in keys:
+                assert keys[harness] not in written, (harness, scope)
+            else:  # OpenCode's plugin: it adds text to a chat message, never a server
+                assert "mcp" not in written.lower(), (harness, scope)
+    assert not (repo / ".mcp.json").exists() and not (home / ".mcp.json").exists()

@@ -1,5 +1,5 @@
 """Promises of the README that belong to no one module: how the test suite itself behaves on a
-machine without the third-party material."""
+machine without the third-party material, and what every command does alike."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from .cli import gitstore
 from .conftest import ROOT
+from .test_cli import ON_A_REPOSITORY
 
 
 def test_without_the_third_party_material_its_tests_skip_for_that_one_reason_and_the_rest_run(tmp_path: Path) -> None:
@@ -39,3 +43,43 @@ def test_the_virtual_environment_the_make_targets_create_is_never_committed() ->
     assert tracked == ""
     ignored = subprocess.run(["git", "check-ignore", "--no-index", "-q", ".venv"], cwd=ROOT)
     assert ignored.returncode == 0
+
+
+def test_every_read_command_takes_json() -> None:
+    """The README: "read commands take --json". Every command takes it but those whose output is
+    a format of its own: the MCP protocol, a pull request's Markdown, canonical JSON, a digest,
+    a shell script."""
+    from gitstore.cli._app import click_command
+    from tools.cli_reference import command_lines
+
+    own_format = {("mcp",), ("ci", "report"), ("canonical",), ("digest",), ("completion",)}
+    root = click_command()
+    without = set()
+    for line in command_lines():
+        command = root.commands[line[0]]
+        command = command.commands[line[1]] if len(line) > 1 else command
+        if not hasattr(command, "commands") and "--json" not in {o for p in command.params for o in p.opts}:
+            without.add(line)
+    assert without == own_format
+
+
+# every command line that works on a repository but needs `gitstore init` to have run there
+NEEDS_INIT = sorted(set(ON_A_REPOSITORY) - {
+    ("init",),  # sets it up
+    ("hooks", "install"),  # sets it up as init does, and says so
+    ("hooks", "uninstall"), ("wiki", "init"), ("wiki", "index"), ("provenance",), ("ci", "init"),  # work tree and commits
+    ("purge",),  # removes what is there, set up or not
+})
+
+
+@pytest.mark.parametrize("line", NEEDS_INIT, ids=" ".join)
+def test_before_init_every_command_says_to_run_init_in_one_line_with_exit_2(line: tuple[str, ...], repo: Path) -> None:
+    """The README's exit code 2 for a repository where `gitstore init` never ran: one line naming
+    what to do, and nothing written (no okf/.memory/, no memory ref)."""
+    done = gitstore(*line, *ON_A_REPOSITORY[line], cwd=repo)
+    assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("gitstore: error: "), done.stderr
+    assert done.stderr.endswith(f"gitstore is not set up in {repo}: run `gitstore init` first\n"), done.stderr
+    assert not (repo / "okf").exists()
+    assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout == ""
