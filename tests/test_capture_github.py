@@ -270,6 +270,21 @@ def test_another_repository_is_refused_before_anything_is_asked(ctx: Context, gi
     assert github.requests == [] and imports(ctx) == []
 
 
+def test_an_out_that_names_a_file_is_refused_before_anything_is_asked(tmp_path: Path, ctx: Context,
+                                                                     github: FakeGitHub) -> None:
+    """`--out snapshots.json` (a file where the folder goes) was found out only once every pull
+    request had been fetched, and then said as "File exists (snapshots.json)"."""
+    from .cli import fails
+
+    file = tmp_path / "snapshots.json"
+    file.write_text("mine\n")
+    with serve(github):
+        err = fails(1, "import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--out", str(file),
+                    "--by", BY, cwd=ctx.workspace.root)
+    assert err == f"gitstore: error: --out {file} is a file, not a folder: name the folder snapshots are saved in\n"
+    assert github.requests == [] and imports(ctx) == [] and file.read_text() == "mine\n"
+
+
 def _imported_then_redacted(ctx: Context, github: FakeGitHub) -> tuple[tuple[str, ...], set[str]]:
     """Pull request 2 imported, one reply redacted and gc run (``github`` served meanwhile):
     the import's arguments and the events stored."""

@@ -459,6 +459,8 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     api = api or api_from_environment()
     check_asked(repo, pulls, api)  # a value of the wrong shape is a usage error, before any refusal
     check_repository(ctx, repo, "--repo names")
+    if out is not None and out.exists() and not out.is_dir():  # found before a request, not after all of them
+        raise Refused(f"--out {out} is a file, not a folder: name the folder snapshots are saved in")
     fetched = fetch(repo, api=api, token=token, since=since, pulls=pulls,
                     http=http, sleep=sleep)
     folder = out or inbox(ctx.workspace.state)
