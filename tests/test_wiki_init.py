@@ -105,6 +105,20 @@ def test_init_never_overwrites_a_wiki(tmp_path: Path) -> None:
     assert (root / "okf/wiki/index.md").read_bytes() == before
 
 
+def test_the_wiki_commands_need_no_gitstore_init(repo: Path) -> None:
+    """The quickstart: `wiki init` and `wiki index` work on the work tree alone, in any
+    repository (a team's wiki, the gitstore-okf gate's), set up for gitstore or not; they set
+    nothing up."""
+    started = gitstore("wiki", "init", cwd=repo)
+    assert started.returncode == 0 and started.stdout.startswith("wrote okf/wiki/index.md\n"), started.stderr
+    (repo / "okf/wiki/a.md").write_text("---\ntype: Guide\ntitle: A\ndescription: About a.\ntags: [a]\n---\n# A\n")
+    assert gitstore("wiki", "index", "--check", cwd=repo).returncode == 1
+    assert gitstore("wiki", "index", cwd=repo).returncode == 0
+    assert gitstore("wiki", "index", "--check", cwd=repo).returncode == 0
+    assert "[A](a.md)" in (repo / "okf/wiki/index.md").read_text()
+    assert sorted(p.name for p in (repo / "okf").iterdir()) == ["wiki"], "no okf/.memory/: nothing set up"
+
+
 def test_wiki_commands_refuse_what_they_cannot_do_in_one_line(tmp_path: Path) -> None:
     root = tmp_path / "widgets"
     ready_repo(root)
