@@ -390,7 +390,22 @@ def test_mcp_without_its_extra_says_how_to_install_it(repo: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "gitstore: error: the MCP server needs the mcp package: pip install 'gitstore[mcp]'\n"
+    # the pip of the environment gitstore runs in, naming the SDK itself: `pip install 'gitstore[mcp]'`
+    # resolves the PyPI name gitstore, another project's, wherever gitstore is not installed (the pip
+    # of another environment), as `ci init --install` refuses it
+    assert done.stderr == ("gitstore: error: the MCP server needs the mcp package: "
+                           f"{shlex.quote(sys.executable)} -m pip install 'mcp>=2.0,<3'\n")
+
+
+def test_the_mcp_package_it_asks_for_is_the_extra_the_package_declares() -> None:
+    import tomllib
+
+    from gitstore.deliver.mcp import SDK
+
+    declared = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert declared["project"]["optional-dependencies"]["mcp"] == [SDK]
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "install 'gitstore[mcp]'" not in readme
 
 
 def test_an_unknown_shell_is_refused() -> None:

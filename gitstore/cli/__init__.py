@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("recall", "Recall the accepted learnings most relevant to a query (at most 3, each its accepted text with provenance, bounded on its canonical JSON), or one by --id, whole."),
     "context": ("context", "Print exactly what an agent would receive now (byte for byte), with the limits that applied."),
     "deliveries": ("deliveries", "Show which learnings each agent session received, with the session's captures."),
-    "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),
+    "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs the mcp package)."),
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
     "promote": ("promote", "Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."),
     "wiki": ("wiki", "The OKF wiki promote edits: start okf/wiki/ (init), regenerate its index.md (index)."),

@@ -13,7 +13,7 @@ from gitstore.deliver.mcp import serve
 
 
 def mcp() -> None:
-    """Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."""
+    """Serve recall and show over MCP on standard input and output (read-only; needs the mcp package)."""
     # blocked before any thread starts, so every thread the SDK starts inherits it: the signal
     # waits for the one thread that takes it, whichever thread the kernel hands it to
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
