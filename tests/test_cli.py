@@ -83,6 +83,15 @@ def test_help_reads_like_a_unix_tool(line: tuple[str, ...], tmp_path: Path) -> N
     assert not re.search(r"\[\[|\]\]|\.\.\.\.", usage), usage  # each bracket and ellipsis once
 
 
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_asked_before_the_command_is_the_command_s_help(flag: str, tmp_path: Path) -> None:
+    """`gitstore --help status`, as `git --help status` answers: the command's help. It printed
+    a help of gitstore listing that one command as if it were the only one, without --version."""
+    for line in COMMAND_LINES:
+        before, after = gitstore(flag, *line, cwd=tmp_path), gitstore(*line, "--help", cwd=tmp_path)
+        assert (before.returncode, before.stdout, before.stderr) == (0, after.stdout, ""), line
+
+
 def test_missing_arguments_are_named_as_help_shows_them(tmp_path: Path) -> None:
     done = gitstore("show", cwd=tmp_path)
     assert done.returncode == 2 and done.stderr == "gitstore: error: show: Missing argument 'LEARNING_ID'.\n"

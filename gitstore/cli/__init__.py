@@ -131,6 +131,10 @@ def _run(args: list[str]) -> int:
     elif command not in COMMANDS:
         _error(f"no such command {command!r}; run `{PROG} --help` for the list", 2, as_json="--json" in args)
         return 2
+    elif any(a in ("-h", "--help") for a in args[:args.index(command)]):
+        # `gitstore --help status`: the command's help, as git answers it (the framework would print
+        # a help of gitstore listing the one command it loaded)
+        args = [a for a in args if a not in ("-h", "--help")] + ["--help"]
     return _dispatch(command, args)
 
 
