@@ -91,6 +91,7 @@ def test_validate_json_lines_and_reference(tmp_path: Path) -> None:
     ("args", "code", "message"),
     [
         (["digest", "does-not-exist.json"], 1, "does-not-exist.json: no such file"),
+        (["digest", "."], 1, ".: is a directory"),  # the README's exit 1: a file named that is a folder
         (["digest", "a", "b"], 2, "unexpected extra argument"),
         (["no-such-command"], 2, "no such command"),
     ],
