@@ -64,6 +64,7 @@ from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
+from gitstore.providers._gitdirs import remotes
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept, scope_kept_gone
 
@@ -595,7 +596,7 @@ def _set_up_before_copies(repo: pygit2.Repository) -> bool:
     if (_git_folder(repo) / "gitstore" / "local").is_dir():
         return True
     try:
-        return any("refs/memory/" in spec for remote in repo.remotes for spec in remote.fetch_refspecs)
+        return any("refs/memory/" in spec for remote in remotes(repo) for spec in remote.fetch_refspecs)
     except pygit2.GitError:
         return False
 

@@ -185,7 +185,7 @@ def remote_scope(repo: pygit2.Repository, remote: str) -> str | None:
 def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | None:
     try:
         url = repo.remotes[remote].url
-    except KeyError:
+    except (KeyError, pygit2.GitError):  # none by that name, or one git refuses (``_gitdirs.remotes``)
         url = None
     if not url:
         return None

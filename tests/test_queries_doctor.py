@@ -444,6 +444,18 @@ def test_a_remote_not_named_origin_is_renamed_below_the_root(repo: Path) -> None
     assert [c["state"] for c in checks(repo, "repository")] == ["ok"]
 
 
+def test_a_remote_section_under_a_name_git_refuses_is_named_and_stops_neither_init_nor_doctor(repo: Path) -> None:
+    with (repo / ".git" / "config").open("a", encoding="utf-8") as config:  # by hand: git remote add refuses it
+        config.write('[remote "a b"]\n\turl = https://github.com/someone/else.git\n')
+    report = init(repo)  # failed, naming the remote as a store's damage
+    assert report.scope and "a b" not in " ".join(report.created)
+    [check] = checks(repo, "remote 'a b'")
+    assert check["state"] == "warn" and "a name git refuses" in check["detail"], check
+    assert [c["state"] for c in checks(repo, "remote origin")] == ["ok"]
+    follow(repo, "git remote rename 'a b' someone")
+    assert checks(repo, "remote 'a b'") == []
+
+
 def test_no_hook_installed_is_installed_below_the_root(repo: Path) -> None:
     init(repo)
     [check] = checks(repo, "hooks")

@@ -21,7 +21,7 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
 from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
-from gitstore.providers._gitdirs import common_dir, ref_names
+from gitstore.providers._gitdirs import common_dir, ref_names, remotes
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note, stands_for
@@ -568,7 +568,7 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
 
 def forget_refspecs(repo: pygit2.Repository) -> None:
     """Take out the fetch refspecs ``_add_refspecs`` gave each remote, leaving its others."""
-    for remote in repo.remotes:
+    for remote in remotes(repo):
         name = str(remote.name)
         for spec in fetch_refspecs(name):
             if spec in remote.fetch_refspecs:
@@ -606,7 +606,7 @@ def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> li
     they cannot push to the team's remote. Nor any remote whose name holds a slash (git allows
     one): the fetched namespace holds one folder per remote."""
     added = []
-    for remote in repo.remotes:
+    for remote in remotes(repo):
         name = str(remote.name)  # a configured remote always has one
         existing = set(remote.fetch_refspecs)
         stands = stands_for(repo, name, scope)

@@ -680,15 +680,21 @@ def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) ->
 
 
 def _remotes(report: Report, workspace: Any) -> None:
+    from gitstore.providers._gitdirs import remotes
     from gitstore.providers._names import fetch_refspecs
     from gitstore.scope import stands_for
     from gitstore.providers._partial import filters
 
     repo = workspace.repo
-    if not list(repo.remotes):
+    configured = remotes(repo)
+    for name in sorted(set(repo.remotes.names()) - {remote.name for remote in configured}):
+        report.add(f"remote {name!r}", WARN, "a name git refuses (`git remote add` would not make it, and `git "
+                   "fetch` takes it for a path): memory is never fetched from it",
+                   f"`git remote rename {shlex.quote(name)} NEW-NAME`, or remove the section from .git/config")
+    if not configured:
         report.add("remotes", OK, "no remote: memory stays in this clone")
     filtered = filters(repo)
-    for remote in repo.remotes:
+    for remote in configured:
         if "/" in remote.name or stands_for(repo, remote.name, workspace.scope) is False:  # a fork, say
             _no_memory_remote(report, repo, remote.name, workspace.scope)
         else:
