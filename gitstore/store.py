@@ -317,6 +317,7 @@ class Store:
         self._policy_checked = False
         self._marks_checked = False  # the provider's marks of checked appends are this handle's
         self._refreshed = False
+        self._looked: set[tuple[str, str]] = set()
         self._mode: TrustMode | None = None
         self._attested: dict[str, Attestation] = {}
         if "attest" in self.manifest.capabilities:
@@ -376,7 +377,7 @@ class Store:
             raise Refused(f"the store is read-only while {guard.why}; nothing was written")
         self.check_policy()
         removals = tuple(removals)
-        self._refreshed = False
+        self._refreshed, self._looked = False, set()
         sides = Sides(self._where)
         written: list[tuple[str, str]] = []  # (kind, stream) of each record
         vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
@@ -660,21 +661,31 @@ class Store:
 
     def kept_local(self, record: Mapping[str, Any]) -> bool:
         """Whether an append would keep this learning version in the local namespace (see ``Sides``)."""
-        self._refreshed = False
+        self._refreshed, self._looked = False, set()
         return Sides(self._where)._side(record, "learning") == "local"
 
     def is_local_learning(self, learning_id: str) -> bool:
         """Whether any version of this learning is kept in the local namespace."""
-        self._refreshed = False
+        self._refreshed, self._looked = False, set()
         return self._where("learning", learning_id) == "local"
 
     def _where(self, kind: str, key: str) -> Namespace | None:
-        """Where an episode or learning is kept, asking the provider again for one not seen."""
+        """Where an episode or learning is kept, asking the provider again for one not seen:
+        for its own stream alone when the provider reads streams (a decision on one learning
+        reads where that learning and the episodes it cites are kept, not every one stored),
+        else for every episode and learning once per append."""
         table = self.placement.episodes if kind == "episode" else self.placement.learnings
-        if key not in table and not self._refreshed:  # once per append
+        if key in table:
+            return table[key]
+        if "read-streams" in self.manifest.capabilities:
+            if (kind, key) not in self._looked:  # once per append
+                self._looked.add((kind, key))
+                for stored in cast(StreamReadingProvider, self.provider).read_streams([key], kinds=[kind]):
+                    self.placement.note(stored.kind, stored.stream, stored.namespace)
+        elif not self._refreshed:  # once per append
             self._refreshed = True
             self.placement.refresh(self.provider)
-            table = self.placement.episodes if kind == "episode" else self.placement.learnings
+        table = self.placement.episodes if kind == "episode" else self.placement.learnings
         return table.get(key)
 
     def check_policy(self) -> None:
@@ -706,28 +717,41 @@ class Store:
     # -- reading -------------------------------------------------------------------------------
 
     def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False,
-              streams: Collection[str] | None = None, digests: Collection[str] | None = None) -> Iterator[Item]:
+              streams: Collection[str] | None = None, digests: Collection[str] | None = None,
+              appends: Collection[str] | None = None) -> Iterator[Item]:
         """Every record of this scope in store order, re-checked; fails closed on damage.
 
         ``kinds`` and ``streams`` keep only those kinds and streams (records of other streams
         are not checked, so a read costs what its answer needs); ``digests`` keeps only records
         with one of these digests (a second pass over streams read before, for some of their
-        records: with ``streams``, the others are not read at all)."""
+        records: with ``streams``, the others are not read at all); ``appends`` (with
+        ``streams``) only records one of these appends holds, where it was read from or as a
+        copy (``copies``), each read from where a read of everything would (the audit entries
+        of the appends that stored a learning's decisions)."""
         wanted = None if kinds is None else list(kinds)
         # Payloads come from one snapshot, taken at the first event: the records' heads are read
         # by then, and an append moves its payloads before its records, so the snapshot holds
         # every payload the records read here cite, even when an append lands meanwhile.
         fetch: Callable[[str], bytes | None] | None = None
         placement = Placement()
+        held: Callable[[Stored], bool] | None = None
         if streams is not None and "read-streams" in self.manifest.capabilities:
-            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted, digests)
+            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted, digests,
+                                                                            appends)
         else:
             found = self.provider.read(self.scope, wanted)
+            if appends is not None:
+                chosen = set(appends)
+
+                def held(stored: Stored) -> bool:
+                    return stored.append in chosen or any(
+                        copy.stored.append in chosen for copy in self.copies(Item({}, stored)))
         memory = self._memory()
         try:
             for stored in found:
                 if ((streams is not None and stored.stream not in streams)
-                        or (digests is not None and stored.digest not in digests)):
+                        or (digests is not None and stored.digest not in digests)
+                        or (held is not None and not held(stored))):
                     continue
                 item = self._check(stored, memory)
                 if item is None:
@@ -743,7 +767,7 @@ class Store:
                 memory.save()
         for problem in self.left_out():
             notices.note(str(problem))
-        if streams is not None or digests is not None:
+        if streams is not None or digests is not None or appends is not None:
             return  # only some records were read: nothing is known of the others
         if wanted is None or set(POLICY_KINDS) <= set(wanted):
             self._policy_checked = True  # every policy record was read and found sound

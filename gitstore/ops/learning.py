@@ -25,7 +25,7 @@ from gitstore.records.ids import learning_id
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, check_step, checked
-from gitstore.rules.view import View
+from gitstore.rules.view import View, learning_items
 from gitstore.safety.gate import screen_text, screen_together, without_secrets
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
 from gitstore.context import Context
@@ -108,8 +108,12 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
 
 def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
     """Save a proposal (state proposed); refuses one already proposed."""
-    view = _evidence_view(ctx, [*draft.evidence, *draft.counterevidence])
+    view = _evidence_view(ctx, [*draft.evidence, *draft.counterevidence], draft.replaces,
+                          whole=_automation(ctx).enabled)
     record = build_proposal(ctx, view, draft)
+    if view.learnings_read is not None and record["id"] not in view.learnings_read:
+        view.add(learning_items(ctx.store, [record["id"]]))
+        view.learnings_read |= {record["id"]}
     if record["id"] in view.learnings:
         raise Refused(f"learning {record['id']} was already proposed")
     _write(ctx, [record], "propose", by, None, record["id"], None)
@@ -124,7 +128,7 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
 def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
            counterevidence: list[dict[str, Any]], by: str, rationale: str | None = None) -> dict[str, Any]:
     """A new proposal version with new support or dissent: earlier reviews become stale."""
-    view = _evidence_view(ctx, [*evidence, *counterevidence])
+    view = _evidence_view(ctx, [*evidence, *counterevidence], [learning_id])
     record, current = build_revision(view, learning_id, evidence, counterevidence, rationale)
     _write(ctx, [record], "propose", by, None, learning_id, current, view.head(learning_id))
     return record
@@ -274,8 +278,11 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     """Accept the version whose reviewDigest the person was shown, optionally editing the text
     (``note``, see ``accept_note``, stands around the append)."""
     _check_digest(review_digest)
-    view = _decisions_view(ctx)
+    view = _decisions_view(ctx, [learning_id])
     history = _history(view, learning_id)
+    if history.current["replaces"]:  # whether another claim took them: every learning's claims settle it
+        view = _decisions_view(ctx)
+        history = _history(view, learning_id)
     if history.current["state"] == "accepted" and history.current["decision"]["reviewDigest"] == review_digest:
         raise AlreadyDone(f"{learning_id} is already accepted at this reviewDigest (version "
                           f"{history.current['version']}, by {bounded(history.current['decision']['by'])})",
@@ -321,7 +328,7 @@ def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: 
     """Reject the version whose reviewDigest the person was shown."""
     _check_digest(review_digest)
     reason = without_secrets(reason) if reason is not None else None  # shared records keep it for good
-    view = _decisions_view(ctx)
+    view = _decisions_view(ctx, [learning_id])
     current = _reviewable(_history(view, learning_id), review_digest, ("proposed",))
     record = _next(current)
     record["state"] = "rejected"
@@ -338,7 +345,7 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str, *,
     if not reason:
         raise Refused("retiring needs a reason (--reason)")
     reason = without_secrets(reason)  # shared records keep it for good
-    view = _decisions_view(ctx)
+    view = _decisions_view(ctx, [learning_id])
     current = _history(view, learning_id).current
     if current["state"] == "retired":
         raise AlreadyDone(f"{learning_id} is already retired (at {current['at']})", [current])
@@ -365,7 +372,7 @@ def merge(ctx: Context, ids: list[str], title: str, text: str, by: str,
     """Propose one learning that replaces several (a merge is a proposal; a person decides)."""
     if len(set(ids)) < 2:  # the command used wrongly, whatever the store holds
         raise UsageError("a merge names at least two learnings")
-    view = _decisions_view(ctx)
+    view = _decisions_view(ctx, ids)
     currents = [_history(view, i).current for i in ids]
     evidence = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["evidence"]}
     counter = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["counterevidence"]}
@@ -396,22 +403,28 @@ def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
 
 # -- helpers -----------------------------------------------------------------------------------
 
-def _decisions_view(ctx: Context) -> View:
-    """What a decision on a learning reads: every learning, with the audit entries that vouch
-    for decisions (its history, and the replacements claimed, are judged from them alone).
-    The decision carries the version it follows and cites no evidence of its own, so the
-    evidence is not read."""
+def _decisions_view(ctx: Context, ids: Sequence[str] | None = None) -> View:
+    """What a decision on a learning reads: the learnings ``ids`` (None: every learning),
+    with the audit entries that vouch for their decisions (a history is judged from them
+    alone: ``View.of_learnings``, as a view of every learning judges it). Only what replaces
+    other learnings needs every one: whether another claim took them is settled among all
+    claims. The decision carries the version it follows and cites no evidence of its own, so
+    the evidence is not read."""
+    if ids is not None:
+        return View.of_learnings(ctx.store, ids)
     return ctx.view(payloads=False, kinds=("learning",))
 
 
-def _evidence_view(ctx: Context, refs: list[dict[str, Any]]) -> View:
-    """What proposing reads: every learning (ids taken, replacements, what the auto-safe gate
-    compares a proposal with) and the episodes the evidence names, with all their events and
-    the payloads (the references are rebuilt from them; the gate reads the commands). Other
-    evidence is not read, unless a reference names an event those episodes do not hold: it
-    is refused then, and a view of every record says why (an event of another episode, or
-    one not stored at all)."""
-    view = _decisions_view(ctx)
+def _evidence_view(ctx: Context, refs: list[dict[str, Any]], learnings: Sequence[str] = (), *,
+                   whole: bool = False) -> View:
+    """What proposing reads: the learnings it names (``learnings``: those it replaces, or the
+    one it revises; with ``whole``, every learning: what the auto-safe gate compares a
+    proposal with) and the episodes the evidence names, with all their events and the payloads
+    (the references are rebuilt from them; the gate reads the commands). Other evidence is not
+    read, unless a reference names an event those episodes do not hold: it is refused then,
+    and a view of every record says why (an event of another episode, or one not stored at
+    all)."""
+    view = _decisions_view(ctx) if whole else _decisions_view(ctx, list(learnings))
     refs = [ref for ref in refs if isinstance(ref, dict)]
     episodes = {ref["episode"] for ref in refs if isinstance(ref.get("episode"), str)}
     if episodes:
@@ -513,5 +526,5 @@ def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str
     else:
         record, again = unfinished.once(ctx.workspace.state, note,
                                         lambda: accept(ctx, learning_id, review_digest, by, edit, note=note))
-    why = withheld_why(record, name_of(_history(_decisions_view(ctx), learning_id)))
+    why = withheld_why(record, name_of(_history(_decisions_view(ctx, [learning_id]), learning_id)))
     return record, standing(ctx, learning_id, "instruction"), again, why

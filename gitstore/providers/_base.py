@@ -454,10 +454,13 @@ class StreamReadingProvider(Provider, Protocol):
     """A provider with the optional ``read-streams`` capability."""
 
     def read_streams(self, streams: Collection[str], scope: str | None = None,
-                     kinds: Iterable[str] | None = None, digests: Collection[str] | None = None) -> Iterator[Stored]:
+                     kinds: Iterable[str] | None = None, digests: Collection[str] | None = None,
+                     appends: Collection[str] | None = None) -> Iterator[Stored]:
         """``read`` of only the records of ``streams`` (and of them, only those with one of
-        ``digests``, when given), in store order, without reading the others' bytes: a read of
-        a few episodes costs what they hold, not what the store does."""
+        ``digests``, when given, and only those one of ``appends`` holds, when given: where it
+        was read from or a copy, each still read from where ``read`` would), in store order,
+        without reading the others' bytes: a read of a few episodes costs what they hold, not
+        what the store does."""
 
 
 @runtime_checkable

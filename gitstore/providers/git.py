@@ -1592,9 +1592,29 @@ class GitProvider:
             yield from self._read(scope, kinds, None)
 
     def read_streams(self, streams: Collection[str], scope: str | None = None,
-                     kinds: Iterable[str] | None = None, digests: Collection[str] | None = None) -> Iterator[Stored]:
+                     kinds: Iterable[str] | None = None, digests: Collection[str] | None = None,
+                     appends: Collection[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
+            if appends is not None:
+                digests = self._held_by(appends, set(kinds) if kinds is not None else None, streams, digests)
             yield from self._read(scope, kinds, streams, digests)
+
+    def _held_by(self, appends: Collection[str], kinds: AbstractSet[str] | None, streams: Collection[str],
+                 digests: Collection[str] | None) -> set[str]:
+        """The digests of the records of ``kinds`` and ``streams`` that one of ``appends``
+        holds (where it was read from, or a copy), of ``digests`` when given: found in those
+        appends' record lines alone, so ``_read`` then places each where a read of the whole
+        store would (its first append in store order) and notes its copies."""
+        found: set[str] = set()
+        wanted = set(appends)
+        for header, info, oid in self._appends(kinds):
+            if str(oid) not in wanted:
+                continue
+            for _, digest, kind, stream in self._lines(info.repo, oid, _marks(header, kinds, streams), streams):
+                if ((kinds is None or kind in kinds) and stream in streams
+                        and (digests is None or digest in digests)):
+                    found.add(digest)
+        return found
 
     def _read(self, scope: str | None, kinds: Iterable[str] | None,
               streams: Collection[str] | None, digests: Collection[str] | None = None) -> Iterator[Stored]:
@@ -1610,7 +1630,8 @@ class GitProvider:
                 continue  # each of its records was read from it already
             appends.add(oid)
             append = str(oid)
-            for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams), streams):
+            for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams, digests),
+                                                              streams):
                 if ((wanted is not None and kind not in wanted)
                         or (streams is not None and stream not in streams)
                         or (digests is not None and digest not in digests)):
@@ -1985,9 +2006,13 @@ class GitProvider:
         return erased
 
 
-def _marks(header: Append, kinds: AbstractSet[str] | None, streams: Collection[str] | None) -> list[str] | None:
+def _marks(header: Append, kinds: AbstractSet[str] | None, streams: Collection[str] | None,
+           digests: Collection[str] | None = None) -> list[str] | None:
     """What the record lines a read of ``kinds`` and ``streams`` wants from an append hold
-    (``_lines``): its streams, or its kinds when it stores others too; None: every line."""
+    (``_lines``): a few ``digests`` (each begins its line), else its streams, or its kinds when
+    it stores others too; None: every line."""
+    if digests is not None and len(digests) <= FEW_MARKS:
+        return [f"{digest} " for digest in digests]
     if streams is not None:
         return [_stream_mark(stream) for stream in streams] if len(streams) <= FEW_MARKS else None
     if kinds is not None and not header.kinds <= kinds:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -50,6 +50,8 @@ class View:
     # the only episodes whose records were read (a view of some evidence: ``queries._views``);
     # None when every episode asked for was
     episodes_read: frozenset[str] | None = None
+    # the only learnings whose records were read (``of_learnings``); None when every one was
+    learnings_read: frozenset[str] | None = None
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     copies: Callable[[Item], list[Item]] | None = field(default=None, repr=False, compare=False)
@@ -79,6 +81,16 @@ class View:
         view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem,
                                                           copies=store.copies, own=store.own)
         view.add(items)
+        return view
+
+    @classmethod
+    def of_learnings(cls, store: Store, ids: Collection[str]) -> View:
+        """A view of only these learnings, with the audit entries that can vouch for their
+        decisions: each one's history and head as a view of the whole store finds them, read at
+        the cost of what they hold (``learning_items``), not of every learning stored."""
+        view = cls.of(store.scope, (), store)
+        view.add(learning_items(store, ids))
+        view.learnings_read = frozenset(ids)
         return view
 
     def histories(self) -> dict[str, Any]:
@@ -296,6 +308,25 @@ def _share(prior: dict[str, Any], record: dict[str, Any]) -> None:
         before = prior.get(key)
         if before is not None and before is not value and type(value) in (dict, list, str) and before == value:
             record[key] = before
+
+
+def learning_items(store: Store, ids: Collection[str]) -> list[Item]:
+    """Every version stored for the learnings ``ids`` and every audit entry held by an append
+    that holds one of their decisions (where the decision was read from, or a copy), each as a
+    read of the whole store places it, learnings first, each kind in store order: all that
+    ``View`` reads to judge these learnings' versions (a decision counts only with the audit
+    entry of its own append; an entry names the learning and the version, so no other
+    learning's records and no other append's entries change the verdict). One learning's
+    stream and those appends' record lines are read, not every learning's records."""
+    streams = set(ids)
+    if not streams:
+        return []
+    versions = list(store.items(["learning"], streams=streams))
+    decided = {held.stored.append for item in versions if is_decision(item.record)
+               for held in (item, *store.copies(item))}
+    if not decided:
+        return versions
+    return [*versions, *store.items(["audit"], streams=["audit"], appends=decided)]
 
 
 def bare_decisions(items: Iterable[Item]) -> list[Item]:

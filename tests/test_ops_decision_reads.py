@@ -1,0 +1,156 @@
+"""A decision on a learning reads that learning, not every learning stored: proposals pushed by
+the hundred thousand cost nothing to the person deciding on another one. And a view of one
+learning judges it exactly as a view of the whole store does, whatever was pushed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.ops import learning as ops
+from gitstore.providers import Stored
+from gitstore.providers.git import GitProvider
+from gitstore.records.contracts import content_digest, seal
+from gitstore.rules.lifecycle import build
+from gitstore.rules.view import View
+
+from .conftest import git
+from .hostile import decision_step
+from .team import forge
+from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+
+PUSHED = 30
+
+
+def _pushed(ctx: Context, comment: dict[str, Any], count: int) -> list[str]:
+    """``count`` proposals and their audit entries in one append, as a teammate's bulk push
+    leaves them (each cites the stored comment)."""
+    records: list[dict[str, Any]] = []
+    cited = ops._refs(ctx.view(), [ref(comment)])
+    for n in range(count):
+        record: dict[str, Any] = {
+            "schema": "gitstore.learning/v1", "scope": ctx.scope, "version": 1, "previous": None,
+            "state": "proposed", "category": "convention", "memory": "semantic", "audience": "project",
+            "audienceRationale": "From this repository's reviews.",
+            "content": {"title": f"Pushed theme {n}", "text": f"Pushed statement number {n}."},
+            "targets": [], "replaces": [], "evidence": cited, "counterevidence": [],
+            "validFrom": None, "validUntil": None, "support": 1, "dissent": 0, "confidence": "low",
+            "rationale": "Pushed.", "proposer": {"kind": "consolidator", "id": "recurrence"},
+            "at": "2026-03-02T10:00:00.000000Z",
+        }
+        record["id"] = "lrn_" + content_digest(record)[7:39]
+        seal(record)
+        records += [record, ctx.audit("propose", "github:9", [record["id"]], [record])]
+    ctx.store.append(records)
+    return [r["id"] for r in records if r["schema"] == "gitstore.learning/v1"]
+
+
+@pytest.fixture
+def crowded(tmp_path: Path) -> tuple[Path, dict[str, Any], dict[str, Any], list[str]]:
+    """A store holding one proposal, one comment, and many pushed proposals of others."""
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    mine = propose(ctx, [ref(comment)])
+    others = _pushed(ctx, comment, PUSHED)
+    return tmp_path / "repo", mine, comment, others
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:
+    """(kind, stream) of every record the git provider hands over, from here on."""
+    seen: Counter[tuple[str, str]] = Counter()
+    original = GitProvider._read
+
+    def counted(self: GitProvider, *args: Any, **kwargs: Any) -> Iterator[Stored]:
+        for stored in original(self, *args, **kwargs):
+            seen[(stored.kind, stored.stream)] += 1
+            yield stored
+
+    monkeypatch.setattr(GitProvider, "_read", counted)
+    return seen
+
+
+def _learnings_read(reads: Counter[tuple[str, str]]) -> set[str]:
+    return {stream for kind, stream in reads if kind == "learning"}
+
+
+def test_accept_reject_and_retire_read_only_the_learning_decided(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], reads: Counter[tuple[str, str]]) -> None:
+    root, mine, _, others = crowded
+    ctx = Context.open(str(root))
+    reads.clear()
+    done = ops.accept(ctx, mine["id"], mine["reviewDigest"], "github:9")
+    assert done["state"] == "accepted"
+    assert _learnings_read(reads) == {mine["id"]}, sorted(_learnings_read(reads))
+    assert reads[("audit", "audit")] == 0  # no decision yet: no audit entry vouches for anything here
+    reads.clear()
+    ops.retire(Context.open(str(root)), mine["id"], "github:9", "The code it describes is gone.")
+    assert _learnings_read(reads) == {mine["id"]}
+    assert reads[("audit", "audit")] == 1  # the accept's own entry, which vouches for it
+    other = Context.open(str(root)).view(payloads=False, kinds=("learning",)).learnings[others[0]][-1].record
+    reads.clear()
+    ops.reject(Context.open(str(root)), other["id"], other["reviewDigest"], "github:9", "Too narrow.")
+    assert _learnings_read(reads) == {other["id"]}
+    assert {stream for kind, stream in reads if kind == "episode"} <= {mine["evidence"][0]["episode"]}
+
+
+def test_proposing_reads_the_learnings_it_names_and_the_evidence_it_cites(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], reads: Counter[tuple[str, str]]) -> None:
+    root, mine, comment, others = crowded
+    ctx = Context.open(str(root))
+    reads.clear()
+    draft = ops.Draft(title="Timeouts are per call", text="Every outbound call sets its own timeout.",
+                      category="convention", evidence=[ref(comment)], counterevidence=[], replaces=(others[3],),
+                      proposer=("person", "github:9"))
+    record = ops.propose(ctx, draft, "github:9")
+    assert _learnings_read(reads) <= {record["id"], others[3]}
+    with pytest.raises(Exception, match="already proposed"):
+        ops.propose(Context.open(str(root)), draft, "github:9")
+
+
+def _judged(view: View, learning: str) -> tuple[Any, ...]:
+    history = build(learning, view.learnings.get(learning, []), view.saw, view.copies) \
+        if view.learnings.get(learning) else None
+    mine = {d: why for d, why in view.ignored.items()
+            if any(i.digest == d for i in view.learnings.get(learning, []))}
+    if history is None:
+        return None, view.head(learning), mine
+    return ([i.digest for i in history.chain], history.intact, history.problem, history.contested,
+            sorted(i.digest for i in history.ignored), view.head(learning), mine)
+
+
+def test_a_view_of_one_learning_judges_it_as_a_view_of_every_learning_does(tmp_path: Path) -> None:
+    """Every state, replacements, and what a forger with push access adds: a decision with no
+    audit entry beside it, and a copy of an honest decision with its entry in an append that
+    claims to come first."""
+    from bench.bench_rules import Builder
+
+    built = Builder(tmp_path / "repo", 60, 400, 5).build()
+    ctx = Context.open(str(built.root))
+    whole = ctx.view(payloads=False, kinds=("learning",))
+    proposed = [lid for lid, items in whole.learnings.items() if items[-1].record["state"] == "proposed"]
+    accepted_ones = [lid for lid, items in whole.learnings.items() if items[-1].record["state"] == "accepted"]
+    bare = decision_step(whole.learnings[proposed[0]][-1].record, "accepted", "github:9")
+    forge(built.root, "0forger", [bare])
+    honest = whole.learnings[accepted_ones[0]][-1]
+    entry = next(a for a in whole.audits if honest.digest in a["records"])
+    elsewhere = tmp_path / "copier"  # holds none of it, so the append stores the copy
+    git(tmp_path, "init", "-q", str(elsewhere))
+    forge(elsewhere, "0copier", [honest.record, entry], clock=1, blind=True)
+    copied = "refs/memory/v1/records/shared/0copier"
+    git(built.root, "fetch", "-q", str(elsewhere), f"{copied}:refs/memory/v1/remotes/origin/records/shared/0copier")
+    store = Context.open(str(built.root)).store
+    whole = View.load(store, payloads=False, kinds=("learning",))
+    assert bare["digest"] in whole.ignored
+    assert store.provider.copies(honest.digest)  # type: ignore[attr-defined]  # stored twice: read first from the copy
+    for learning in sorted(whole.learnings):
+        alone = View.of_learnings(Context.open(str(built.root)).store, [learning])
+        assert _judged(alone, learning) == _judged(whole, learning), learning
