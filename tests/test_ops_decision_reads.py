@@ -154,3 +154,36 @@ def test_a_view_of_one_learning_judges_it_as_a_view_of_every_learning_does(tmp_p
     for learning in sorted(whole.learnings):
         alone = View.of_learnings(Context.open(str(built.root)).store, [learning])
         assert _judged(alone, learning) == _judged(whole, learning), learning
+
+
+def test_a_read_of_one_stream_skips_the_big_appends_that_hold_none_of_it(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk push's commit lists every record it stored: once a read has loaded it, reads of a
+    stream it does not hold skip it, and reads of one it does hold still find every record."""
+    from gitstore.providers import git as git_module
+
+    root, mine, comment, _ = crowded
+    monkeypatch.setattr(git_module, "REMEMBER_ORDER_FROM", 2000)  # the pushed append counts as big
+    ctx = Context.open(str(root))
+    big = _pushed(ctx, comment, 40)
+    assert len(list(ctx.store.items(["learning"]))) > 40  # every commit loaded once: their filters kept
+    loads: Counter[str] = Counter()
+    original = GitProvider._commit
+
+    def counted(self: GitProvider, repo: Any, oid: Any, where: str, keep: bool = True) -> Any:
+        loads[str(oid)] += 1
+        return original(self, repo, oid, where, keep)
+
+    monkeypatch.setattr(GitProvider, "_commit", counted)
+    fresh = Context.open(str(root))
+    pushed_at = next(i.stored.append for i in fresh.store.items(["learning"], streams=[big[7]]))
+    loads.clear()
+    assert [i.record["id"] for i in Context.open(str(root)).store.items(["learning"], streams=[mine["id"]])] \
+        == [mine["id"]]
+    assert loads[pushed_at] == 0
+    found = list(Context.open(str(root)).store.items(["learning", "audit"], streams=[big[7], "audit"]))
+    versions = [i.record for i in found if i.kind == "learning"]
+    assert [v["id"] for v in versions] == [big[7]]
+    assert loads[pushed_at] >= 1
+    assert ops.reject(Context.open(str(root)), big[7], versions[0]["reviewDigest"], "github:9", None)["state"] \
+        == "rejected"

@@ -75,6 +75,9 @@ from gitstore.providers._unheld import Unheld, unheld
 from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, STALE_LOCK_SECONDS, alternates,
                                         clear_stale_lock, common_dir, is_broken, open_local, ref_names, run_git,
                                         state_dir)
+from gitstore.providers._holds import CONTEXT as HOLDS
+from gitstore.providers._holds import Filter
+from gitstore.providers._holds import made as made_filter
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
@@ -333,6 +336,7 @@ class GitProvider:
         self._looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] = {}  # see _BlobIndex
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
         self._copies: dict[str, dict[str, Stored]] = {}  # see copies
+        self._filters: dict[str, Filter | None] = {}  # see _may_hold
         self._own_writers: dict[str, bool] = {}  # see wrote_as
         self._cut: tuple[tuple[int, int] | None, set[str]] = (None, set())  # see _cut_refs
 
@@ -1577,6 +1581,8 @@ class GitProvider:
         (``record_lines_of``), else every line."""
         try:
             message = message_of(self._commit(repo, oid, "records history", keep=False))
+            if len(message) >= REMEMBER_ORDER_FROM:
+                self._keep_filter(oid, message)
             if marks is not None and len(marks) <= FEW_MARKS:
                 yield from record_lines_holding(message, marks)
             elif streams is not None:
@@ -1586,6 +1592,28 @@ class GitProvider:
                     yield position, digest, kind, stream
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
+
+    def _may_hold(self, oid: pygit2.Oid, streams: Collection[str]) -> bool:
+        """Whether append ``oid`` may hold records of ``streams``: False only when the filter
+        kept for its commit (``_holds``) says it holds none; asked for a few streams only (each
+        costs a hash), as a read of some learnings' or episodes' streams is."""
+        if len(streams) > FEW_MARKS:
+            return True
+        key = str(oid)
+        if key not in self._filters:
+            self._filters[key] = Filter.read(self._orders.get(key, HOLDS))
+        found = self._filters[key]
+        return found is None or found.may_hold(streams)
+
+    def _keep_filter(self, oid: pygit2.Oid, message: str) -> None:
+        """Keep the filter of the streams a big commit's lines name, the first time it is loaded
+        (``_holds``; saved with the remembered headers, ``_save_filters``)."""
+        key = str(oid)
+        if self._filters.get(key) is not None or self._orders.get(key, HOLDS) is not None:
+            return
+        kept = made_filter(stream for _, _, stream in record_lines(message))
+        self._orders.put(key, HOLDS, kept)
+        self._filters[key] = Filter.read(kept)
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
@@ -1608,7 +1636,7 @@ class GitProvider:
         found: set[str] = set()
         wanted = set(appends)
         for header, info, oid in self._appends(kinds):
-            if str(oid) not in wanted:
+            if str(oid) not in wanted or not self._may_hold(oid, streams):
                 continue
             for _, digest, kind, stream in self._lines(info.repo, oid, _marks(header, kinds, streams), streams):
                 if ((kinds is None or kind in kinds) and stream in streams
@@ -1629,6 +1657,8 @@ class GitProvider:
             if oid in appends:
                 continue  # each of its records was read from it already
             appends.add(oid)
+            if streams is not None and not self._may_hold(oid, streams):
+                continue  # it holds none of them
             append = str(oid)
             for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams, digests),
                                                               streams):
@@ -1647,6 +1677,7 @@ class GitProvider:
                     continue
                 yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                              header.clock, position, append)
+        self._orders.save()  # the filters made on the way
 
     def copies(self, digest: str) -> list[Stored]:
         """The other appends a read met record ``digest`` in, after the one it was read from
@@ -1807,12 +1838,15 @@ class GitProvider:
         blobs = _BlobIndex(walk=False, commit=self._commit, tip=self._fetched_target, looked_up=self._looked_up)
         seen: set[str] = set()
         for header, info, oid in self._appends():
+            if not self._may_hold(oid, (stream,)):
+                continue
             for position, digest, kind, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
                 if line_stream == stream and digest not in seen:
                     seen.add(digest)
                     data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                                  header.clock, position, str(oid))
+        self._orders.save()
 
     def head(self, stream: str) -> str | None:
         with readable(f"stream {stream}"):
@@ -1821,10 +1855,13 @@ class GitProvider:
     def _head(self, stream: str) -> str | None:
         last, seen = None, set()
         for _, info, oid in self._appends():
+            if not self._may_hold(oid, (stream,)):
+                continue
             for _, digest, _, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
                 if line_stream == stream and digest not in seen:  # a record's first place counts (``_read_stream``)
                     seen.add(digest)
                     last = digest
+        self._orders.save()
         return last
 
     def payload(self, payload_digest: str) -> bytes | None:
