@@ -187,3 +187,7 @@ def test_a_read_of_one_stream_skips_the_big_appends_that_hold_none_of_it(
     assert loads[pushed_at] >= 1
     assert ops.reject(Context.open(str(root)), big[7], versions[0]["reviewDigest"], "github:9", None)["state"] \
         == "rejected"
+    ops.accept(Context.open(str(root)), mine["id"], mine["reviewDigest"], "github:9")
+    loads.clear()  # retiring finds the accept's audit entry (else the accept would not count) by its digest alone
+    assert ops.retire(Context.open(str(root)), mine["id"], "github:9", "Gone.")["state"] == "retired"
+    assert loads[pushed_at] == 0

@@ -5,8 +5,11 @@ A bulk append's commit lists every record it stored, one line each (``_message``
 one learning's stream searches every append's lines for that stream, and a store grown by bulk
 pushes is mostly such lines (a commit of 100,000 records is 11 MB to load and inflate). A
 commit never changes (its id is its bytes' hash), so the streams its lines name never change
-either: a Bloom filter of them (``probes`` bits per name, ``BITS_PER_NAME`` bits per distinct
-name: about one false positive in a hundred) is kept, under the commit's id, beside the
+either: a Bloom filter of them, and of the digests of its records of the kinds a decision's
+authority rests on (learnings, grants, withdrawals, audit entries, whose copies are looked for
+by digest; not events, which bulk imports store by the hundred thousand), with ``PROBES`` bits
+set per name and ``BITS_PER_NAME`` bits per distinct name (about one false positive in a
+hundred), is kept, under the commit's id, beside the
 headers ``_remembered_order`` keeps (``Verified``, ``.git/gitstore/verified/appends.json``),
 made the first time a read loads the commit. A filter made from a commit's lines can only
 say "maybe" wrongly, never "no": a read it answers "maybe" loads the commit as before, and a
@@ -24,7 +27,7 @@ from typing import Any
 
 PROBES = 7
 BITS_PER_NAME = 10
-CONTEXT = f"streams-bloom-{PROBES}-{BITS_PER_NAME}"  # what a kept filter means: a different one is another key
+CONTEXT = f"names-bloom-{PROBES}-{BITS_PER_NAME}"  # what a kept filter means (streams, authority digests): another is another key
 
 
 def _probes(name: str, bits: int) -> list[int]:

@@ -1606,12 +1606,15 @@ class GitProvider:
         return found is None or found.may_hold(streams)
 
     def _keep_filter(self, oid: pygit2.Oid, message: str) -> None:
-        """Keep the filter of the streams a big commit's lines name, the first time it is loaded
-        (``_holds``; saved with the remembered headers, ``_save_filters``)."""
+        """Keep the filter of the streams a big commit's lines name, and the digests of its
+        records of the kinds decisions and what vouches for them are (``AUTHORITY_KINDS``: where
+        else an audit entry is stored is asked by digest), the first time it is loaded
+        (``_holds``; saved with the remembered headers at the end of the read)."""
         key = str(oid)
         if self._filters.get(key) is not None or self._orders.get(key, HOLDS) is not None:
             return
-        kept = made_filter(stream for _, _, stream in record_lines(message))
+        kept = made_filter(name for digest, kind, stream in record_lines(message)
+                           for name in ((stream, digest) if kind in AUTHORITY_KINDS else (stream,)))
         self._orders.put(key, HOLDS, kept)
         self._filters[key] = Filter.read(kept)
 
@@ -1659,6 +1662,9 @@ class GitProvider:
             appends.add(oid)
             if streams is not None and not self._may_hold(oid, streams):
                 continue  # it holds none of them
+            if digests is not None and wanted is not None and wanted <= AUTHORITY_KINDS \
+                    and not self._may_hold(oid, digests):
+                continue  # nor any of those records (a filter names the digests of these kinds too)
             append = str(oid)
             for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams, digests),
                                                               streams):
