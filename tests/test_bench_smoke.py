@@ -161,6 +161,17 @@ def reports(lines: list[re.Pattern[str]], *args: str) -> str:
     return done.stdout
 
 
+DECISIONS_LINES = [
+    re.compile(rf"^decisions: {action} at 500 learnings cpu [\d.]+ ms, at 50 [\d.]+ ms, ratio [\d.]+x "
+               r"\(goal <= 2x\): (goal met|GOAL NOT MET)$", re.MULTILINE)
+    for action in ("accept", "retire", "reject", "propose")
+]
+
+
+def test_decisions_quick_prints_a_ratio_line_per_decision() -> None:
+    reports(DECISIONS_LINES, "decisions", "--quick")
+
+
 def test_contracts_quick_prints_a_ratio_line() -> None:
     done = bench("contracts", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -191,3 +191,15 @@ def test_a_read_of_one_stream_skips_the_big_appends_that_hold_none_of_it(
     loads.clear()  # retiring finds the accept's audit entry (else the accept would not count) by its digest alone
     assert ops.retire(Context.open(str(root)), mine["id"], "github:9", "Gone.")["state"] == "retired"
     assert loads[pushed_at] == 0
+
+
+def test_a_kept_filter_never_rules_out_a_name_it_was_made_of_and_a_damaged_one_rules_out_nothing() -> None:
+    from gitstore.providers._holds import Filter, made
+
+    names = [f"lrn_{n:032x}" for n in range(500)]
+    kept = Filter.read(made(names))
+    assert kept is not None and all(kept.may_hold([name]) for name in names)
+    assert sum(kept.may_hold([f"ep_{n}"]) for n in range(1000)) < 50  # about one in a hundred says maybe
+    for damaged in (None, [], {"bits": True, "field": ""}, {"bits": 64, "field": "not base64!"},
+                    {"bits": 640, "field": made(names[:1])["field"]}):
+        assert Filter.read(damaged) is None  # then the commit is loaded, as before

@@ -27,7 +27,7 @@ from typing import Any
 
 PROBES = 7
 BITS_PER_NAME = 10
-CONTEXT = f"names-bloom-{PROBES}-{BITS_PER_NAME}"  # what a kept filter means (streams, authority digests): another is another key
+CONTEXT = f"names-bloom-{PROBES}-{BITS_PER_NAME}"  # what a kept filter means: streams and authority digests
 
 
 def _probes(name: str, bits: int) -> list[int]:
@@ -55,7 +55,7 @@ class Filter:
     @classmethod
     def read(cls, kept: Any) -> Filter | None:
         """The filter kept, or None when it is not one (then the commit is loaded as before)."""
-        if not isinstance(kept, dict) or not isinstance(kept.get("bits"), int) or not isinstance(kept.get("field"), str):
+        if not isinstance(kept, dict) or type(kept.get("bits")) is not int or not isinstance(kept.get("field"), str):
             return None
         try:
             field = base64.b64decode(kept["field"], validate=True)
