@@ -55,6 +55,16 @@ def test_invalid_records_exit_1_with_one_line(name: str) -> None:
     assert "Traceback" not in err
 
 
+def test_a_refused_file_is_named_in_the_error_and_standard_input_is_not(tmp_path: Path) -> None:
+    (tmp_path / "empty.json").write_bytes(b"{}")
+    (tmp_path / "binary.dat").write_bytes(b"\xff")
+    for command, name in [("digest", "empty.json"), ("canonical", "binary.dat")]:
+        done = gitstore(command, name, cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr.decode().startswith(f"gitstore: error: {name}: "), done.stderr
+        done = gitstore(command, "-", stdin=(tmp_path / name).read_bytes(), cwd=tmp_path)
+        assert done.returncode == 1 and name not in done.stderr.decode(), done.stderr
+
+
 def test_validate_reports_and_exit_codes(tmp_path: Path) -> None:
     valid = sorted(str(p) for p in (CONTRACTS / "examples" / "valid").glob("*.json"))
     done = gitstore("validate", *valid)

@@ -13,6 +13,7 @@ import typer
 from gitstore.cli import json_safe
 from gitstore.cli._complete import words
 from gitstore.cli._values import checked, one_of
+from gitstore.errors import InvalidInput
 from gitstore.records.inputs import MAX_RECORD_BYTES, bounded_lines, open_untrusted, read_bounded
 from gitstore.records.vocabulary import PURPOSES
 
@@ -21,6 +22,20 @@ def read_input(path: str, limit: int = MAX_RECORD_BYTES) -> bytes:
     """The bytes of FILE, or of standard input for ``-``, at most ``limit`` of them."""
     with open_input(path) as source:
         return read_bounded(source, limit, "standard input" if path == "-" else path)
+
+
+@contextmanager
+def about(path: str) -> Iterator[None]:
+    """Name FILE (``path``; not standard input, the only input there) in the one-line error of
+    input refused while reading what it holds, as ``gitstore scan`` and ``validate`` do."""
+    try:
+        yield
+    except InvalidInput as exc:
+        if path == "-":
+            raise
+        named = InvalidInput(f"{path}: {exc}")
+        named.exit_code = exc.exit_code
+        raise named from None
 
 
 @contextmanager
