@@ -456,6 +456,18 @@ def test_a_remote_section_under_a_name_git_refuses_is_named_and_stops_neither_in
     assert checks(repo, "remote 'a b'") == []
 
 
+def test_the_local_namespace_is_named_where_it_is_in_a_submodule(tmp_path: Path) -> None:
+    for name in ("team", "lib"):
+        git(tmp_path, "init", "-q", name)
+        git(tmp_path / name, "commit", "-q", "--allow-empty", "-m", name)
+    git(tmp_path / "team", "-c", "protocol.file.allow=always", "submodule", "-q", "add", "../lib", "lib")
+    init(tmp_path / "team" / "lib")
+    [check] = checks(tmp_path / "team" / "lib", "provider")
+    folder = "../.git/modules/lib/gitstore/local"
+    assert f"local namespace: {folder})" in check["detail"], check
+    assert (tmp_path / "team" / "lib" / folder / "HEAD").is_file()
+
+
 def test_no_hook_installed_is_installed_below_the_root(repo: Path) -> None:
     init(repo)
     [check] = checks(repo, "hooks")

@@ -348,8 +348,17 @@ class GitProvider:
                                                   "pause-writes", "read-streams", "gc", "remember-checks",
                                                   "quarantine", "causal-order", "attest",
                                                   "remember-bytes"},
-            storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
+            storage=f"git object database, refs/memory/v1/ (local namespace: {self._local_folder()})",
         )
+
+    def _local_folder(self) -> str:
+        """Where the local namespace's repository is, from the work tree: ``.git/gitstore/local``
+        in a plain clone, the folder git keeps a submodule's or a linked work tree's repository
+        in otherwise (``../.git/modules/NAME/gitstore/local``)."""
+        folder = self.state / LOCAL
+        if self.repo.workdir is None:
+            return str(folder)
+        return os.path.relpath(os.path.realpath(folder), os.path.realpath(self.repo.workdir))
 
     def repository(self, namespace: Namespace) -> pygit2.Repository:
         """The repository a namespace's own refs live in (created for ``local`` when missing)."""
