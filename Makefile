@@ -7,8 +7,13 @@ STAMP   = $(VENV)/.installed-stamp
 .PHONY: test demo bench wiki lint clean
 
 # validators/ is installed as a copy (gitstore_validators), so a change to it reinstalls too
+# A Python older than 3.11 (pyproject's requires-python) is named before a venv is made of it, and
+# a venv made of one before is named too, rather than reused by every later run.
+NEEDS = import sys; sys.exit(sys.version_info < (3, 11))
 $(STAMP): pyproject.toml $(wildcard validators/*.py)
+	@test -x $(BIN)/python || $(PYTHON) -c '$(NEEDS)' || { echo "gitstore needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1): run make PYTHON=python3.11 (or newer)" >&2; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c '$(NEEDS)' || { echo "$(VENV) was made with $$($(BIN)/python -V 2>&1), older than gitstore needs (3.11): make clean, then make PYTHON=python3.11 (or newer)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)

@@ -45,6 +45,31 @@ def test_the_virtual_environment_the_make_targets_create_is_never_committed() ->
     assert ignored.returncode == 0
 
 
+OLD_PYTHON = "#!/bin/sh\n[ \"$1\" = -V ] && echo 'Python 3.9.2' && exit 0\nexit 1\n"  # what 3.9 answers the check
+
+
+def test_a_python_older_than_the_package_needs_is_named_before_make_makes_or_reuses_a_venv(tmp_path: Path) -> None:
+    """The setup command on a machine whose ``python3`` is too old fails in one line naming the
+    version and the way out, before a venv is made of it; a venv made of one before is named too,
+    not reused by every later run (``make`` keeps a venv it finds)."""
+    if subprocess.run(["make", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("make is not installed")
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    old = tmp_path / "python-old"
+    old.write_text(OLD_PYTHON)
+    old.chmod(0o755)
+    done = subprocess.run(["make", f"PYTHON={old}", ".venv/.installed-stamp"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode != 0 and not (tmp_path / ".venv").exists()
+    assert "needs Python 3.11 or newer" in done.stderr and "Python 3.9.2" in done.stderr, done.stderr
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").write_bytes(old.read_bytes())
+    (tmp_path / ".venv" / "bin" / "python").chmod(0o755)
+    done = subprocess.run(["make", ".venv/.installed-stamp"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0 and "make clean" in done.stderr and "Python 3.9.2" in done.stderr, done.stderr
+
+
 def test_every_read_command_takes_json() -> None:
     """The README: "read commands take --json". Every command takes it but those whose output is
     a format of its own: the MCP protocol, a pull request's Markdown, canonical JSON, a digest,
