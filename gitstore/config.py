@@ -66,7 +66,8 @@ from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.providers._gitdirs import remotes
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept, scope_kept_gone
+from gitstore.scope import (_git_folder, keep_scope, open_git, open_repository, same_scope, scope_and_kept,
+                            scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -192,7 +193,7 @@ def _scope(repo: pygit2.Repository, here: bool) -> str:
             keep_scope(repo, scope)
         except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
             pass
-    elif kept != scope:  # origin named, removed or moved since: what was stored is not read
+    elif not same_scope(kept, scope):  # origin named, removed or moved since: what was stored is not read
         from gitstore import notices
 
         notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "

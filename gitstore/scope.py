@@ -2,7 +2,8 @@
 
 The scope is ``host/owner/name`` from the origin remote with credentials, scheme, port and a
 trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts never shares
-records. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
+records. Scopes are compared by ``same_scope``, never ``==``: on hosts naming repositories
+without regard to case, two spellings of one repository are one scope. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
 folder when gitstore is set up there; the repository's own git configuration keeps the scope
 memory was set up under (``keep_scope``), so a local scope stays when the folder moves, and a
 change of origin since can be named (``scope_and_kept``). An origin that is a path on this
@@ -46,6 +47,47 @@ def scope_from_url(url: str) -> str:
     if len(segments) < 2 or not all(_SEGMENT.match(s) and s not in (".", "..") for s in segments):
         raise InvalidInput(f"remote URL {_redact(url)!r} has no owner/name path")
     return "/".join([host, *segments])
+
+
+# Hosts whose owner/name paths are case-insensitive (``Acme/Widgets`` and ``acme/widgets`` are one
+# repository), each with the other names its operator serves the same repositories under:
+# GitHub, GitLab.com and Bitbucket Cloud. A self-hosted server's host says nothing of how it
+# names repositories (GitHub Enterprise Server, a GitLab instance and a plain git server over ssh
+# look alike, and on the last two folders differing in case are two repositories), so no other
+# host is folded; GitHub Enterprise Cloud's own hosts (``TENANT.ghe.com``) are.
+_CASELESS_HOSTS = {"github.com": "github.com", "www.github.com": "github.com", "ssh.github.com": "github.com",
+                   "gitlab.com": "gitlab.com", "www.gitlab.com": "gitlab.com", "altssh.gitlab.com": "gitlab.com",
+                   "bitbucket.org": "bitbucket.org", "www.bitbucket.org": "bitbucket.org",
+                   "altssh.bitbucket.org": "bitbucket.org"}
+_TENANT = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ghe\.com")
+_ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def scope_key(scope: str) -> str:
+    """What two spellings of one repository's scope have in common: on a host whose owner/name
+    paths are case-insensitive (``_CASELESS_HOSTS``), its canonical name and the path in lower
+    case (ASCII letters only: no other character folds into one a scope may hold); any other
+    scope is its own key. Records keep the scope they were stored under, so scopes are compared
+    by this key, never rewritten."""
+    host, slash, path = scope.partition("/")
+    canonical = _CASELESS_HOSTS.get(host) or (host if _TENANT.fullmatch(host) else None)
+    if canonical is None or not slash:
+        return scope
+    return f"{canonical}/{path.translate(_ASCII_UPPER)}"
+
+
+def same_scope(one: object, other: object) -> bool:
+    """Whether two scopes are one repository's (``scope_key``): where scopes meet (a record and the
+    store's, a fetched record and this clone's, a remote's and origin's), never by ``==``. A
+    function of the two strings alone, so every clone reaches the same verdict."""
+    return isinstance(one, str) and isinstance(other, str) and (one == other or scope_key(one) == scope_key(other))
+
+
+def spelled_alike(scope: str) -> bool:
+    """Whether every record of ``scope`` holds it spelled as it is here: a provider may then find
+    them by the exact string, and otherwise is asked for every scope's (``same_scope`` sorts)."""
+    host = scope.partition("/")[0]
+    return host not in _CASELESS_HOSTS and not _TENANT.fullmatch(host)
 
 
 def _redact(url: str) -> str:
@@ -220,7 +262,7 @@ def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
     if remote == "origin":
         return True
     try:
-        return remote_scope(repo, remote) == scope
+        return same_scope(remote_scope(repo, remote), scope)
     except (GitstoreError, pygit2.GitError, OSError):
         return None
 

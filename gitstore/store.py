@@ -32,6 +32,7 @@ from gitstore.providers import (
 from gitstore.providers._base import Namespace, Problem
 from gitstore.providers._known import KnownBytes, content_key
 from gitstore.records.authority import is_decision, unvouched, why_bare
+from gitstore.scope import same_scope, spelled_alike
 
 _UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are written by gitstore accept, "
               "reject and retire (and the auto-safe gate), each with its audit entry; not by adding records")
@@ -313,6 +314,9 @@ class Store:
         self.manifest = require_capabilities(provider)
         self.provider = provider
         self.scope = scope
+        # what a provider finds records of this scope by: its string, or, where records of it may
+        # spell it otherwise (``same_scope``), every scope's, sorted here
+        self._spelled = scope if spelled_alike(scope) else None
         self.placement = Placement()
         self._policy_checked = False
         self._marks_checked = False  # the provider's marks of checked appends are this handle's
@@ -331,7 +335,7 @@ class Store:
         """Validate one record for this store and turn it into a provider entry."""
         record = dict(record)
         kind, fast = checked_record(record)
-        if record["scope"] != self.scope:
+        if not same_scope(record["scope"], self.scope):
             raise Refused(
                 f"{kind} record {record['digest']} is for scope {record['scope']}, "
                 f"this repository is {self.scope}"
@@ -736,10 +740,10 @@ class Store:
         placement = Placement()
         held: Callable[[Stored], bool] | None = None
         if streams is not None and "read-streams" in self.manifest.capabilities:
-            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted, digests,
+            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self._spelled, wanted, digests,
                                                                             appends)
         else:
-            found = self.provider.read(self.scope, wanted)
+            found = self.provider.read(self._spelled, wanted)
             if appends is not None:
                 chosen = set(appends)
 
@@ -869,7 +873,7 @@ class Store:
             raise IntegrityError(f"stored {stored.kind} record {stored.digest} is filed under stream "
                                  f"{stored.stream}, but it belongs to {stream_of(record, stored.kind)}; "
                                  "run `gitstore verify`")
-        if record["scope"] != self.scope:
+        if not same_scope(record["scope"], self.scope):
             return None
         return Item(record, stored)
 

@@ -24,7 +24,8 @@ from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names, remotes
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import keep_scope, open_repository, remote_scope, scope_kept_gone, scope_note, stands_for
+from gitstore.scope import (keep_scope, open_repository, remote_scope, same_scope, scope_kept_gone, scope_note,
+                            stands_for)
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -279,7 +280,7 @@ def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report:
     now). Kept last, after the configuration and the copy init accepted: a clone set up by a
     version that kept no copy has the kept scope say that init ran (``config.set_up_here``),
     which an init refused on its way must never leave behind."""
-    if before == scope:
+    if same_scope(before, scope):
         return
     try:
         keep_scope(repo, scope)
@@ -489,7 +490,7 @@ def _rescoped(repo: pygit2.Repository, config: Config, scope: str, before: str |
     it), so what the clone stores from now on goes under a new id (``_renew``)."""
     from gitstore.providers._incoming import ref_tip
 
-    if before is None or before == scope or config.provider != "git":
+    if before is None or same_scope(before, scope) or config.provider != "git":
         return False
     return ref_tip(repo, f"{PREFIX}records/shared/{config.writer}") is not None
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import GitstoreError
+from gitstore.scope import same_scope
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
@@ -131,7 +132,7 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
         report.add("origin", FAIL, f"{gone.about}: its scope cannot be read, so memory goes on under {scope}, the "
                                    "scope this clone's memory was set up under, and `gitstore sync` cannot reach "
                                    "origin", gone.todo)
-    if kept is not None and kept != scope:
+    if kept is not None and not same_scope(kept, scope):
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else
                        ("origin was pointed elsewhere", f", or point origin back at {kept}"))

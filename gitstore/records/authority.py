@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from gitstore.scope import same_scope
+
 ACTIONS = {
     "accepted": "accept",
     "rejected": "reject",
@@ -36,7 +38,7 @@ def vouches(audit: Mapping[str, Any], decision: Mapping[str, Any]) -> bool:
         and audit.get("by") == decision["decision"]["by"]
         and decision["id"] in audit.get("subjects", ())
         and decision["digest"] in audit.get("records", ())
-        and audit.get("scope") == decision["scope"]
+        and same_scope(audit.get("scope"), decision["scope"])
     )
 
 

@@ -317,8 +317,9 @@ def _verdict(data: bytes, line: int | None, reference: bool) -> dict[str, Any]:
     return {"line": line, "ok": True, "kind": kind_of(record), "digest": record["digest"]}
 
 
-CHECKS_VERSION = "2"  # changes when what ``verify_stored`` accepts changes, beyond the contracts:
-# every verdict remembered under another (checked bytes, policy checks, admitted writers) is reached again
+CHECKS_VERSION = "3"  # changes when what ``verify_stored`` accepts changes, beyond the contracts:
+# every verdict remembered under another (checked bytes, policy checks, admitted writers, refusals
+# held) is reached again; 3: scopes compared as one repository's (``gitstore.scope.same_scope``)
 NEVER_STORED = ("payload", "redaction")  # members an event's stored bytes never hold
 
 

@@ -128,7 +128,9 @@ from gitstore.providers._incoming import (
 )
 from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
+from gitstore.records.contracts import CHECKS_VERSION
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
+from gitstore.scope import same_scope
 from gitstore.providers._message import message_of
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -1284,9 +1286,9 @@ class _Refusals:
     def problem(self, held: str, tip: pygit2.Oid, records: str | None = None) -> str | None:
         """Why ``tip`` was refused, while it stands: a snapshot refused when the records were
         ``records`` otherwise (a removal it waited for may have arrived since), under
-        another policy (whose removals it honours may be others), or while this clone had
+        another policy (whose removals it honours may be others), while this clone had
         another scope (its origin changed since: what was of another scope may be its own
-        now) is judged again."""
+        now), or under other checks (``CHECKS_VERSION``) is judged again."""
         entry = self.known_refs.get(held)
         if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
             return None
@@ -1296,6 +1298,8 @@ class _Refusals:
             return None
         if self.scope is not None and entry.get("scope") != self.scope:
             return None
+        if entry.get("checks") != CHECKS_VERSION:
+            return None  # refused under other checks (scopes compared letter for letter, say): judged again
         problem = entry.get("problem")
         return None if self.repo is not None and judged_again(self.repo, problem) else problem
 
@@ -1310,7 +1314,7 @@ class _Refusals:
         self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {}),
                                  **({"policy": self.policy} if self.policy else {}),
                                  **({"scope": self.scope} if self.scope else {}),
-                                 **({PREFIXED: "1"} if prefixed else {})}
+                                 **({PREFIXED: "1"} if prefixed else {}), "checks": CHECKS_VERSION}
         self.changed = True
 
     def release(self, repo: pygit2.Repository, held: str) -> None:
@@ -1360,7 +1364,7 @@ def other_repository(repo: pygit2.Repository, remote: str, scope: str, kept: str
     if "/" in remote or "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return None
     theirs = remote_scope(repo, remote)
-    return None if theirs is None or theirs == kept else theirs
+    return None if theirs is None or same_scope(theirs, kept) else theirs
 
 
 def drop_other_repositories(repo: pygit2.Repository, state: Path, scope: str, kept: str | None,
@@ -1683,7 +1687,7 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
                 found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
             except (KeyError, ValueError, AttributeError):
                 continue  # not this check's to judge: verify names a record missing or unreadable
-            if found != scope:
+            if not same_scope(found, scope):
                 return str(found)
     return None
 
