@@ -1565,7 +1565,7 @@ def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[
     base = scope_of(fetched)
     for url in push.stdout.splitlines():
         theirs = scope_of(url) if url != fetched else scope
-        if theirs is not None and theirs in (base, scope):
+        if theirs is not None and (same_scope(theirs, base) or same_scope(theirs, scope)):
             continue
         key = f"remote.{remote}.pushurl"
         todo = (f"`git config --unset-all {shlex.quote(key)}` pushes where it fetches from" if key in repo.config else

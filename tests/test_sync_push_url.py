@@ -1,0 +1,53 @@
+"""A remote that fetches from the team's repository and pushes elsewhere (``remote.NAME.pushurl``
+or ``url.X.pushInsteadOf``, the way a contributor fetches upstream and pushes to a fork): sync
+fetches memory from it as ever and pushes none there, saying so with the fix, and doctor warns
+of such a remote; a push URL naming the team's repository under another spelling pushes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from . import cli
+from .conftest import git
+
+
+def _clone(tmp: Path) -> tuple[Path, Path, Path]:
+    """The team's remote, a fork of it, and a clone of the team's with a grant stored."""
+    team, fork, work = tmp / "team.git", tmp / "fork.git", tmp / "work"
+    for bare, url in ((team, "https://github.com/acme/widgets.git"), (fork, "https://github.com/bob/widgets.git")):
+        git(tmp, "init", "-q", "--bare", "-b", "main", str(bare))
+        git(bare, "remote", "add", "origin", url)
+    git(tmp, "init", "-q", "-b", "main", str(work))
+    git(work, "remote", "add", "origin", str(team))
+    git(work, "commit", "-q", "--allow-empty", "-m", "root")
+    git(work, "push", "-q", "origin", "main")
+    cli.ok("init", cwd=work)
+    cli.ok("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01", cwd=work)
+    return team, fork, work
+
+
+@pytest.mark.parametrize("how", ["pushurl", "pushInsteadOf"])
+def test_memory_is_never_pushed_to_a_push_url_naming_another_repository(tmp_path: Path, how: str) -> None:
+    team, fork, work = _clone(tmp_path)
+    if how == "pushurl":
+        git(work, "remote", "set-url", "--push", "origin", str(fork))
+    else:
+        git(work, "config", f"url.{fork}.pushInsteadOf", str(team))
+    synced = cli.gitstore("sync", cwd=work)
+    assert synced.returncode == 1, synced.stdout + synced.stderr
+    assert "a push to origin goes to github.com/bob/widgets, another repository than the one origin fetches " \
+        "from, github.com/acme/widgets" in synced.stdout, synced.stdout
+    assert not git(fork, "for-each-ref", "refs/memory/").strip(), "nothing of memory reached the fork"
+    doctor = cli.gitstore("doctor", cwd=work)
+    assert "warn remote origin push: a push to origin goes to github.com/bob/widgets" in doctor.stdout, doctor.stdout
+
+
+def test_a_push_url_naming_the_team_otherwise_pushes(tmp_path: Path) -> None:
+    team, _, work = _clone(tmp_path)
+    git(work, "remote", "set-url", "--push", "origin", "git@github.com:Acme/Widgets.git")
+    git(work, "config", f"url.{team}.insteadOf", "git@github.com:Acme/Widgets.git")  # the team, here
+    synced = cli.gitstore("sync", cwd=work)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert git(team, "for-each-ref", "refs/memory/").strip()
