@@ -262,9 +262,40 @@ def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
     if remote == "origin":
         return True
     try:
-        return same_scope(remote_scope(repo, remote), scope)
+        if not same_scope(remote_scope(repo, remote), scope):
+            return False
+        ours, theirs = _home_user(_url_of(repo, "origin")), _home_user(_url_of(repo, remote))
+        return ours is None or theirs is None or ours == theirs  # two users' homes: two repositories
     except (GitstoreError, pygit2.GitError, OSError):
         return None
+
+
+def stood_for(repo: pygit2.Repository, remote: str) -> str:
+    """What the remote named ``remote`` stands for, as a person is told it (``remote_scope``,
+    and whose home folder its path starts from when ``_home_user`` names one)."""
+    user = _home_user(_url_of(repo, remote))
+    return f"{remote_scope(repo, remote)}{'' if user is None else f' in the home folder of {user}'}"
+
+
+def _url_of(repo: pygit2.Repository, remote: str) -> str:
+    try:
+        return repo.remotes[remote].url or ""
+    except KeyError:
+        return ""
+
+
+def _home_user(url: str) -> str | None:
+    """The user whose home folder the path of a scp-like URL starts from (``bob@host:acme/widgets``),
+    on a host that is no forge (``_CASELESS_HOSTS``, where every user is ``git`` and a path names
+    a repository, not a folder); None otherwise. The scope leaves the user out, so the same path
+    in two users' home folders is two repositories of one scope: ``stands_for`` tells them apart."""
+    url = url.strip()
+    match = None if "://" in url else _SCP.match(url)
+    login = url.split(":", 1)[0]
+    if match is None or match.group(2).startswith("/") or "@" not in login:
+        return None
+    host = match.group(1).lower()
+    return None if host in _CASELESS_HOSTS or _TENANT.fullmatch(host) else login.split("@", 1)[0]
 
 
 def origin_of(repo: pygit2.Repository) -> tuple[str | None, Path | None]:

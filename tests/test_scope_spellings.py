@@ -194,3 +194,28 @@ def test_evidence_pinned_to_the_other_spelling_is_this_repositorys_for_promotion
     learning["evidence"][0]["pin"]["repository"] = "gitlab.com/acme/widgets"
     with pytest.raises(Stopped, match="evidence pinned to another repository"):
         check_audience(View.of("github.com/acme/widgets", []), learning, "Retries use jitter")
+
+
+def test_the_same_path_in_another_users_home_folder_is_another_repository(tmp_path: Path) -> None:
+    """On a plain ssh server, ``bob@host:acme/widgets`` is a folder in bob's home, a repository
+    apart from the team's ``git@host:acme/widgets`` though the scope leaves the user out: init
+    gives it no memory refspecs and sync refuses it before fetching. On a forge every user is
+    git and the path names the repository: there the two stand for one."""
+    from . import cli
+
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "root")
+    git(work, "remote", "add", "origin", "git@server.example:acme/widgets.git")
+    git(work, "remote", "add", "bob", "bob@server.example:acme/widgets.git")
+    git(work, "remote", "add", "team", "git@server.example:acme/widgets")
+    cli.ok("init", cwd=work)
+    assert "refs/memory/" not in git(work, "config", "--get-all", "remote.bob.fetch")
+    assert "refs/memory/" in git(work, "config", "--get-all", "remote.team.fetch")
+    said = cli.fails(1, "sync", "bob", cwd=work)
+    assert ("bob stands for server.example/acme/widgets in the home folder of bob, another repository than this "
+            "clone's server.example/acme/widgets") in said, said
+    git(work, "remote", "set-url", "origin", "git@github.com:acme/widgets.git")
+    git(work, "remote", "set-url", "bob", "bob@github.com:Acme/Widgets.git")
+    cli.ok("init", cwd=work)
+    assert "refs/memory/" in git(work, "config", "--get-all", "remote.bob.fetch"), "GitHub: one repository"

@@ -51,3 +51,19 @@ def test_a_push_url_naming_the_team_otherwise_pushes(tmp_path: Path) -> None:
     synced = cli.gitstore("sync", cwd=work)
     assert synced.returncode == 0, synced.stdout + synced.stderr
     assert git(team, "for-each-ref", "refs/memory/").strip()
+
+
+def test_a_push_url_into_another_users_home_folder_is_another_repository(tmp_path: Path) -> None:
+    import pygit2
+
+    from gitstore.sync.remote import pushes_elsewhere
+
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "remote", "add", "origin", "git@server.example:acme/widgets.git")
+    repo = pygit2.Repository(str(work))
+    assert pushes_elsewhere(repo, "origin", "server.example/acme/widgets") is None
+    git(work, "remote", "set-url", "--push", "origin", "bob@server.example:acme/widgets.git")
+    found = pushes_elsewhere(repo, "origin", "server.example/acme/widgets")
+    assert found is not None and found[0].startswith(
+        "a push to origin goes to server.example/acme/widgets in the home folder of bob, another repository"), found

@@ -24,8 +24,8 @@ from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names, remotes
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import (keep_scope, open_repository, remote_scope, same_scope, scope_kept_gone, scope_note,
-                            stands_for)
+from gitstore.scope import (keep_scope, open_repository, same_scope, scope_kept_gone, scope_note, stands_for,
+                            stood_for)
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -614,7 +614,7 @@ def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> li
         why = ("its name holds a slash: what it fetched would lie a level deeper than the fetched namespace "
                "(one folder per remote), where no read looks and `gitstore verify` names each ref as damage"
                if "/" in name else
-               f"it stands for {remote_scope(repo, name)}, another repository than this clone's {scope}, whose "
+               f"it stands for {stood_for(repo, name)}, another repository than this clone's {scope}, whose "
                "memory a plain `git fetch` would have read as the team's" if stands is False else None)
         if why is not None:
             gone = [spec for spec in fetch_refspecs(name) if spec in existing]

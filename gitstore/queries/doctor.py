@@ -738,11 +738,11 @@ def _no_memory_remote(report: Report, repo: Any, remote: str, scope: str) -> Non
     name holds a slash, which the fetched namespace (one folder per remote) has no place for."""
     from gitstore.providers._gitdirs import ref_names
     from gitstore.providers._names import PREFIX, fetch_refspecs
-    from gitstore.scope import remote_scope, scope_and_kept
+    from gitstore.scope import scope_and_kept, stood_for
     from gitstore.sync.remote import other_repository
 
     about = ("its name holds a slash, which the fetched namespace (one folder per remote) has no place for"
-             if "/" in remote else f"stands for {remote_scope(repo, remote)}, another repository than this "
+             if "/" in remote else f"stands for {stood_for(repo, remote)}, another repository than this "
              f"clone's {scope}")
     present = [s for s in fetch_refspecs(remote) if s in repo.remotes[remote].fetch_refspecs]
     held = (other_repository(repo, remote, scope, scope_and_kept(repo)[1]) is not None

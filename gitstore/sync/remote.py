@@ -651,13 +651,15 @@ def _refuse_other_repository(repo: pygit2.Repository, remote: str, scope: str) -
     what it holds under memory's refs, with no access to the team's remote, and a record of this
     clone's scope there passes every check a sync makes. A clone without origin (a local scope,
     which no remote stands for) still syncs: it is told how to make that remote its origin."""
-    from gitstore.scope import remote_scope, stands_for
+    from gitstore.scope import remote_scope, stands_for, stood_for
 
     if "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return
     theirs = str(remote_scope(repo, remote))
-    raise Refused(f"{remote} stands for {theirs}, another repository than this clone's {scope}: memory is never "
-                  f"fetched from it nor pushed to it; {_other_scope_advice(repo, remote, scope, theirs)}")
+    advice = (_other_scope_advice(repo, remote, scope, theirs) if not same_scope(scope, theirs) else
+              "this clone's memory travels through origin (`gitstore sync`)")  # one scope, another user's folder
+    raise Refused(f"{remote} stands for {stood_for(repo, remote)}, another repository than this clone's {scope}: "
+                  f"memory is never fetched from it nor pushed to it; {advice}")
 
 
 def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
@@ -1358,13 +1360,16 @@ def other_repository(repo: pygit2.Repository, remote: str, scope: str, kept: str
     clone with an origin, where sync refuses such a remote; never a remote whose scope cannot be
     told (a path that is gone), nor one of the scope ``kept``, the one this clone's memory was
     set up under (an origin named anew since: what was stored under the scope it leaves is
-    not read, and stays, as `gitstore doctor` says)."""
-    from gitstore.scope import remote_scope, stands_for
+    not read, and stays, as `gitstore doctor` says), unless that is this clone's scope too (a
+    folder in another user's home, ``scope.stands_for``), named as ``scope.stood_for`` names it."""
+    from gitstore.scope import remote_scope, stands_for, stood_for
 
     if "/" in remote or "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return None
     theirs = remote_scope(repo, remote)
-    return None if theirs is None or same_scope(theirs, kept) else theirs
+    if theirs is None or (same_scope(theirs, kept) and not same_scope(theirs, scope)):
+        return None  # the scope this clone was set up under, unless it is this clone's (another user's folder)
+    return stood_for(repo, remote)
 
 
 def drop_other_repositories(repo: pygit2.Repository, state: Path, scope: str, kept: str | None,
@@ -1547,8 +1552,10 @@ def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[
     ``pushInsteadOf`` rewrites, of another repository, would take the team's memory there, and
     never to the team's remote the sync fetched from. Where each goes is asked of git, as
     ``git fetch`` and ``git push`` decide it (an ``insteadOf`` that rewrites both, to a mirror or
-    a proxy of the team's repository, sends both to one place)."""
-    from gitstore.scope import url_scope
+    a proxy of the team's repository, sends both to one place). A push URL whose path starts
+    from another user's home folder than the fetch URL's, on a server that is no forge, is
+    another repository of the same scope (``gitstore.scope.stands_for``)."""
+    from gitstore.scope import _home_user, url_scope
 
     def scope_of(url: str) -> str | None:
         try:
@@ -1566,7 +1573,10 @@ def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[
     for url in push.stdout.splitlines():
         theirs = scope_of(url) if url != fetched else scope
         if theirs is not None and (same_scope(theirs, base) or same_scope(theirs, scope)):
-            continue
+            mine, home = _home_user(fetched), _home_user(url)
+            if mine is None or home is None or mine == home:
+                continue
+            theirs = f"{theirs} in the home folder of {home}"  # one scope, another user's folder
         key = f"remote.{remote}.pushurl"
         todo = (f"`git config --unset-all {shlex.quote(key)}` pushes where it fetches from" if key in repo.config else
                 f"keep one URL of {remote} (`git remote set-url --delete {shlex.quote(remote)} URL`): git fetches "
@@ -1609,7 +1619,7 @@ def _other_scope_advice(repo: pygit2.Repository, remote: str, ours: str | None, 
     """What mends a clone whose records are not all of the scope ``theirs`` that ``remote``
     stands for, this clone's own scope being ``ours``."""
     new_id = "gives it a writer id of its own to store under from now on (what it stored so far stays here, unread)"
-    if ours == theirs:  # stored before its origin named this remote
+    if same_scope(ours, theirs):  # stored before its origin named this remote
         return f"`gitstore init --new-writer` {new_id}"
     if "origin" not in repo.remotes.names():
         return (f"`git remote rename {remote} origin && gitstore init --new-writer` makes {remote} this clone's "
