@@ -1,7 +1,7 @@
-"""A remote that fetches from the team's repository and pushes elsewhere (``remote.NAME.pushurl``
-or ``url.X.pushInsteadOf``, the way a contributor fetches upstream and pushes to a fork): sync
-fetches memory from it as ever and pushes none there, saying so with the fix, and doctor warns
-of such a remote; a push URL naming the team's repository under another spelling pushes."""
+"""A remote that fetches from the team's repository and pushes elsewhere (``remote.NAME.pushurl``,
+``url.X.pushInsteadOf`` or a second ``remote.NAME.url``, the way a contributor fetches upstream
+and pushes to a fork): sync fetches memory from it as ever and pushes none there, saying so with
+the fix, and doctor warns of such a remote; a push URL naming the team's repository under another spelling pushes."""
 
 from __future__ import annotations
 
@@ -28,17 +28,22 @@ def _clone(tmp: Path) -> tuple[Path, Path, Path]:
     return team, fork, work
 
 
-@pytest.mark.parametrize("how", ["pushurl", "pushInsteadOf"])
+@pytest.mark.parametrize("how", ["pushurl", "pushInsteadOf", "urls"])
 def test_memory_is_never_pushed_to_a_push_url_naming_another_repository(tmp_path: Path, how: str) -> None:
     team, fork, work = _clone(tmp_path)
     if how == "pushurl":
         git(work, "remote", "set-url", "--push", "origin", str(fork))
-    else:
+    elif how == "pushInsteadOf":
         git(work, "config", f"url.{fork}.pushInsteadOf", str(team))
+    else:  # git fetches from the first URL and pushes to each, the library reads the last
+        git(work, "remote", "set-url", "origin", str(fork))
+        git(work, "remote", "set-url", "--add", "origin", str(team))
     synced = cli.gitstore("sync", cwd=work)
     assert synced.returncode == 1, synced.stdout + synced.stderr
-    assert "a push to origin goes to github.com/bob/widgets, another repository than the one origin fetches " \
-        "from, github.com/acme/widgets" in synced.stdout, synced.stdout
+    assert ("a push to origin goes to github.com/bob/widgets, another repository than github.com/acme/widgets, "
+            "which origin also names" if how == "urls" else
+            "a push to origin goes to github.com/bob/widgets, another repository than the one origin fetches "
+            "from, github.com/acme/widgets") in synced.stdout, synced.stdout
     assert not git(fork, "for-each-ref", "refs/memory/").strip(), "nothing of memory reached the fork"
     doctor = cli.gitstore("doctor", cwd=work)
     assert "warn remote origin push: a push to origin goes to github.com/bob/widgets" in doctor.stdout, doctor.stdout

@@ -1548,7 +1548,8 @@ def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[
     """Why nothing may be pushed to ``remote``, which stands for ``scope`` by its URL, when a
     push to it goes elsewhere than a fetch from it, and what mends it (None when it does not):
     a push URL (``remote.<name>.pushurl``, as a triangular workflow sets to a person's own
-    fork), a second URL (git fetches from the first and pushes to each) or a URL
+    fork), a second URL (git fetches from the first and pushes to each, while the remote's scope
+    is read from the last: each must stand for both) or a URL
     ``pushInsteadOf`` rewrites, of another repository, would take the team's memory there, and
     never to the team's remote the sync fetched from. Where each goes is asked of git, as
     ``git fetch`` and ``git push`` decide it (an ``insteadOf`` that rewrites both, to a mirror or
@@ -1570,22 +1571,30 @@ def pushes_elsewhere(repo: pygit2.Repository, remote: str, scope: str) -> tuple[
                 "see `git remote -v`")
     fetched = fetch.stdout.strip()
     base = scope_of(fetched)
+    key = f"remote.{remote}.pushurl"
+    several = key not in repo.config and len(list(repo.config.get_multivar(f"remote.{remote}.url"))) > 1
     for url in push.stdout.splitlines():
-        theirs = scope_of(url) if url != fetched else scope
-        if theirs is not None and (same_scope(theirs, base) or same_scope(theirs, scope)):
+        theirs = scope_of(url) if url != fetched or several else scope
+        if several:  # fetched from the first, pushed to each, read from the last: each must be the remote's
+            fits = same_scope(theirs, base) and same_scope(theirs, scope)
+        else:
+            fits = theirs is not None and (same_scope(theirs, base) or same_scope(theirs, scope))
+        if fits:
             mine, home = _home_user(fetched), _home_user(url)
             if mine is None or home is None or mine == home:
                 continue
             theirs = f"{theirs} in the home folder of {home}"  # one scope, another user's folder
-        key = f"remote.{remote}.pushurl"
+        where = "a URL that gives no scope" if theirs is None else theirs
+        if several:
+            apart = base if theirs is not None and not same_scope(theirs, base) else scope
+            return (f"a push to {remote} goes to {where}, another repository than {apart}, which {remote} also "
+                    "names: git pushes to each of its URLs",
+                    f"keep one URL of {remote} (`git remote set-url --delete {shlex.quote(remote)} URL`): git "
+                    "fetches from the first and pushes to each")
         todo = (f"`git config --unset-all {shlex.quote(key)}` pushes where it fetches from" if key in repo.config else
-                f"keep one URL of {remote} (`git remote set-url --delete {shlex.quote(remote)} URL`): git fetches "
-                "from the first and pushes to each"
-                if len(list(repo.config.get_multivar(f"remote.{remote}.url"))) > 1 else
                 "take out the `url.<base>.pushInsteadOf` that rewrites it")
-        return (f"a push to {remote} goes to {'a URL that gives no scope' if theirs is None else theirs}, another "
-                f"repository than the one {remote} fetches from, {base or scope}",
-                f"{todo}, or point the push URL at {base or scope}")
+        return (f"a push to {remote} goes to {where}, another repository than the one {remote} fetches from, "
+                f"{base or scope}", f"{todo}, or point the push URL at {base or scope}")
     return None
 
 
