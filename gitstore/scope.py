@@ -33,6 +33,10 @@ _SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}\Z")
 _REFUSED = re.compile(r"path '(.+)' " + re.escape(NOT_OWNED))
 
 
+class _SeveralRepositories(InvalidInput):
+    """A remote whose URLs name different repositories (``_remote_scope``)."""
+
+
 def scope_from_url(url: str) -> str:
     """``host/owner/name`` from a remote URL (https, ssh, scp-like, git), refusing others."""
     url = url.strip()
@@ -231,7 +235,31 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
         url = None
     if not url:
         return None
-    return url_scope(repo, remote, url, depth)
+    found = url_scope(repo, remote, url, depth)
+    urls = _urls_of(repo, remote)
+    if len(urls) > 1 and not all(_url_names(repo, remote, other, depth, found) for other in urls):
+        shown = ", ".join(_redact(other) for other in urls[:3])
+        raise _SeveralRepositories(f"{remote} has {len(urls)} URLs naming different repositories ({shown}): git "
+                                   "fetches from the first and pushes to each, so no one scope is its own; `git "
+                                   f"remote set-url --delete {shlex.quote(remote)} URL` leaves one")
+    return found
+
+
+def _url_names(repo: pygit2.Repository, remote: str, url: str, depth: int, scope: str) -> bool:
+    """Whether ``url``, one of the remote's, stands for ``scope`` (False when it gives none)."""
+    try:
+        return same_scope(url_scope(repo, remote, url, depth), scope)
+    except (GitstoreError, pygit2.GitError, OSError):
+        return False
+
+
+def _urls_of(repo: pygit2.Repository, remote: str) -> list[str]:
+    """Every ``remote.NAME.url`` (git fetches from the first and pushes to each; the library reads
+    the last, rewritten by ``insteadOf``)."""
+    try:
+        return [url for url in repo.config.get_multivar(f"remote.{remote}.url") if url]
+    except (ValueError, pygit2.GitError):
+        return []
 
 
 def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) -> str:
@@ -264,6 +292,11 @@ def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
     try:
         if not same_scope(remote_scope(repo, remote), scope):
             return False
+    except _SeveralRepositories:
+        return False  # one of them another
+    except (GitstoreError, pygit2.GitError, OSError):
+        return None
+    try:
         ours, theirs = _home_user(_url_of(repo, "origin")), _home_user(_url_of(repo, remote))
         return ours is None or theirs is None or ours == theirs  # two users' homes: two repositories
     except (GitstoreError, pygit2.GitError, OSError):
@@ -274,7 +307,11 @@ def stood_for(repo: pygit2.Repository, remote: str) -> str:
     """What the remote named ``remote`` stands for, as a person is told it (``remote_scope``,
     and whose home folder its path starts from when ``_home_user`` names one)."""
     user = _home_user(_url_of(repo, remote))
-    return f"{remote_scope(repo, remote)}{'' if user is None else f' in the home folder of {user}'}"
+    try:
+        found = remote_scope(repo, remote)
+    except _SeveralRepositories:
+        return "several repositories (" + ", ".join(_redact(url) for url in _urls_of(repo, remote)[:3]) + ")"
+    return f"{found}{'' if user is None else f' in the home folder of {user}'}"
 
 
 def _url_of(repo: pygit2.Repository, remote: str) -> str:

@@ -1,7 +1,9 @@
-"""A remote that fetches from the team's repository and pushes elsewhere (``remote.NAME.pushurl``,
-``url.X.pushInsteadOf`` or a second ``remote.NAME.url``, the way a contributor fetches upstream
-and pushes to a fork): sync fetches memory from it as ever and pushes none there, saying so with
-the fix, and doctor warns of such a remote; a push URL naming the team's repository under another spelling pushes."""
+"""A remote that fetches from the team's repository and pushes elsewhere (``remote.NAME.pushurl``
+or ``url.X.pushInsteadOf``, the way a contributor fetches upstream and pushes to a fork): sync
+fetches memory from it as ever and pushes none there, saying so with the fix, and doctor warns
+of such a remote; a push URL naming the team's repository under another spelling pushes. A
+remote with several URLs (git fetches from the first and pushes to each) naming different
+repositories stands for none."""
 
 from __future__ import annotations
 
@@ -28,22 +30,17 @@ def _clone(tmp: Path) -> tuple[Path, Path, Path]:
     return team, fork, work
 
 
-@pytest.mark.parametrize("how", ["pushurl", "pushInsteadOf", "urls"])
+@pytest.mark.parametrize("how", ["pushurl", "pushInsteadOf"])
 def test_memory_is_never_pushed_to_a_push_url_naming_another_repository(tmp_path: Path, how: str) -> None:
     team, fork, work = _clone(tmp_path)
     if how == "pushurl":
         git(work, "remote", "set-url", "--push", "origin", str(fork))
-    elif how == "pushInsteadOf":
+    else:
         git(work, "config", f"url.{fork}.pushInsteadOf", str(team))
-    else:  # git fetches from the first URL and pushes to each, the library reads the last
-        git(work, "remote", "set-url", "origin", str(fork))
-        git(work, "remote", "set-url", "--add", "origin", str(team))
     synced = cli.gitstore("sync", cwd=work)
     assert synced.returncode == 1, synced.stdout + synced.stderr
-    assert ("a push to origin goes to github.com/bob/widgets, another repository than github.com/acme/widgets, "
-            "which origin also names" if how == "urls" else
-            "a push to origin goes to github.com/bob/widgets, another repository than the one origin fetches "
-            "from, github.com/acme/widgets") in synced.stdout, synced.stdout
+    assert "a push to origin goes to github.com/bob/widgets, another repository than the one origin fetches " \
+        "from, github.com/acme/widgets" in synced.stdout, synced.stdout
     assert not git(fork, "for-each-ref", "refs/memory/").strip(), "nothing of memory reached the fork"
     doctor = cli.gitstore("doctor", cwd=work)
     assert "warn remote origin push: a push to origin goes to github.com/bob/widgets" in doctor.stdout, doctor.stdout
@@ -72,3 +69,21 @@ def test_a_push_url_into_another_users_home_folder_is_another_repository(tmp_pat
     found = pushes_elsewhere(repo, "origin", "server.example/acme/widgets")
     assert found is not None and found[0].startswith(
         "a push to origin goes to server.example/acme/widgets in the home folder of bob, another repository"), found
+
+
+def test_a_remote_whose_urls_name_two_repositories_stands_for_neither(tmp_path: Path) -> None:
+    """git fetches from a remote's first URL and pushes to each, while the scope was read from
+    the last: origin naming a fork first and the team's repository after fetched the fork's
+    memory as the team's and pushed the clone's to both. Every command now names the URLs."""
+    team, fork, work = _clone(tmp_path)
+    git(work, "remote", "add", "mirror", str(fork))
+    git(work, "remote", "set-url", "--add", "mirror", str(team))
+    cli.ok("init", cwd=work)
+    assert "refs/memory/" not in git(work, "config", "--get-all", "remote.mirror.fetch")
+    said = cli.fails(1, "sync", "mirror", cwd=work)
+    assert f"mirror has 2 URLs naming different repositories ({fork}, {team})" in said, said
+    git(work, "remote", "set-url", "origin", str(fork))
+    git(work, "remote", "set-url", "--add", "origin", str(team))
+    said = cli.fails(1, "sync", cwd=work)
+    assert f"origin has 2 URLs naming different repositories ({fork}, {team})" in said, said
+    assert not git(fork, "for-each-ref", "refs/memory/").strip(), "nothing of memory reached the fork"

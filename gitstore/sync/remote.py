@@ -1366,7 +1366,10 @@ def other_repository(repo: pygit2.Repository, remote: str, scope: str, kept: str
 
     if "/" in remote or "origin" not in repo.remotes.names() or stands_for(repo, remote, scope) is not False:
         return None
-    theirs = remote_scope(repo, remote)
+    try:
+        theirs = remote_scope(repo, remote)
+    except (GitstoreError, pygit2.GitError, OSError):  # URLs naming different repositories: none told
+        return None
     if theirs is None or (same_scope(theirs, kept) and not same_scope(theirs, scope)):
         return None  # the scope this clone was set up under, unless it is this clone's (another user's folder)
     return stood_for(repo, remote)
