@@ -30,6 +30,7 @@ _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)\Z")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)\Z", re.I)
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}\Z")
+_UNRESERVED_ESCAPE = re.compile(r"%(3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2[DE]|5F|7E)", re.I)
 _REFUSED = re.compile(r"path '(.+)' " + re.escape(NOT_OWNED))
 
 
@@ -45,6 +46,8 @@ def scope_from_url(url: str) -> str:
         raise InvalidInput(f"remote URL {_redact(url)!r} names no host and repository")
     host = match.group(1).lower().strip("[]")
     path = match.group(2).strip("/")
+    if re.match(r"https?://", url, re.I):  # an HTTP path's escaped letter is that letter (RFC 3986, 6.2.2.2)
+        path = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), path)
     if path.endswith(".git"):
         path = path[:-4]
     segments = [s for s in path.split("/") if s]
@@ -68,15 +71,16 @@ _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 
 def scope_key(scope: str) -> str:
-    """What two spellings of one repository's scope have in common: on a host whose owner/name
-    paths are case-insensitive (``_CASELESS_HOSTS``), its canonical name and the path in lower
-    case (ASCII letters only: no other character folds into one a scope may hold); any other
-    scope is its own key. Records keep the scope they were stored under, so scopes are compared
+    """What two spellings of one repository's scope have in common: the host without a trailing
+    dot and, on a host whose owner/name paths are case-insensitive (``_CASELESS_HOSTS``), its
+    canonical name and the path in lower case (ASCII letters only: no other character folds
+    into one a scope may hold); any other scope is its own key. Records keep the scope they were stored under, so scopes are compared
     by this key, never rewritten."""
     host, slash, path = scope.partition("/")
+    host = host[:-1] if host.endswith(".") else host  # ``github.com.``: the same name, rooted
     canonical = _CASELESS_HOSTS.get(host) or (host if _TENANT.fullmatch(host) else None)
     if canonical is None or not slash:
-        return scope
+        return f"{host}{slash}{path}"
     return f"{canonical}/{path.translate(_ASCII_UPPER)}"
 
 
