@@ -87,3 +87,26 @@ def test_a_remote_whose_urls_name_two_repositories_stands_for_neither(tmp_path: 
     said = cli.fails(1, "sync", cwd=work)
     assert f"origin has 2 URLs naming different repositories ({fork}, {team})" in said, said
     assert not git(fork, "for-each-ref", "refs/memory/").strip(), "nothing of memory reached the fork"
+
+
+def test_a_relative_remote_path_names_the_repository_from_the_work_tree(tmp_path: Path) -> None:
+    """origin ``../team.git``, and sync run in a folder of the work tree where ``../team.git``
+    is another repository (one anyone could place in the work tree, holding memory refs of this
+    scope): sync fetches from and pushes to the team's, as git does and as the scope is read."""
+    import shutil
+
+    team, fork, work = _clone(tmp_path)
+    git(work, "remote", "set-url", "origin", "../team.git")
+    other = tmp_path / "mallory"
+    git(tmp_path, "clone", "-q", str(team), str(other))
+    cli.ok("init", cwd=other)
+    cli.ok("grant", "--purpose", "instruction", "--source", "review-thread", "--from", "2026-01-01", cwd=other)
+    decoy = work / "team.git"
+    shutil.copytree(fork, decoy)
+    git(other, "push", "-q", str(decoy), "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*")
+    (work / "sub").mkdir()
+    synced = cli.gitstore("sync", cwd=work / "sub")
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert git(team, "for-each-ref", "refs/memory/").strip(), "pushed to the team's"
+    grants = cli.ok("grants", "--json", cwd=work)
+    assert "instruction" not in grants, "nothing of the decoy's was read"

@@ -681,8 +681,11 @@ def _refuse_gone(repo: pygit2.Repository, remote: str) -> None:
 
 
 def _git(repo: pygit2.Repository, *args: str, data: str | None = None) -> subprocess.CompletedProcess[str]:
+    """git on this clone's common git folder, run in its work tree: a remote URL that is a relative
+    path names the repository from there, as for git run anywhere in the work tree and as the
+    scope reads it (``gitstore.scope.remote_scope``), never from the folder gitstore was run in."""
     return subprocess.run(["git", f"--git-dir={common_dir(repo)}", *args], env={**git_env(), "GIT_TERMINAL_PROMPT": "0"},
-                          input=data, capture_output=True, text=True)
+                          input=data, capture_output=True, text=True, cwd=repo.workdir or repo.path)
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
