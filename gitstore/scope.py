@@ -3,12 +3,13 @@
 The scope is ``host/owner/name`` from the origin remote with credentials, scheme, port and a
 trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts never shares
 records. Scopes are compared by ``same_scope``, never ``==``: on hosts naming repositories
-without regard to case, two spellings of one repository are one scope. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
-folder when gitstore is set up there; the repository's own git configuration keeps the scope
-memory was set up under (``keep_scope``), so a local scope stays when the folder moves, and a
-change of origin since can be named (``scope_and_kept``). An origin that is a path on this
-machine where no repository is any longer (moved or deleted) gives no scope: the kept one stands
-in, since it is the scope the memory is pinned to, and the move is named (``scope_kept_gone``).
+without regard to case, two spellings of one repository are one scope. A repository without
+an origin gets ``local/<16 hex>`` from the path of its common git folder when gitstore is set
+up there; the repository's own git configuration keeps the scope memory was set up under
+(``keep_scope``), so a local scope stays when the folder moves, and a change of origin since
+can be named (``scope_and_kept``). An origin that is a path on this machine where no
+repository is any longer (moved or deleted) gives no scope: the kept one stands in, since it
+is the scope the memory is pinned to, and the move is named (``scope_kept_gone``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def scope_from_url(url: str) -> str:
     if not match:
         raise InvalidInput(f"remote URL {_redact(url)!r} names no host and repository")
     host = match.group(1).lower().strip("[]")
+    host = host[:-1] if host.endswith(".") else host  # ``github.com.``: the same name, rooted
     path = match.group(2).strip("/")
     if re.match(r"https?://", url, re.I):  # an HTTP path's escaped letter is that letter (RFC 3986, 6.2.2.2)
         path = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), path)
@@ -71,16 +73,15 @@ _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 
 def scope_key(scope: str) -> str:
-    """What two spellings of one repository's scope have in common: the host without a trailing
-    dot and, on a host whose owner/name paths are case-insensitive (``_CASELESS_HOSTS``), its
-    canonical name and the path in lower case (ASCII letters only: no other character folds
-    into one a scope may hold); any other scope is its own key. Records keep the scope they were stored under, so scopes are compared
+    """What two spellings of one repository's scope have in common: on a host whose owner/name
+    paths are case-insensitive (``_CASELESS_HOSTS``), its canonical name and the path in lower
+    case (ASCII letters only: no other character folds into one a scope may hold); any other
+    scope is its own key. Records keep the scope they were stored under, so scopes are compared
     by this key, never rewritten."""
     host, slash, path = scope.partition("/")
-    host = host[:-1] if host.endswith(".") else host  # ``github.com.``: the same name, rooted
     canonical = _CASELESS_HOSTS.get(host) or (host if _TENANT.fullmatch(host) else None)
     if canonical is None or not slash:
-        return f"{host}{slash}{path}"
+        return scope
     return f"{canonical}/{path.translate(_ASCII_UPPER)}"
 
 
@@ -300,11 +301,8 @@ def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
         return False  # one of them another
     except (GitstoreError, pygit2.GitError, OSError):
         return None
-    try:
-        ours, theirs = _home_user(_url_of(repo, "origin")), _home_user(_url_of(repo, remote))
-        return ours is None or theirs is None or ours == theirs  # two users' homes: two repositories
-    except (GitstoreError, pygit2.GitError, OSError):
-        return None
+    ours, theirs = _home_user(_url_of(repo, "origin")), _home_user(_url_of(repo, remote))
+    return ours is None or theirs is None or ours == theirs  # two users' home folders: two repositories
 
 
 def stood_for(repo: pygit2.Repository, remote: str) -> str:
