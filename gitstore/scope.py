@@ -63,12 +63,15 @@ def scope_from_url(url: str) -> str:
 # GitHub, GitLab.com and Bitbucket Cloud. A self-hosted server's host says nothing of how it
 # names repositories (GitHub Enterprise Server, a GitLab instance and a plain git server over ssh
 # look alike, and on the last two folders differing in case are two repositories), so no other
-# host is folded; GitHub Enterprise Cloud's own hosts (``TENANT.ghe.com``) are.
+# host is folded; GitHub Enterprise Cloud's own hosts (``TENANT.ghe.com``) are, and Azure DevOps'
+# (``_azure_key``).
 _CASELESS_HOSTS = {"github.com": "github.com", "www.github.com": "github.com", "ssh.github.com": "github.com",
                    "gitlab.com": "gitlab.com", "www.gitlab.com": "gitlab.com", "altssh.gitlab.com": "gitlab.com",
                    "bitbucket.org": "bitbucket.org", "www.bitbucket.org": "bitbucket.org",
                    "altssh.bitbucket.org": "bitbucket.org"}
 _TENANT = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ghe\.com")
+_AZURE_SSH = ("ssh.dev.azure.com", "vs-ssh.visualstudio.com")
+_AZURE_OLD = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.visualstudio\.com")
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -79,10 +82,35 @@ def scope_key(scope: str) -> str:
     scope is its own key. Records keep the scope they were stored under, so scopes are compared
     by this key, never rewritten."""
     host, slash, path = scope.partition("/")
+    azure = _azure_key(host, path.split("/"))
+    if azure is not None:
+        return azure
     canonical = _CASELESS_HOSTS.get(host) or (host if _TENANT.fullmatch(host) else None)
     if canonical is None or not slash:
         return scope
     return f"{canonical}/{path.translate(_ASCII_UPPER)}"
+
+
+def _azure_key(host: str, parts: list[str]) -> str | None:
+    """``dev.azure.com/org/project/repo`` in lower case for a repository of Azure DevOps, which
+    names them without regard to case and serves each under four spellings: https
+    ``dev.azure.com/ORG/PROJECT/_git/REPO`` (``ORG/_git/REPO`` where the project is named as the
+    repository), ssh ``ssh.dev.azure.com:v3/ORG/PROJECT/REPO``, and the older
+    ``ORG.visualstudio.com/[DefaultCollection/]PROJECT/_git/REPO`` and
+    ``vs-ssh.visualstudio.com:v3/ORG/PROJECT/REPO``; None for any other scope."""
+    lower = [part.translate(_ASCII_UPPER) for part in parts]
+    if host in _AZURE_SSH and len(lower) == 4 and lower[0] == "v3":
+        named = lower[1:]
+    elif host == "dev.azure.com" and len(lower) in (3, 4) and lower[-2] == "_git":
+        named = [lower[0], lower[1] if len(lower) == 4 else lower[2], lower[-1]]
+    elif _AZURE_OLD.fullmatch(host) and host not in _AZURE_SSH:
+        rest = lower[1:] if lower[:1] == ["defaultcollection"] else lower
+        if len(rest) not in (2, 3) or rest[-2] != "_git":
+            return None
+        named = [host.split(".", 1)[0], rest[0] if len(rest) == 3 else rest[1], rest[-1]]
+    else:
+        return None
+    return "/".join(["dev.azure.com", *named])
 
 
 def same_scope(one: object, other: object) -> bool:
@@ -96,7 +124,8 @@ def spelled_alike(scope: str) -> bool:
     """Whether every record of ``scope`` holds it spelled as it is here: a provider may then find
     them by the exact string, and otherwise is asked for every scope's (``same_scope`` sorts)."""
     host = scope.partition("/")[0]
-    return host not in _CASELESS_HOSTS and not _TENANT.fullmatch(host)
+    return not (host in _CASELESS_HOSTS or _TENANT.fullmatch(host) or host == "dev.azure.com"
+                or host in _AZURE_SSH or _AZURE_OLD.fullmatch(host))
 
 
 def _redact(url: str) -> str:
@@ -334,7 +363,7 @@ def _home_user(url: str) -> str | None:
     if match is None or match.group(2).startswith("/") or "@" not in login:
         return None
     host = match.group(1).lower()
-    return None if host in _CASELESS_HOSTS or _TENANT.fullmatch(host) else login.split("@", 1)[0]
+    return None if not spelled_alike(f"{host}/") else login.split("@", 1)[0]
 
 
 def origin_of(repo: pygit2.Repository) -> tuple[str | None, Path | None]:

@@ -99,6 +99,10 @@ def test_clones_whose_origins_differ_only_in_case_share_memory_and_agree(tmp_pat
     ("https://gitlab.com/Group/Sub/Proj.git", "git@altssh.gitlab.com:group/sub/proj"),
     ("https://bitbucket.org/Acme/Widgets", "git@bitbucket.org:acme/widgets.git"),
     ("https://octo.ghe.com/Acme/Widgets", "https://octo.ghe.com/acme/widgets"),
+    ("https://dev.azure.com/Acme/Tools/_git/Widgets", "git@ssh.dev.azure.com:v3/acme/tools/widgets"),
+    ("https://acme.visualstudio.com/DefaultCollection/Tools/_git/Widgets",
+     "https://dev.azure.com/acme/tools/_git/widgets"),
+    ("https://dev.azure.com/acme/_git/widgets", "acme@vs-ssh.visualstudio.com:v3/acme/widgets/widgets"),
     ("https://github.com/acme/wid%67ets", "https://github.com/acme/widgets"),  # an escaped letter
     ("https://git.example.com./acme/widgets.git", "git@git.example.com:acme/widgets"),  # a rooted host name
 ])
@@ -111,6 +115,8 @@ def test_spellings_of_one_hosted_repository_are_one_scope(one: str, other: str) 
     ("https://github.com/acme/widgets", "https://gitlab.com/acme/widgets"),
     ("https://github.com/acme/widgets", "https://github.example.com/acme/widgets"),
     ("https://octo.ghe.com/acme/widgets", "https://other.ghe.com/acme/widgets"),
+    ("https://dev.azure.com/acme/tools/_git/widgets", "https://dev.azure.com/acme/other/_git/widgets"),
+    ("https://acme.visualstudio.com/tools/_git/widgets", "https://umbrella.visualstudio.com/tools/_git/widgets"),
     ("https://github.com/acme/key", "https://github.com/acme/\u212aey"),  # only ASCII letters fold
 ])
 def test_other_repositories_stay_other_scopes(one: str, other: str) -> None:
