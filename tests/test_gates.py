@@ -952,11 +952,18 @@ def test_a_change_cannot_allow_list_its_own_secret(
     assert code == 1 and [line.split(" (")[0] for line in lines] == ["config.txt:2: secret or private path: "
                                                                      "github-token"], lines
     assert f"the range's base ({main[:12]})" in lines[0], lines
-    # the line merged on its own first: the branch, rebased on it, passes
+    # the line the finding gives (pinned to the token) merged on its own first: the branch, made
+    # again on it, passes
+    pinned = re.search(r"merge (config\.txt:github-token:2 sha256=[0-9a-f]{16}) on its own first", lines[0])
+    assert pinned, lines
     git(tmp_path, "checkout", "-q", "main")
-    git(tmp_path, "checkout", "-q", "feature", "--", ".gitstore-allow")
+    (tmp_path / ".gitstore-allow").write_text(pinned.group(1) + "\n")
+    git(tmp_path, "add", ".gitstore-allow")
     git(tmp_path, "commit", "-q", "-m", "allow the widgets token")
-    git(tmp_path, "rebase", "-q", "main", "feature")
+    git(tmp_path, "checkout", "-q", "-B", "feature")
+    (tmp_path / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+    git(tmp_path, "add", "config.txt")
+    git(tmp_path, "commit", "-q", "-m", "config")
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", git(tmp_path, "rev-parse", "main").strip())
     assert run(scan.main, files, capsys) == (0, [])
     # a line the change drops clears nothing, though the base holds it
@@ -968,6 +975,76 @@ def test_a_change_cannot_allow_list_its_own_secret(
     git(tmp_path, "reset", "-q", "--hard", "HEAD~1")
     monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))
     assert run(scan.main, files, capsys) == (0, [])  # at a commit on it: HEAD holds the line
+
+
+def _tokens() -> tuple[str, str, str]:
+    """Three GitHub tokens of the right shape, built here (none is written in the repository)."""
+    return tuple("ghp_" + body for body in ("A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2",
+                                             "Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7J8k9"))  # type: ignore[return-value]
+
+
+def test_an_allowed_line_clears_only_the_value_allowed_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``config.txt:github-token:2`` named a line, not a value: a branch that put a real token on a
+    line allowed for a test token passed the scan at a commit, at pre-push and in CI. A line with
+    no pin now clears only the text the base holds on it, and the finding gives the pinned line
+    (`` sha256=``) that allows the new value; merged on its own first, it clears that value and no
+    other."""
+    test, real, other = _tokens()
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    config = tmp_path / "config.txt"
+    config.write_text(f"name = widgets\ntoken = {test}\n")
+    (tmp_path / ".gitstore-allow").write_text("config.txt:github-token:2\n")
+    git(tmp_path, "add", "config.txt", ".gitstore-allow")
+    git(tmp_path, "commit", "-q", "-m", "widgets with a test token")
+    files = ["config.txt"]
+    index = str(tmp_path / ".git" / "index")
+    # an edit elsewhere in the file keeps the allowance: the base holds the same text on line 2
+    config.write_text(f"name = gadgets\ntoken = {test}\n")
+    git(tmp_path, "add", "config.txt")
+    monkeypatch.setenv("GIT_INDEX_FILE", index)
+    assert run(scan.main, files, capsys) == (0, [])
+    git(tmp_path, "commit", "-q", "-m", "gadgets")
+    # another value on the allowed line, at a commit
+    config.write_text(f"name = gadgets\ntoken = {real}\n")
+    git(tmp_path, "add", "config.txt")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("config.txt:2: secret or private path: github-token "
+                                                                 "(the .gitstore-allow of the commit it is made on (HEAD) "
+                                                                 "allows another value on this line"), lines
+    pinned = re.search(r"list (config\.txt:github-token:2 sha256=[0-9a-f]{16}) there first", lines[0])
+    assert pinned and real not in lines[0], lines
+    git(tmp_path, "commit", "-q", "--no-verify", "-m", "real token")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    # and over a range (pre-push, CI)
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD~1")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == ["config.txt:2: secret or private path: "
+                                                                     "github-token"], lines
+    assert pinned.group(1) in lines[0], lines
+    # a line inserted above moves a real token onto the allowed line: no allowance either
+    git(tmp_path, "reset", "-q", "--hard", "HEAD~1")
+    config.write_text(f"name = gadgets\ntoken = {real}\ntoken = {test}\n")
+    git(tmp_path, "commit", "-q", "--no-verify", "-a", "-m", "shifted")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == ["config.txt:2: secret or private path: "
+                                                                     "github-token"], lines
+    # the pinned line merged on its own first: it clears that value, and only it
+    git(tmp_path, "reset", "-q", "--hard", "HEAD~1")
+    (tmp_path / ".gitstore-allow").write_text(f"config.txt:github-token:2\n{pinned.group(1)}\n")
+    git(tmp_path, "commit", "-q", "-a", "-m", "allow the new test token")
+    config.write_text(f"name = gadgets\ntoken = {real}\n")
+    git(tmp_path, "commit", "-q", "--no-verify", "-a", "-m", "new token")
+    assert run(scan.main, files, capsys) == (0, [])
+    config.write_text(f"name = gadgets\ntoken = {other}\n")
+    git(tmp_path, "commit", "-q", "--no-verify", "-a", "-m", "another token")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD~2")
+    code, lines = run(scan.main, files, capsys)
+    assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: github-token"), lines
 
 
 def test_the_scan_reads_the_names_of_the_files_agents_load(

@@ -208,7 +208,7 @@ def test_the_scan_receives_a_symlink_and_scans_the_path_git_commits_for_it(
     git(root, "add", "-A")
     out = _run(root, hook_repo, "run", code=1)
     assert _findings(out) == ["keys/deploy:1: link target: secret or private path: home-path "
-                              "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"], out
+                              "(remove it, or list keys/deploy:home-path:1 sha256=612b6fc44e3094a3 in .gitstore-allow)"], out
 
 
 def test_the_scan_reads_a_file_agents_read_whatever_pre_commit_takes_its_type_for(

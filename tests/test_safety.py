@@ -589,6 +589,41 @@ def test_an_allow_list_entry_covers_exactly_its_path_kind_and_line() -> None:
         Allowlist.parse("a:jwt:1\nkeys/private.key:pem-private-key\n")
 
 
+def test_a_pinned_allow_list_entry_clears_its_value_alone() -> None:
+    """``PATH:KIND:LINE sha256=DIGEST`` names the value it clears (the first 16 hex digits of the
+    matched text's SHA-256): another key on that line stands. A line with no pin clears what sits
+    on its line, unless the list is judged against a base that holds other text there."""
+    from gitstore.safety.files import Base, entry
+
+    key = shared("secrets", "fake-leaks", "pki", "valid", "private.key").read_text()
+    line = line_of_key(key)
+    hit, = ConservativeScanner().redacted_hits(key, path="keys/private.key")
+    pinned = entry("keys/private.key", "pem-private-key", line, key[hit.start:hit.end])
+    assert pinned.startswith(f"keys/private.key:pem-private-key:{line} sha256=") and len(pinned.split("=")[1]) == 16
+    assert ConservativeScanner(Allowlist.parse(pinned + "\n")).scan(key, path="keys/private.key").redactions == 0
+    assert ConservativeScanner(Allowlist.parse(pinned[:-16] + pinned[-16:].upper())).scan(
+        key, path="keys/private.key").redactions == 0  # the digest in either case
+    body = key.index("\n", key.index("-----BEGIN")) + 20
+    other = key[:body] + ("A" if key[body] != "A" else "B") + key[body + 1:]  # another key, the same lines
+    assert ConservativeScanner(Allowlist.parse(pinned)).scan(other, path="keys/private.key").redactions == 1
+    unpinned = Allowlist.parse(f"keys/private.key:pem-private-key:{line}\n")
+    assert ConservativeScanner(unpinned).scan(other, path="keys/private.key").redactions == 0  # no base: by line
+    for base, found in ((key, 1), (other, 0), (None, 1), ("\n" + other, 1)):
+        judged = unpinned._replace(base=Base.of({"keys/private.key": base}))
+        assert ConservativeScanner(judged).scan(other, path="keys/private.key").redactions == found, base and base[:9]
+    with pytest.raises(InvalidInput, match=r"^\.gitstore-allow:1: expected PATH:KIND:LINE .*sha256= and 16 hex"):
+        Allowlist.parse("keys/private.key:pem-private-key:3 sha256=abc\n")
+
+
+def test_an_allow_list_path_may_hold_colons() -> None:
+    assert Allowlist.parse("c:/data/a:b.txt:jwt:4\nx:y:jwt:5 sha256=0123456789ABCDEF\n") == Allowlist(
+        frozenset({("c:/data/a:b.txt", "jwt", 4)}), pinned=frozenset({("x:y", "jwt", 5, "sha256=0123456789abcdef")}))
+
+
+def line_of_key(key: str) -> int:
+    return key[: key.index("-----BEGIN")].count("\n") + 1
+
+
 def test_an_allow_list_accepts_submodules_by_path_and_clears_no_finding_with_them() -> None:
     """``submodule: PATH`` is the promotion gate's: a submodule it accepts, no secret cleared."""
     allowed = Allowlist.parse("# reviewed\nsubmodule: packages/web/\nsubmodule:docs:3\n")

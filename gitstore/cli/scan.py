@@ -3,7 +3,10 @@
 Each file is scanned as the content of its path: inside a repository, its path from the
 repository's root, with that repository's ``.gitstore-allow`` list (found from the file's own
 folder, wherever the scan runs) (secrets and home paths
-only: a quarantine is never allowed, and its line says so). The report names kinds and
+only: a quarantine is never allowed, and its line says so). A line pinned to a value
+(``PATH:KIND:LINE sha256=DIGEST``) clears that value alone; one without a pin clears what sits on
+its line, there being no base to judge it against here (the ``gitstore-scan`` gate judges it
+against HEAD or the range's base). The report names kinds and
 counts only, never the material found. Exit 1 when any file is quarantined, else 0.
 """
 

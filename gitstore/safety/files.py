@@ -12,7 +12,11 @@ clear a redaction, and only there:
   on a line marked ``gitleaks:allow``, ``nosec``, ``notsecret`` or ``pragma: allowlist secret``
   (on the line, or in a comment line just above it) stays; a credential of a known format
   never does;
-- the maintainers' list: the repository's ``.gitstore-allow`` (:class:`Allowlist`).
+- the maintainers' list: the repository's ``.gitstore-allow`` (:class:`Allowlist`): an entry
+  pinned to a value (``PATH:KIND:LINE sha256=DIGEST``) clears that value alone on its line; one
+  that names no value (``PATH:KIND:LINE``) clears whatever sits on its line, but where the list
+  is judged against a base (the gates: HEAD at a commit, the range's start at a push) only the
+  text the base holds on that line, so a change that alters an allowed line loses the allowance.
 
 None of them clears a quarantine (hidden, bidirectional, zero-width or control characters,
 injected instructions): such text never reaches an agent, whoever declares it harmless, so the
@@ -25,8 +29,9 @@ decide what the store keeps.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,18 +61,68 @@ NOT_ALLOWED = ("cannot be allowed in .gitstore-allow (quarantined text never rea
 
 FILE_NAME = ".gitstore-allow"  # the allow list, at the root of a repository
 _SUBMODULE = re.compile(r"submodule:[ \t]+(\S(?:.*\S)?)")  # an entry accepting a submodule: ``submodule: PATH``
+PIN = "sha256="  # how an entry's value pin begins: ``PATH:KIND:LINE sha256=`` and 16 hex digits
+# a pin, after a space or a tab (a colon before it would have the scanner take ``token:2:sha256=...`` for an
+# assigned credential, and the list itself would fail the scan)
+_PIN = re.compile(r"[ \t]sha256=([0-9a-fA-F]{16})\Z")
+
+
+def pin(secret: str) -> str:
+    """The pin an allow list entry carries for the matched text SECRET: the first 16 hex digits
+    of its SHA-256 (``sha256=3f9a...``), enough to tell one value from another and never the
+    value itself (the file beside the list holds it anyway)."""
+    return PIN + hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def entry(path: str, kind: str, line: int, secret: str) -> str:
+    """The line of ``.gitstore-allow`` that clears SECRET, a finding of KIND on LINE of PATH."""
+    return f"{path}:{kind}:{line} {pin(secret)}"
+
+
+class Base(NamedTuple):
+    """What an allow list is judged against: the text each file named by an entry without a pin
+    holds there (None: no such file), so that such an entry clears only what the base holds on
+    its line."""
+
+    texts: Mapping[str, tuple[str, list[int]] | None]
+
+    @classmethod
+    def of(cls, texts: Mapping[str, str | None]) -> Base:
+        return cls({path: None if text is None else (text, _line_starts(text)) for path, text in texts.items()})
+
+    def holds(self, path: str, line: int, secret: str) -> bool:
+        """Whether the base's file at PATH holds SECRET starting on its 1-based LINE."""
+        held = self.texts.get(path)
+        if held is None:
+            return False
+        text, starts = held
+        if not secret or line > len(starts):
+            return False
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(text)
+        found = text.find(secret, start, end + len(secret))  # bounded: never a search of the whole file
+        return found != -1 and found < end
 
 
 class Allowlist(NamedTuple):
     """Findings a repository's maintainers have declared are not secrets (redactions only, never
-    a quarantine), one per entry
-    ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
-    finding starts), as kept in the repository's ``.gitstore-allow``; and the submodules they
-    accept though no gate can read what they hold, one per entry ``submodule: PATH`` (the
-    promotion gate's, which refuses any other submodule a commit adds or moves)."""
+    a quarantine), one per entry ``PATH:KIND:LINE`` (a file of the repository, a finding kind,
+    the 1-based line where the finding starts) or ``PATH:KIND:LINE sha256=DIGEST`` (pinned: the
+    :func:`pin` of the one value it clears there), as kept in the repository's
+    ``.gitstore-allow``; and the submodules they accept though no gate can read what they hold,
+    one per entry ``submodule: PATH`` (the promotion gate's, which refuses any other submodule
+    a commit adds or moves).
+
+    A pinned entry clears its value alone. One without a pin clears any finding of its kind on
+    its line, except where the list is judged against a ``base`` (the gates): there only the
+    text the base holds starting on that line, so a change that puts another value on an
+    allowed line (or a line shifted onto it) loses the allowance, and the finding says which
+    pinned line to list."""
 
     entries: frozenset[tuple[str, str, int]] = frozenset()
     submodules: frozenset[str] = frozenset()
+    pinned: frozenset[tuple[str, str, int, str]] = frozenset()
+    base: Base | None = None
 
     @classmethod
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
@@ -76,6 +131,7 @@ class Allowlist(NamedTuple):
 
         entries = set()
         submodules = set()
+        pinned = set()
         for number, line in enumerate(text.splitlines(), start=1):
             line = line.strip()
             if not line or line.startswith("#"):
@@ -84,12 +140,18 @@ class Allowlist(NamedTuple):
             if submodule:
                 submodules.add(submodule.group(1).strip("/"))
                 continue
-            path, _, rest = line.rpartition(":")
+            digest = _PIN.search(line)
+            path, _, rest = (line[:digest.start()].rstrip(" \t") if digest else line).rpartition(":")
             path, _, kind = path.rpartition(":")
             if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not rest.isdigit() or int(rest) < 1:
-                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE or submodule: PATH, got {line[:80]!r}")
-            entries.add((path, kind, int(rest)))
-        return cls(frozenset(entries), frozenset(submodules))
+                pinning = " (a pinned entry ends with a space, sha256= and 16 hex digits)" if PIN in line else ""
+                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE or submodule: PATH, got "
+                                   f"{line[:80]!r}{pinning}")
+            if digest:
+                pinned.add((path, kind, int(rest), PIN + digest.group(1).lower()))
+            else:
+                entries.add((path, kind, int(rest)))
+        return cls(frozenset(entries), frozenset(submodules), frozenset(pinned))
 
     @classmethod
     def read(cls, root: Path | None) -> Allowlist:
@@ -108,8 +170,16 @@ class Allowlist(NamedTuple):
             raise InvalidInput(f"{FILE_NAME}: cannot read ({exc.strerror})") from None
         return cls.parse(text, FILE_NAME)
 
-    def covers(self, path: str, kinds: Iterable[str], line: int) -> bool:
-        return any((path, kind, line) in self.entries for kind in kinds)
+    def covers(self, path: str, kinds: Iterable[str], line: int, secret: str) -> bool:
+        """Whether the list clears SECRET, a finding of one of KINDS starting on LINE of PATH."""
+        kinds = tuple(kinds)
+        if self.pinned:
+            digest = pin(secret)
+            if any((path, kind, line, digest) in self.pinned for kind in kinds):
+                return True
+        if not any((path, kind, line) in self.entries for kind in kinds):
+            return False
+        return self.base is None or self.base.holds(path, line, secret)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -150,11 +220,11 @@ def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist,
         line = bisect.bisect_right(starts, hit.start)
         if kinds <= _GUESSES and _marked(text, starts, line, hit.end):
             continue
-        if allow.covers(path, hit.kinds, line + lines_before):
+        if allow.covers(path, hit.kinds, line + lines_before, text[hit.start:hit.end]):
             continue
         kept.append(hit)
     return kept
 
 
 
-__all__ = ["Allowlist", "standing_in_file"]
+__all__ = ["Allowlist", "Base", "entry", "pin", "standing_in_file"]

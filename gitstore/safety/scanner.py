@@ -252,10 +252,16 @@ class ConservativeScanner:
                        read_by_agents: Callable[[], bool] | None = None) -> list[tuple[int, int]]:
         """Where ``scan`` (with the same PATH and READ_BY_AGENTS) replaces something in TEXT:
         the start and end of each span it redacts, in order."""
+        return [(hit.start, hit.end) for hit in self.redacted_hits(text, path=path, read_by_agents=read_by_agents)]
+
+    def redacted_hits(self, text: str, *, path: str | None = None, read_by_agents: Callable[[], bool] | None = None,
+                      lines_before: int = 0) -> list[Hit]:
+        """What ``scan`` (with the same PATH, READ_BY_AGENTS and LINES_BEFORE) replaces in TEXT,
+        each span with its kinds, in order (the allow list's advice pins their text)."""
         hits = self._redactions(Text.of(text), 0)
         if path is not None:
-            hits = standing_in_file(text, path, hits, self.allow, read_by_agents)
-        return [(hit.start, hit.end) for hit in hits if hit.text != text[hit.start:hit.end]]
+            hits = standing_in_file(text, path, hits, self.allow, read_by_agents, lines_before)
+        return [hit for hit in hits if hit.text != text[hit.start:hit.end]]
 
     def _in_context(self, context: str, text: str) -> list[Hit]:
         """The redactions in TEXT read after CONTEXT on the line before it: a token a command

@@ -1,11 +1,13 @@
 """``gitstore-scan``: the safety scanner on the text files about to be committed.
 
 Each file is scanned as the content of its path from the repository's root, with the
-repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line, read as the change holds it, like
-the files: a list left untracked or not staged clears nothing) clearing the secrets and home
-paths its maintainers declared harmless; a line clears only where what the change is judged
-against (HEAD at a commit, the range's base) holds it too, so a change cannot allow its own
-secrets (``_allowlists``). Anything the scanner would quarantine (hidden or
+repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line, or ``PATH:KIND:LINE sha256=DIGEST``
+pinned to one value, read as the change holds it, like the files: a list left untracked or not
+staged clears nothing) clearing the secrets and home paths its maintainers declared harmless; a
+line clears only where what the change is judged against (HEAD at a commit, the range's base)
+holds it too, so a change cannot allow its own secrets, and a line without a pin clears only the
+text the base holds on that line, so a change cannot put another value on an allowed line
+(``_allowlists``); a finding prints the pinned line that would clear it. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts (a test suite's key, under
 ``tests/`` or ``fixtures/``, is no secret, but not in a file agents read, below); warnings (mixed-script words)
@@ -92,6 +94,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the scanner loads when the gate runs (its --help does not need it)
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
+    from gitstore.safety.spans import Hit
 
 PROG = "gitstore-scan"
 SKILL = "SKILL.md"
@@ -197,23 +200,35 @@ def _attributes(root: Path, paths: Sequence[str]) -> list[tuple[str, str, str]]:
     return [(parts[i], parts[i + 1], parts[i + 2]) for i in range(0, len(parts) - 2, 3)]
 
 
-_REMOVE_OR_LIST = "remove it, or list PATH:KIND:LINE in .gitstore-allow"
+_REMOVE_OR_LIST = "remove it, or list {entries} in .gitstore-allow"
 
 
 class _Advice:
-    """What a secret's finding tells to do (``_REMOVE_OR_LIST``), and, for one that a line only the
-    change's own ``.gitstore-allow`` holds would clear, why that line clears nothing (``own``:
-    those lines, ``base``: what the change is judged against)."""
+    """What a secret's finding tells to do: remove it, or list the exact line that pins its value
+    (``_REMOVE_OR_LIST``, the lines ``pins`` gives); for one that a line only the change's own
+    ``.gitstore-allow`` holds would clear, why that line clears nothing (``own``: those lines),
+    and for one on a line the list of what the change is judged against (``base``) names, that
+    the line allows another value there (``kept``: the lines both hold)."""
 
-    def __init__(self, own: frozenset[tuple[str, str, int]] = frozenset(), base: str = "") -> None:
-        self.own, self.base = own, base
+    def __init__(self, own: Allowlist | None = None, kept: Allowlist | None = None, base: str = "") -> None:
+        self.own, self.kept = (frozenset() if held is None else held.entries | {entry[:3] for entry in held.pinned}
+                               for held in (own, kept))
+        self.base = base
 
-    def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None) -> str:
-        if any((rel, kind, line) in self.own for kind in kinds for line in range(first, (last or first) + 1)):
+    def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None,
+                 pins: Sequence[str] = ()) -> str:
+        lines = range(first, (last or first) + 1)
+        entries = " and ".join(pins) or "PATH:KIND:LINE sha256=DIGEST"
+        if any((rel, kind, line) in self.own for kind in kinds for line in lines):
             return (f"its line in .gitstore-allow is the change's own, and a change's own lines clear none of its "
-                    f"findings: merge that line on its own first, so that the .gitstore-allow of {self.base} holds "
+                    f"findings: merge {entries} on its own first, so that the .gitstore-allow of {self.base} holds "
                     "it, or remove the secret")
-        return _REMOVE_OR_LIST
+        if any((rel, kind, line) in self.kept for kind in kinds for line in lines):
+            return (f"the .gitstore-allow of {self.base} allows another value on this line, not this one: to allow "
+                    f"it, list {entries} there first, merged on its own, or remove the secret")
+        if self.base:
+            return f"remove it, or list {entries} in the .gitstore-allow of {self.base}, merged on its own first"
+        return _REMOVE_OR_LIST.format(entries=entries)
 
 
 def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
@@ -223,15 +238,36 @@ def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
     adds a credential and the line allowing it in one change would otherwise clear its own
     secret, so a line is merged on its own first, a reviewed change, as a ``submodule: PATH``
     line is (the promotion gate reads those from the base alone). A line the change drops clears
-    nothing at once. With nothing to judge against (a repository's first commit, the first push
-    of a whole history) the change's own list stands: all of it is its author's."""
+    nothing at once. A line pinned to a value (`` sha256=``) clears that value alone; one that
+    pins none clears only the text the base's file holds starting on that line (``Base``): a
+    branch that puts a real credential on a line allowed for a test token, or shifts one onto
+    it, loses the allowance, and its finding names the pinned line to merge first. With nothing
+    to judge against (a repository's first commit, the first push of a whole history) the
+    change's own list stands: all of it is its author's."""
+    from gitstore.safety.files import Allowlist, Base
+
     own = _allowlist(root)
     base = _judged_against(root)
     if base is None:
         return own, _Advice()
     revision, called = base
-    kept = own.entries & (_allowlist_at(root, revision).entries if revision else frozenset())
-    return own._replace(entries=kept), _Advice(own.entries - kept, called)
+    at_base = _allowlist_at(root, revision) if revision else Allowlist()
+    kept = own._replace(entries=own.entries & at_base.entries, pinned=own.pinned & at_base.pinned)
+    kept = kept._replace(base=Base.of(_texts_at(root, revision, sorted({path for path, _, _ in kept.entries}))))
+    mine = Allowlist(own.entries - kept.entries, pinned=own.pinned - kept.pinned)
+    return kept, _Advice(mine, kept, called)
+
+
+def _texts_at(root: Path, revision: str | None, paths: Sequence[str]) -> dict[str, str | None]:
+    """The text each file of PATHS holds at REVISION, read as the gate reads a file the change
+    holds (``_in_git``: a symbolic link's target, else ``_text``); None for one it does not hold."""
+    found: dict[str, str | None] = dict.fromkeys(paths)
+    held = (entries(root, revision, list(paths)) or {}) if revision and paths else {}
+    held = {path: entry for path, entry in held.items() if path in found and entry[0] in ("100644", "100755", "120000")}
+    data = blobs(root, sorted({oid for _, oid in held.values()}))
+    for path, (mode, oid) in held.items():
+        found[path] = data[oid].decode("utf-8", "replace") if mode == "120000" else _text(data[oid])
+    return found
 
 
 def _judged_against(root: Path) -> tuple[str | None, str] | None:
@@ -356,8 +392,8 @@ def _scan_text(name: str, rel: str, committed: tuple[str, bool], scanner: Conser
     if quarantined:
         found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
     if redacted:
-        spans = scanner.redacted_spans(text, path=rel, read_by_agents=lambda: agents_read(rel))
-        found += [(True, f) for f in _redacted(name, rel, text, spans, scanner, redacted, advice)]
+        hits = scanner.redacted_hits(text, path=rel, read_by_agents=lambda: agents_read(rel))
+        found += [(True, f) for f in _redacted(name, rel, text, hits, scanner, redacted, advice)]
     found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
               for f in result.findings if f.action not in (QUARANTINE, REDACT)]
     if link:  # what was found is in the target's name, not in the file it leads to
@@ -751,8 +787,13 @@ def _decoded(name: str, rel: str, text: str, scanner: ConservativeScanner, agent
             if action == QUARANTINE:
                 rows.append((True, Finding(name, first, f"quarantine: {', '.join(new)} in {said} ({NOT_ALLOWED})")))
             elif action == REDACT:
+                pad = min(first - 1, 2)
+                padded = "\n" * pad + value
+                hits = [hit for hit in scanner.redacted_hits(padded, path=rel, read_by_agents=lambda: agents_read(rel),
+                                                             lines_before=first - 1 - pad) if set(hit.kinds) & set(new)]
+                pins = list(dict.fromkeys(pinned for _, pinned in _pins(rel, padded, hits, first - 1 - pad)))
                 rows.append((True, Finding(name, first, f"secret or private path: {', '.join(new)} in {said} "
-                                                        f"({advice(rel, new, first)})")))
+                                                        f"({advice(rel, new, first, pins=pins)})")))
             else:
                 rows.append((False, Finding(name, first, f"warning: {', '.join(new)} in {said}")))
     return rows
@@ -772,11 +813,27 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
     return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)} ({NOT_ALLOWED})")]
 
 
-def _redacted(name: str, rel: str, text: str, spans: list[tuple[int, int]], scanner: object,
+def _pins(rel: str, text: str, hits: Sequence[Hit], lines_before: int = 0) -> list[tuple[int, str]]:
+    """(0-based line of TEXT, the ``.gitstore-allow`` line pinning its value) for each of HITS,
+    TEXT starting after LINES_BEFORE lines of the file REL (``gitstore.safety.files.entry``)."""
+    import bisect
+
+    from gitstore.safety.files import entry
+
+    starts = [0] + [n + 1 for n, character in enumerate(text) if character == "\n"]
+    pins = []
+    for hit in hits:
+        line = bisect.bisect_right(starts, hit.start) - 1
+        pins.append((line, entry(rel, hit.kinds[0], line + 1 + lines_before, text[hit.start:hit.end])))
+    return pins
+
+
+def _redacted(name: str, rel: str, text: str, hits: Sequence[Hit], scanner: object,
               kinds: list[str], advice: _Advice) -> list[Finding]:
-    """One finding per run of lines the scanner would redact (SPANS: where it replaces), naming
-    what it found there. A span's lines run from its start's to its last character's; spans on
-    the same or adjacent lines make one run, as the lines a redaction changes do."""
+    """One finding per run of lines the scanner would redact (HITS: where it replaces), naming
+    what it found there and the pinned allow list lines that would clear it. A span's lines run
+    from its start's to its last character's; spans on the same or adjacent lines make one run,
+    as the lines a redaction changes do."""
     import bisect
 
     from gitstore.safety.scanner import REDACT
@@ -784,19 +841,27 @@ def _redacted(name: str, rel: str, text: str, spans: list[tuple[int, int]], scan
     starts = [0] + [n + 1 for n, character in enumerate(text) if character == "\n"]
     old = text.split("\n")
     runs: list[list[int]] = []  # [first, last] lines, 0-based
-    for start, end in spans:
+    for hit in hits:
+        start, end = hit.start, hit.end
         first = bisect.bisect_right(starts, start) - 1
         last = max(first, bisect.bisect_right(starts, max(start, end - 1)) - 1)
         if runs and first <= runs[-1][1] + 1:
             runs[-1][1] = max(runs[-1][1], last)
         else:
             runs.append([first, last])
+    pins = sorted(_pins(rel, text, hits))  # by line
     found = []
+    at = 0
     for first, last in runs:
         piece = "\n".join(old[first:last + 1])
         here = sorted({f.kind for f in scanner.scan(piece).findings if f.action == REDACT} & set(kinds))  # type: ignore[attr-defined]
+        listed: list[str] = []
+        while at < len(pins) and pins[at][0] <= last:
+            if pins[at][1] not in listed:
+                listed.append(pins[at][1])
+            at += 1
         found.append(Finding(name, first + 1, f"secret or private path: {', '.join(here or kinds)} "
-                                              f"({advice(rel, kinds, first + 1, last + 1)})"))
+                                              f"({advice(rel, kinds, first + 1, last + 1, listed)})"))
     return found or [Finding(name, 1, f"secret or private path: {', '.join(kinds)}")]
 
 
