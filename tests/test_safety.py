@@ -615,6 +615,24 @@ def test_a_pinned_allow_list_entry_clears_its_value_alone() -> None:
         Allowlist.parse("keys/private.key:pem-private-key:3 sha256=abc\n")
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x0c", "\x1c", "\x85", "\r"])
+def test_an_allow_list_line_ends_at_a_line_feed_as_git_and_a_review_show_it(separator: str) -> None:
+    """A comment holding a line separator, a form feed or a lone carriage return is one line in
+    git and in a review, yet ``splitlines`` read an entry after it (U+2028 is not even hidden text
+    the scan quarantines): the entry hid in a comment. Lines end at a line feed alone, CR LF
+    included."""
+    assert Allowlist.parse(f"# reviewed{separator}config.txt:github-token:2\n") == Allowlist()
+    assert Allowlist.parse("# ours\r\nconfig.txt:github-token:2\r\n").entries == {("config.txt", "github-token", 2)}
+
+
+@pytest.mark.parametrize("number", ["\u00b2", "\u0663", "1" * 5000])
+def test_an_allow_list_line_number_is_ascii_digits_or_a_one_line_error(number: str) -> None:
+    """``int()`` refused ``²`` though ``isdigit()`` took it, and any number of over 4,300 digits:
+    a traceback instead of the error naming the line."""
+    with pytest.raises(InvalidInput, match=r"^\.gitstore-allow:1: expected PATH:KIND:LINE"):
+        Allowlist.parse(f"config.txt:github-token:{number}\n")
+
+
 def test_an_allow_list_path_may_hold_colons() -> None:
     assert Allowlist.parse("c:/data/a:b.txt:jwt:4\nx:y:jwt:5 sha256=0123456789ABCDEF\n") == Allowlist(
         frozenset({("c:/data/a:b.txt", "jwt", 4)}), pinned=frozenset({("x:y", "jwt", 5, "sha256=0123456789abcdef")}))

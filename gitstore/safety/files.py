@@ -126,14 +126,16 @@ class Allowlist(NamedTuple):
 
     @classmethod
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
-        """Read an allow list; a malformed entry is an error naming its line."""
+        """Read an allow list; a malformed entry is an error naming its line. Lines end at a
+        line feed alone (a carriage return before it is dropped), as git and a review show them:
+        a form feed or a Unicode line separator inside a comment hides no entry there."""
         from gitstore.errors import InvalidInput  # the scanner imports no other part of gitstore
 
         entries = set()
         submodules = set()
         pinned = set()
-        for number, line in enumerate(text.splitlines(), start=1):
-            line = line.strip()
+        for number, line in enumerate(text.split("\n"), start=1):
+            line = line.strip(" \t\r")
             if not line or line.startswith("#"):
                 continue
             submodule = _SUBMODULE.fullmatch(line)
@@ -143,7 +145,8 @@ class Allowlist(NamedTuple):
             digest = _PIN.search(line)
             path, _, rest = (line[:digest.start()].rstrip(" \t") if digest else line).rpartition(":")
             path, _, kind = path.rpartition(":")
-            if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not rest.isdigit() or int(rest) < 1:
+            if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not re.fullmatch(r"[0-9]{1,18}", rest) \
+                    or int(rest) < 1:  # ASCII digits: int() refuses some Unicode digits (``²``) and long numbers
                 pinning = " (a pinned entry ends with a space, sha256= and 16 hex digits)" if PIN in line else ""
                 raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE or submodule: PATH, got "
                                    f"{line[:80]!r}{pinning}")
