@@ -144,3 +144,25 @@ def test_look_alikes_of_further_blocks_and_letters_in_another_form_warn(tmp_path
     (tmp_path / "notes.txt").write_text("Dvořák Łódź, İstanbul, use the Хабр API, ｓａｙＨｅｌｌｏ, 10 µs, kΩ\n")
     done = scan(tmp_path, "client.py", "notes.txt")
     assert (done.returncode, done.stdout) == (0, "client.py: warn mixed-script x6\nnotes.txt: clean\n")
+
+
+def test_an_allow_list_that_is_a_symbolic_link_is_never_read(repo: Path, tmp_path: Path, key: str) -> None:
+    """A repository's ``.gitstore-allow`` leading to a file outside it (``/proc/self/environ``, a
+    ``.netrc``) had ``gitstore scan`` and the gate run by hand (``pre-commit run --all-files`` in
+    CI) print that file's first line in their error: the environment of the job. git holds only
+    the path a link leads to, so no clone holds such a list: it clears nothing and is not read."""
+    import sys
+
+    outside = tmp_path / "environ"
+    outside.write_text("DEPLOY_TOKEN=hunter2-" + "x" * 8 + "\n")
+    (repo / "keys").mkdir()
+    (repo / "keys" / "ci.key").write_text(key)
+    (repo / ".gitstore-allow").symlink_to(outside)
+    done = scan(repo, "keys/ci.key")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "keys/ci.key: redact pem-private-key x1\n", ""), done
+    done = subprocess.run([sys.executable, "-m", "gitstore_validators.scan", "keys/ci.key"], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "hunter2" not in done.stdout + done.stderr, done
+    assert done.stdout.startswith("keys/ci.key:"), done
+    outside.write_text(f"keys/ci.key:pem-private-key:{line_of(key)}\n")  # a list there clears nothing either
+    assert scan(repo, "keys/ci.key").stdout == "keys/ci.key: redact pem-private-key x1\n"

@@ -158,12 +158,14 @@ class Allowlist(NamedTuple):
 
     @classmethod
     def read(cls, root: Path | None) -> Allowlist:
-        """The ``.gitstore-allow`` at a repository's ROOT (empty when there is none or no root);
-        a file that is not UTF-8 text is an error naming it."""
+        """The ``.gitstore-allow`` at a repository's ROOT (empty when there is none or no root,
+        or a symbolic link there: git holds only the path it leads to, so no clone holds such a
+        list, and what it leads to, anything on the machine, is never read); a file that is not
+        UTF-8 text is an error naming it."""
         from gitstore.errors import InvalidInput
 
         path = root / FILE_NAME if root is not None else None
-        if path is None or not path.is_file():
+        if path is None or path.is_symlink() or not path.is_file():
             return cls()
         try:
             text = path.read_bytes().decode("utf-8")
