@@ -1047,6 +1047,49 @@ def test_an_allowed_line_clears_only_the_value_allowed_there(
     assert code == 1 and lines[0].startswith("config.txt:2: secret or private path: github-token"), lines
 
 
+def test_a_pinned_line_moves_with_its_value_in_the_change_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Lines inserted above a pinned test token move it: the finding says so and prints its new
+    line, which the change itself may list, the base pinning that value in that file already;
+    another value, or the same value in another file, still needs a line merged first."""
+    test, real, _ = _tokens()
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    config = tmp_path / "config.txt"
+    config.write_text(f"name = widgets\ntoken = {test}\n")
+    git(tmp_path, "add", "config.txt")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))
+    code, lines = run(scan.main, ["config.txt"], capsys)  # a first commit: its own list stands
+    pinned = re.search(r"list (config\.txt:github-token:2 sha256=[0-9a-f]{16}) in \.gitstore-allow", lines[0])
+    assert code == 1 and pinned, lines
+    allow = tmp_path / ".gitstore-allow"
+    allow.write_text(pinned.group(1) + "\n")
+    git(tmp_path, "add", ".gitstore-allow")
+    assert run(scan.main, ["config.txt", ".gitstore-allow"], capsys) == (0, [])
+    git(tmp_path, "commit", "-q", "-m", "widgets")
+    config.write_text(f"# widgets\nname = widgets\ntoken = {test}\n")
+    git(tmp_path, "add", "config.txt")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    moved = pinned.group(1).replace(":2 ", ":3 ")
+    assert (code, lines) == (1, [f"config.txt:3: secret or private path: github-token (the .gitstore-allow of the "
+                                 f"commit it is made on (HEAD) pins this value on another line of this file: move "
+                                 f"that line to {moved} in this change, or remove the secret)"]), lines
+    allow.write_text(moved + "\n")
+    git(tmp_path, "add", ".gitstore-allow")
+    assert run(scan.main, ["config.txt", ".gitstore-allow"], capsys) == (0, [])
+    config.write_text(f"# widgets\nname = widgets\ntoken = {real}\n")
+    git(tmp_path, "add", "config.txt")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and "allows another value on this line" in lines[0], lines
+    (tmp_path / "other.txt").write_text(f"# widgets\nname = widgets\ntoken = {test}\n")
+    allow.write_text(moved + "\n" + moved.replace("config.txt", "other.txt") + "\n")
+    git(tmp_path, "add", "other.txt", ".gitstore-allow")
+    code, lines = run(scan.main, ["other.txt"], capsys)
+    assert code == 1 and "is the change's own" in lines[0], lines
+
+
 def test_the_scan_reads_the_names_of_the_files_agents_load(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A harness hands an agent a skill's name, its folder's, and a listing or an index a page's

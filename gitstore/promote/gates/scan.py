@@ -207,18 +207,27 @@ class _Advice:
     """What a secret's finding tells to do: remove it, or list the exact line that pins its value
     (``_REMOVE_OR_LIST``, the lines ``pins`` gives); for one that a line only the change's own
     ``.gitstore-allow`` holds would clear, why that line clears nothing (``own``: those lines),
-    and for one on a line the list of what the change is judged against (``base``) names, that
-    the line allows another value there (``kept``: the lines both hold)."""
+    for one on a line the list of what the change is judged against (``base``) names, that the
+    line allows another value there (``kept``: the lines both hold), and for a value that list
+    pins on another line of the file, that its line may move with it (``at_base``)."""
 
-    def __init__(self, own: Allowlist | None = None, kept: Allowlist | None = None, base: str = "") -> None:
+    def __init__(self, own: Allowlist | None = None, kept: Allowlist | None = None, base: str = "",
+                 at_base: Allowlist | None = None) -> None:
         self.own, self.kept = (frozenset() if held is None else held.entries | {entry[:3] for entry in held.pinned}
                                for held in (own, kept))
+        self.values = frozenset() if at_base is None else {(p, k, d) for p, k, _, d in at_base.pinned}
         self.base = base
 
     def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None,
                  pins: Sequence[str] = ()) -> str:
+        from gitstore.safety.files import Allowlist
+
         lines = range(first, (last or first) + 1)
         entries = " and ".join(pins) or "PATH:KIND:LINE sha256=DIGEST"
+        if pins and self.values and all((p, k, d) in self.values for pin in pins
+                                        for p, k, _, d in Allowlist.parse(pin).pinned):
+            return (f"the .gitstore-allow of {self.base} pins this value on another line of this file: move that "
+                    f"line to {entries} in this change, or remove the secret")
         if any((rel, kind, line) in self.own for kind in kinds for line in lines):
             return (f"its line in .gitstore-allow is the change's own, and a change's own lines clear none of its "
                     f"findings: merge {entries} on its own first, so that the .gitstore-allow of {self.base} holds "
@@ -241,7 +250,9 @@ def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
     nothing at once. A line pinned to a value (`` sha256=``) clears that value alone; one that
     pins none clears only the text the base's file holds starting on that line (``Base``): a
     branch that puts a real credential on a line allowed for a test token, or shifts one onto
-    it, loses the allowance, and its finding names the pinned line to merge first. With nothing
+    it, loses the allowance, and its finding names the pinned line to merge first. A pinned line
+    may move with its value, in the change itself, where the base's list pins that value in that
+    file on another line: lines inserted above a pinned test token only renumber its line. With nothing
     to judge against (a repository's first commit, the first push of a whole history) the
     change's own list stands: all of it is its author's."""
     from gitstore.safety.files import Allowlist, Base
@@ -252,10 +263,12 @@ def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
         return own, _Advice()
     revision, called = base
     at_base = _allowlist_at(root, revision) if revision else Allowlist()
-    kept = own._replace(entries=own.entries & at_base.entries, pinned=own.pinned & at_base.pinned)
+    values = {(path, kind, digest) for path, kind, _, digest in at_base.pinned}  # allowed in that file already
+    kept = own._replace(entries=own.entries & at_base.entries,
+                        pinned=frozenset(entry for entry in own.pinned if (entry[0], entry[1], entry[3]) in values))
     kept = kept._replace(base=Base.of(_texts_at(root, revision, sorted({path for path, _, _ in kept.entries}))))
     mine = Allowlist(own.entries - kept.entries, pinned=own.pinned - kept.pinned)
-    return kept, _Advice(mine, kept, called)
+    return kept, _Advice(mine, kept, called, at_base)
 
 
 def _texts_at(root: Path, revision: str | None, paths: Sequence[str]) -> dict[str, str | None]:
