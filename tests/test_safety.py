@@ -603,6 +603,8 @@ def test_a_pinned_allow_list_entry_clears_its_value_alone() -> None:
     assert ConservativeScanner(Allowlist.parse(pinned + "\n")).scan(key, path="keys/private.key").redactions == 0
     assert ConservativeScanner(Allowlist.parse(pinned[:-16] + pinned[-16:].upper())).scan(
         key, path="keys/private.key").redactions == 0  # the digest in either case
+    assert ConservativeScanner(Allowlist.parse(pinned)).scan(  # a checkout writing CR LF holds the same key
+        key.replace("\n", "\r\n"), path="keys/private.key").redactions == 0
     body = key.index("\n", key.index("-----BEGIN")) + 20
     other = key[:body] + ("A" if key[body] != "A" else "B") + key[body + 1:]  # another key, the same lines
     assert ConservativeScanner(Allowlist.parse(pinned)).scan(other, path="keys/private.key").redactions == 1
