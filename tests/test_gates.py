@@ -1090,6 +1090,31 @@ def test_a_pinned_line_moves_with_its_value_in_the_change_itself(
     assert code == 1 and "is the change's own" in lines[0], lines
 
 
+def test_an_allow_list_of_many_files_is_judged_against_the_base_without_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The files an allow list names are read from the base to judge its lines without a pin:
+    named one by one on git's command line, 40,000 of them overflowed it (a traceback)."""
+    test, real, _ = _tokens()
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    (tmp_path / "config.txt").write_text(f"name = widgets\ntoken = {test}\n")
+    (tmp_path / ".gitstore-allow").write_text("".join(f"fixtures/generated/cases/of/the/parser/case-{n:06d}.txt:"
+                                                      f"github-token:2\n" for n in range(40000))
+                                              + "config.txt:github-token:2\n")
+    git(tmp_path, "add", "config.txt", ".gitstore-allow")
+    git(tmp_path, "commit", "-q", "-m", "widgets")
+    (tmp_path / "config.txt").write_text(f"name = gadgets\ntoken = {test}\n")
+    git(tmp_path, "add", "config.txt")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))
+    assert run(scan.main, ["config.txt"], capsys) == (0, [])
+    (tmp_path / "config.txt").write_text(f"name = gadgets\ntoken = {real}\n")
+    git(tmp_path, "add", "config.txt")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and "allows another value on this line" in lines[0], lines
+
+
 def test_the_scan_reads_the_names_of_the_files_agents_load(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A harness hands an agent a skill's name, its folder's, and a listing or an index a page's

@@ -271,11 +271,17 @@ def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
     return kept, _Advice(mine, kept, called, at_base)
 
 
+_NAMED_PATHS = 256  # paths named to ``git ls-tree`` at most; more, and the whole tree is listed
+
+
 def _texts_at(root: Path, revision: str | None, paths: Sequence[str]) -> dict[str, str | None]:
     """The text each file of PATHS holds at REVISION, read as the gate reads a file the change
-    holds (``_in_git``: a symbolic link's target, else ``_text``); None for one it does not hold."""
+    holds (``_in_git``: a symbolic link's target, else ``_text``); None for one it does not hold.
+    Many paths are found in a listing of the whole tree: named one by one they would overflow
+    the command line of ``git ls-tree``."""
     found: dict[str, str | None] = dict.fromkeys(paths)
-    held = (entries(root, revision, list(paths)) or {}) if revision and paths else {}
+    named = list(paths) if len(paths) <= _NAMED_PATHS else None
+    held = (entries(root, revision, named) or {}) if revision and paths else {}
     held = {path: entry for path, entry in held.items() if path in found and entry[0] in ("100644", "100755", "120000")}
     data = blobs(root, sorted({oid for _, oid in held.values()}))
     for path, (mode, oid) in held.items():
