@@ -1115,6 +1115,30 @@ def test_an_allow_list_of_many_files_is_judged_against_the_base_without_a_traceb
     assert code == 1 and "allows another value on this line" in lines[0], lines
 
 
+def test_a_secret_in_a_file_whose_name_holds_a_line_break_is_a_finding_not_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The advice read the pinned line it printed back as an allow list, and a file name holding
+    a line feed (git takes one) made that a list of two lines, the first malformed: the gate said
+    the repository's .gitstore-allow was, where it should name the secret."""
+    test, real, _ = _tokens()
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    (tmp_path / "config.txt").write_text(f"name = widgets\ntoken = {test}\n")
+    git(tmp_path, "add", "config.txt")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / ".git" / "index"))
+    pinned = re.search(r"list (\S+ sha256=[0-9a-f]{16}) in", run(scan.main, ["config.txt"], capsys)[1][0])
+    assert pinned
+    (tmp_path / ".gitstore-allow").write_text(pinned.group(1) + "\n")
+    git(tmp_path, "add", ".gitstore-allow")
+    git(tmp_path, "commit", "-q", "-m", "widgets")
+    (tmp_path / "notes\nold.txt").write_text(f"token = {real}\n")
+    git(tmp_path, "add", "notes\nold.txt")
+    code, lines = run(scan.main, ["notes\nold.txt"], capsys)
+    assert code == 1 and len(lines) == 1 and "old.txt:1: secret or private path: github-token (remove it" in lines[0], lines
+
+
 def test_the_scan_reads_the_names_of_the_files_agents_load(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A harness hands an agent a skill's name, its folder's, and a listing or an index a page's

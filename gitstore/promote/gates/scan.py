@@ -7,8 +7,9 @@ staged clears nothing) clearing the secrets and home paths its maintainers decla
 line clears only where what the change is judged against (HEAD at a commit, the range's base)
 holds it too, so a change cannot allow its own secrets, and a line without a pin clears only the
 text the base holds on that line, so a change cannot put another value on an allowed line
-(``_allowlists``); a finding prints the pinned line that would clear it. Anything the scanner would quarantine (hidden or
-bidirectional characters, injected instructions: never allowed, the finding says so) or redact
+(``_allowlists``); a finding prints the pinned line that would clear it. Anything the scanner
+would quarantine (hidden or bidirectional characters, injected instructions: never allowed, the
+finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts (a test suite's key, under
 ``tests/`` or ``fixtures/``, is no secret, but not in a file agents read, below); warnings (mixed-script words)
 are printed but do not fail. A file is read whole: a byte that is not UTF-8 reads as U+FFFD, and
@@ -220,12 +221,9 @@ class _Advice:
 
     def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None,
                  pins: Sequence[str] = ()) -> str:
-        from gitstore.safety.files import Allowlist
-
         lines = range(first, (last or first) + 1)
         entries = " and ".join(pins) or "PATH:KIND:LINE sha256=DIGEST"
-        if pins and self.values and all((p, k, d) in self.values for pin in pins
-                                        for p, k, _, d in Allowlist.parse(pin).pinned):
+        if pins and self.values and all(_pinned_value(pin) in self.values for pin in pins):
             return (f"the .gitstore-allow of {self.base} pins this value on another line of this file: move that "
                     f"line to {entries} in this change, or remove the secret")
         if any((rel, kind, line) in self.own for kind in kinds for line in lines):
@@ -238,6 +236,13 @@ class _Advice:
         if self.base:
             return f"remove it, or list {entries} in the .gitstore-allow of {self.base}, merged on its own first"
         return _REMOVE_OR_LIST.format(entries=entries)
+
+
+def _pinned_value(pin: str) -> tuple[str, str, str]:
+    """(path, kind, digest) of a pinned line ``_pins`` made (``PATH:KIND:LINE sha256=DIGEST``)."""
+    named, _, digest = pin.rpartition(" ")
+    path, _, kind = named.rpartition(":")[0].rpartition(":")
+    return path, kind, digest
 
 
 def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
