@@ -26,7 +26,7 @@ from gitstore.capture.transcripts import Limits, Transcript, detect_harness, par
 from gitstore.capture.transcripts import __main__ as cli
 from gitstore.capture.transcripts import _document, gemini
 from gitstore.capture.transcripts._builder import Builder
-from gitstore.capture.transcripts._read import iso_time
+from gitstore.capture.transcripts._read import iso_time, lines
 from gitstore.capture.transcripts._tools import is_test_command, outcome_in_output
 
 from .conftest import ROOT, shared
@@ -855,6 +855,27 @@ def test_oversized_line_is_malformed_not_read(tmp_path: Path) -> None:
     path.write_bytes(source + big + source.splitlines(keepends=True)[0])
     transcript = parse_transcript(path, limits=Limits(max_line_bytes=4096))
     assert transcript.counts.malformed == 1 and transcript.counts.total == 8
+
+
+@pytest.mark.parametrize("max_bytes", [1 << 20, 12])
+def test_a_line_still_being_written_ends_the_read(tmp_path: Path, max_bytes: int) -> None:
+    """A harness appends to its transcript while a hook's capture reads it (Codex runs its hook
+    every turn and writes the next one meanwhile): a line read half-written at the file's end
+    is where the read stops. Read on, the rest of that line was a line of its own, two records
+    counted malformed, and every line after it numbered one too far: Codex's turns are keyed by
+    their line number, so a later capture stored each of them again under another key."""
+    first, second, third = (json.dumps({"turn": n, "text": "x" * 20}).encode() + b"\n" for n in range(3))
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(first + second[:9])  # the harness is half-way through writing its second line
+    read = lines(path, max_bytes)
+    got = [next(read), next(read)]
+    with path.open("ab") as out:
+        out.write(second[9:] + third)  # and writes the rest, and the next line, meanwhile
+    got += list(read)
+    assert [number for number, _ in got] == [1, 2]
+    whole = list(lines(path, max_bytes))
+    assert [number for number, _ in whole] == [1, 2, 3]
+    assert got[0] == whole[0]
 
 
 # -- limits -------------------------------------------------------------------------------------

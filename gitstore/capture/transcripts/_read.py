@@ -77,7 +77,10 @@ def _well_formed(value: Any) -> Any:
 def lines(path: Path, max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
     """``(line number, bytes)`` for every non-blank line; ``None`` for a line over ``max_bytes``.
 
-    Line numbers count every line, blank ones too, so they stay stable keys.
+    Line numbers count every line, blank ones too, so they stay stable keys. A line with no line
+    break after it is the file's end as it stood (the harness may be writing it as it is read):
+    the read stops there, since the rest of that line, appended meanwhile, would be read as a
+    line of its own and every line after it numbered one too far.
     """
     with open_binary(path) as handle:
         number = 0
@@ -89,18 +92,24 @@ def lines(path: Path, max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
             if not line:
                 return
             number += 1
-            if len(line) > max_bytes and not line.endswith(b"\n"):
-                _skip_rest(handle)
+            ended = line.endswith(b"\n")
+            if len(line) > max_bytes and not ended:
+                ended = _skip_rest(handle)
                 yield number, None
             elif line.strip():
                 yield number, line
+            if not ended:
+                return
 
 
-def _skip_rest(handle: Any) -> None:
+def _skip_rest(handle: Any) -> bool:
+    """Read past the rest of a line; whether a line break ended it (else the file did)."""
     while True:
         chunk = handle.readline(_CHUNK)
-        if not chunk or chunk.endswith(b"\n"):
-            return
+        if not chunk:
+            return False
+        if chunk.endswith(b"\n"):
+            return True
 
 
 def open_binary(path: Path) -> Any:
