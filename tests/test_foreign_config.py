@@ -12,6 +12,9 @@ configuration of its own; the clone that wrote the file keeps using it."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from gitstore.config import OWN_CONFIG_NAME, STATE_DIR
 from gitstore.queries.doctor import doctor
 
 from . import cli
-from .conftest import git
+from .conftest import ROOT, git
 from .team import first_clone, shared_remote
 
 CONFIG = STATE_DIR / "config.json"
@@ -102,6 +105,46 @@ def test_a_checkout_over_a_clones_own_ignored_config_is_refused(team: tuple[Path
     _refused(bob, "status")
     cli.ok("init", cwd=bob)
     assert "dream" not in _config(bob) and _config(bob)["writer"] != writer
+
+
+def _session_ended(root: Path, session: str, tmp_path: Path) -> None:
+    """A Claude Code session of ROOT ends: its hook runs as the harness runs it (JSON on
+    standard input), capturing in its own process."""
+    transcript = tmp_path / f"{session}.jsonl"
+    turn = {"type": "user", "uuid": f"{session}-1", "sessionId": session, "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "Fix the flaky retry test"}}
+    transcript.write_text(json.dumps(turn) + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    env.update(PYTHONPATH=str(ROOT), GITSTORE_HOOK_INLINE="1", TMPDIR=str(tmp_path))
+    hook = {"session_id": session, "transcript_path": str(transcript), "cwd": str(root), "hook_event_name": "SessionEnd"}
+    done = subprocess.run([sys.executable, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"], cwd=root,
+                          input=json.dumps(hook).encode(), capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == b"", done
+
+
+def test_a_hook_refused_by_a_config_that_came_through_git_says_so_and_keeps_the_session(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    """A pull that brings another clone's config.json stops every capture as it stops every
+    command. The hook dropped each session then without a word (no log line, no receipt, the job
+    removed) while `gitstore doctor` said the hook captured: the sessions until the person ran
+    `gitstore init` were lost. The hook logs the refusal and keeps the job, which a run after init
+    captures."""
+    bare, alice = team
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    cli.ok("init", cwd=bob)
+    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
+    git(bob, "pull", "-q", "--ff-only")
+    _session_ended(bob, "s-during", tmp_path)
+    inbox = bob / STATE_DIR / "inbox"
+    log = (bob / STATE_DIR / "logs" / "hooks.log").read_text()
+    assert "ForeignConfig (okf/.memory/config.json came with a commit: `gitstore init` gives the clone its own)" in log
+    assert "kept for a retry" in log and len(list(inbox.glob("hook-*.json"))) == 1
+    cli.ok("init", cwd=bob)
+    _session_ended(bob, "s-after", tmp_path)
+    assert list(inbox.glob("hook-*.json")) == []
+    episodes = cli.ok("episodes", "--json", cwd=bob)
+    assert "s-during" in episodes and "s-after" in episodes, episodes
 
 
 def test_the_clone_that_committed_its_config_keeps_it_and_doctor_says_to_stop_tracking_it(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.config import asking_git_ignores, capture_mode
 from gitstore.records.contracts import ready
-from gitstore.errors import GitstoreError, InvalidInput, Refused
+from gitstore.errors import GitstoreError, InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import DEFAULT_CAPTURE_MODE
 from gitstore.context import Context
 from gitstore.capture import readahead
@@ -37,11 +37,26 @@ RECALL_INDEX = Path("cache", "recall.sqlite")  # under the state folder: ``gitst
 def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Capture | None:
     """The hook entry point: capture into the repository around ``cwd`` if gitstore is set up."""
     hook = HookInput.from_payload(harness, payload, cwd)
-    try:
-        ctx = Context.open(str(hook.cwd))
-    except GitstoreError:
+    ctx = _opened(hook)
+    if ctx is None:
         return None  # not a gitstore repository: nothing to do
     return capture(ctx, hook, capture_mode(ctx.workspace))
+
+
+def _opened(hook: HookInput) -> Context | None:
+    """The repository HOOK's session ran in; None where gitstore is not set up, so there is
+    nothing to capture. Any other refusal to open it (a config.json that came with a commit, or
+    that cannot be read) is raised, as every command raises it: the hook logs it and keeps the
+    job for a retry, where it once dropped the session without a word. A refusal that is no
+    rule of the store's is raised as one, so the log never blames the session for it."""
+    try:
+        return Context.open(str(hook.cwd))
+    except NotARepository:
+        return None
+    except Refused:
+        raise
+    except GitstoreError:
+        raise Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why") from None
 
 
 def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: float) -> Capture | None:
@@ -50,9 +65,8 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
     payload for a retry, which, capture being replay-invariant, writes the episode a capture in
     time would have."""
     hook = HookInput.from_payload(harness, payload, cwd)
-    try:
-        ctx = Context.open(str(hook.cwd))
-    except GitstoreError:
+    ctx = _opened(hook)
+    if ctx is None:
         return None  # not a gitstore repository: nothing was to be captured
     refuse_unignored(ctx.workspace)
     result = build(ctx, hook, None, "capture-timeout", capture_mode(ctx.workspace))
