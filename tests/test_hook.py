@@ -378,6 +378,41 @@ def test_outside_a_gitstore_repository_the_log_goes_to_the_temporary_folder(repo
     assert not list(Path(env["TMPDIR"]).glob("hook-*.json")), "nothing retries a job there: it never piles up"
 
 
+def test_a_session_ending_after_git_clean_removed_the_state_folder_is_held_until_init(
+        repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """`git clean -fdx`, which an agent may run, deletes the ignored okf/.memory/ (config.json
+    with it) of a clone init set up. The hook took the clone for one gitstore was never set up
+    in and dropped each session without a word until the person ran `gitstore init`. It logs
+    the refusal and holds the job in the clone's git folder; the first run after init captures
+    it."""
+    from . import cli
+
+    real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}  # the capture library itself
+    cli.ok("init", cwd=repo)
+    subprocess.run(["git", "clean", "-fdxq"], cwd=repo, check=True)
+    assert not (repo / "okf").exists()
+
+    def ended(session: str) -> None:
+        transcript = tmp_path / f"{session}.jsonl"
+        turn = {"type": "user", "uuid": f"{session}-1", "sessionId": session, "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"role": "user", "content": "Fix the flaky retry test"}}
+        transcript.write_text(json.dumps(turn) + "\n")
+        done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id=session,
+                                                                   transcript_path=str(transcript)))
+        assert done.returncode == 0 and done.stdout == b""
+
+    ended("s-cleaned")
+    said = (Path(env["TMPDIR"]) / "gitstore-hooks.log").read_text()
+    assert "okf/.memory/config.json is gone" not in said  # gitstore's own words, never the message
+    assert "capture failed: Refused" in said and "kept in .git/gitstore/held-jobs/" in said, said
+    assert len(list((repo / ".git" / "gitstore" / "held-jobs").glob("hook-*.json"))) == 1
+    cli.ok("init", cwd=repo)
+    ended("s-after")
+    assert list((repo / ".git" / "gitstore" / "held-jobs").glob("hook-*.json")) == []
+    episodes = cli.ok("episodes", "--json", cwd=repo)
+    assert "s-cleaned" in episodes and "s-after" in episodes, episodes
+
+
 @pytest.mark.parametrize("module", ["gitstore.capture.agent_hook", "gitstore.deliver.hook"])
 def test_a_hook_run_in_a_removed_folder_exits_quietly(module: str, tmp_path: Path, env: dict[str, str]) -> None:
     """A harness may run a hook in a folder removed meanwhile (a worktree deleted during the

@@ -61,6 +61,7 @@ from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
 from gitstore.capture.hooklog import described, failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
 from gitstore.capture.hooklog import UNIGNORED, away, git_dir, working_dir
+from gitstore.capture.hooklog import clone_state as _clone_state
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -389,28 +390,16 @@ def _tidy(cwd: str) -> None:
         _log(cwd, "", f"rolling up the local packs failed: {described(exc)}")
 
 
-def _clone_state(cwd: str) -> str | None:
-    """``<common git folder>/gitstore`` of the repository at or above ``cwd``, once ``gitstore
-    init`` made it; None otherwise. The clone's own: no commit or checkout writes there."""
-    import pygit2
-
-    from gitstore.providers._gitdirs import common_dir
-    from gitstore.scope import open_git
-
-    found = pygit2.discover_repository(cwd)
-    state = common_dir(open_git(found)) / "gitstore" if found else None
-    return str(state) if state is not None and state.is_dir() else None
-
-
 def _hold(spool: str, cwd: str) -> str | None:
     """Keep the job SPOOL, which waited in the temporary folder, in the clone's own
     ``.git/gitstore/held-jobs/`` (``HELD``) when the repository at ``cwd`` has one: its inbox
-    had a symbolic link on the way, or could not be written, and no run retries a job in the
-    temporary folder. ``_release`` hands it back to the inbox once the inbox can take it. The
+    had a symbolic link on the way, or could not be written, or its state folder was gone (``git
+    clean -x`` deletes it, config.json with it, until ``gitstore init`` runs again), and no run
+    retries a job in the temporary folder. ``_release`` hands it back to the inbox once the inbox can take it. The
     folder it is kept in, or None where none could keep it."""
     try:
-        root = _repository_dir(cwd)
-        state = _clone_state(root) if root is not None else None
+        root = _repository_dir(cwd)  # none where its state folder is gone (`git clean -x`): git finds the clone
+        state = _clone_state(root if root is not None else cwd)
         if state is None:
             return None
         held = os.path.join(state, HELD)

@@ -51,6 +51,19 @@ def repository_dir(cwd: str) -> str | None:
         path = parent
 
 
+def clone_state(cwd: str) -> str | None:
+    """``<common git folder>/gitstore`` of the repository at or above ``cwd``, once ``gitstore
+    init`` made it; None otherwise. The clone's own: no commit or checkout writes there."""
+    import pygit2
+
+    from gitstore.providers._gitdirs import common_dir
+    from gitstore.scope import open_git
+
+    found = pygit2.discover_repository(cwd)
+    state = common_dir(open_git(found)) / "gitstore" if found else None
+    return str(state) if state is not None and state.is_dir() else None
+
+
 def shared_log() -> str:
     """The log of hooks that ran outside any gitstore repository."""
     import tempfile

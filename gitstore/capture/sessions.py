@@ -46,17 +46,33 @@ def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Captur
 def _opened(hook: HookInput) -> Context | None:
     """The repository HOOK's session ran in; None where gitstore is not set up, so there is
     nothing to capture. Any other refusal to open it (a config.json that came with a commit, or
-    that cannot be read) is raised, as every command raises it: the hook logs it and keeps the
-    job for a retry, where it once dropped the session without a word. A refusal that is no
-    rule of the store's is raised as one, so the log never blames the session for it."""
+    that cannot be read, or gone from a clone init set up) is raised, as every command raises
+    it: the hook logs it and keeps the job for a retry, where it once dropped the session
+    without a word. A refusal that is no rule of the store's is raised as one, so the log never
+    blames the session for it."""
     try:
         return Context.open(str(hook.cwd))
     except NotARepository:
-        return None
+        if not _set_up_before(hook.cwd):
+            return None
+        # init ran in this clone (its git folder says so), and okf/.memory/ is gone since
+        raise Refused("gitstore was set up in this clone, and okf/.memory/config.json is gone (`git clean -x` "
+                      "deletes it): `gitstore init` sets it up again") from None
     except Refused:
         raise
     except GitstoreError:
         raise Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why") from None
+
+
+def _set_up_before(folder: Path) -> bool:
+    """Whether ``gitstore init`` ran in the clone at or above FOLDER (its git folder keeps
+    ``gitstore/``, which only init makes and ``gitstore purge`` removes)."""
+    from gitstore.capture.hooklog import clone_state
+
+    try:
+        return clone_state(str(folder)) is not None
+    except Exception:  # noqa: BLE001 - no repository gitstore can open: none set up
+        return False
 
 
 def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: float) -> Capture | None:

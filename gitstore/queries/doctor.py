@@ -641,8 +641,8 @@ def _given_up(report: Report, state: Path) -> None:
 
 def _held_jobs(report: Report, workspace: Any) -> None:
     """The capture jobs kept in ``.git/gitstore/held-jobs/``: each waited in the temporary
-    folder while the inbox could not take it (a link on the way, or not writable) and failed
-    there; the first hook run after the inbox can take jobs again retries them, and until then
+    folder while the inbox could not take it (a link on the way, not writable, or the state
+    folder gone: ``git clean -x``) and failed there; the first hook run after the inbox can take jobs again retries them, and until then
     nothing else says they wait."""
     from gitstore.capture.agent_hook import HELD, SPOOL_PREFIX
     from gitstore.providers._gitdirs import common_dir
@@ -651,7 +651,8 @@ def _held_jobs(report: Report, workspace: Any) -> None:
     jobs = sorted(held.glob(f"{SPOOL_PREFIX}*.json")) if held.is_dir() else []
     if jobs:
         report.add("capture held", WARN, f"{len(jobs)} capture job(s) wait in {held} for okf/.memory/inbox to take "
-                   "them (a symbolic link stood on the way to it, it could not be written, or git did not ignore it)",
+                   "them (a symbolic link stood on the way to it, it could not be written, git did not ignore it, or "
+                   "okf/.memory/ was gone)",
                    "make okf/.memory/inbox a writable folder of this clone, ignored by git, again (the links check "
                    "names a link there, the init check a rule that un-ignores it): the next hook runs capture them")
 
