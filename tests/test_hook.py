@@ -378,6 +378,32 @@ def test_outside_a_gitstore_repository_the_log_goes_to_the_temporary_folder(repo
     assert not list(Path(env["TMPDIR"]).glob("hook-*.json")), "nothing retries a job there: it never piles up"
 
 
+def _session_ended(repo: Path, env: dict[str, str], tmp_path: Path, session: str, **extra: Any) -> None:
+    """A Claude Code session of REPO ends: its hook runs with the capture library itself."""
+    transcript = tmp_path / f"{session}.jsonl"
+    turn = {"type": "user", "uuid": f"{session}-1", "sessionId": session, "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "Fix the flaky retry test"}}
+    transcript.write_text(json.dumps(turn) + "\n")
+    real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}
+    done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id=session,
+                                                               transcript_path=str(transcript), **extra))
+    assert done.returncode == 0 and done.stdout == b""
+
+
+def test_a_session_whose_folder_is_gone_is_captured_where_the_hook_ran(repo: Path, env: dict[str, str],
+                                                                        tmp_path: Path) -> None:
+    """A session can remove the folder it worked in (a build folder it made, then deleted), and
+    the harness names that folder in the payload. The hook spooled the job in the folder it ran
+    in, yet the capture looked for the repository in the one named, found none there and dropped
+    the session without a word."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    _session_ended(repo, env, tmp_path, "s-gone", cwd=str(repo / "build" / "gone"))
+    assert "s-gone" in cli.ok("episodes", "--json", cwd=repo)
+    assert list((repo / "okf" / ".memory" / "inbox").glob("hook-*.json")) == []
+
+
 def test_a_session_ending_after_git_clean_removed_the_state_folder_is_held_until_init(
         repo: Path, env: dict[str, str], tmp_path: Path) -> None:
     """`git clean -fdx`, which an agent may run, deletes the ignored okf/.memory/ (config.json
@@ -387,27 +413,16 @@ def test_a_session_ending_after_git_clean_removed_the_state_folder_is_held_until
     it."""
     from . import cli
 
-    real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}  # the capture library itself
     cli.ok("init", cwd=repo)
     subprocess.run(["git", "clean", "-fdxq"], cwd=repo, check=True)
     assert not (repo / "okf").exists()
-
-    def ended(session: str) -> None:
-        transcript = tmp_path / f"{session}.jsonl"
-        turn = {"type": "user", "uuid": f"{session}-1", "sessionId": session, "timestamp": "2026-01-01T00:00:00Z",
-                "message": {"role": "user", "content": "Fix the flaky retry test"}}
-        transcript.write_text(json.dumps(turn) + "\n")
-        done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id=session,
-                                                                   transcript_path=str(transcript)))
-        assert done.returncode == 0 and done.stdout == b""
-
-    ended("s-cleaned")
+    _session_ended(repo, env, tmp_path, "s-cleaned")
     said = (Path(env["TMPDIR"]) / "gitstore-hooks.log").read_text()
     assert "okf/.memory/config.json is gone" not in said  # gitstore's own words, never the message
     assert "capture failed: Refused" in said and "kept in .git/gitstore/held-jobs/" in said, said
     assert len(list((repo / ".git" / "gitstore" / "held-jobs").glob("hook-*.json"))) == 1
     cli.ok("init", cwd=repo)
-    ended("s-after")
+    _session_ended(repo, env, tmp_path, "s-after")
     assert list((repo / ".git" / "gitstore" / "held-jobs").glob("hook-*.json")) == []
     episodes = cli.ok("episodes", "--json", cwd=repo)
     assert "s-cleaned" in episodes and "s-after" in episodes, episodes

@@ -31,7 +31,7 @@ class HookInput(NamedTuple):
         session = first(payload, SESSION)
         event = first(payload, EVENT) or "notify"
         path = first(payload, TRANSCRIPT)
-        where = Path(first(payload, FOLDER) or cwd)
+        where = Path(_folder(first(payload, FOLDER), cwd))
         transcript = _transcript_path(path) if path else None
         if transcript is None and harness == "codex" and session:
             transcript = _codex_rollout(session)
@@ -39,6 +39,17 @@ class HookInput(NamedTuple):
             transcript = _opencode_session(session)
         version = first(payload, VERSION)
         return cls(harness, event, session, transcript, where, version)
+
+
+def _folder(named: str | None, cwd: str) -> str:
+    """The folder the session ran in: the one the payload names while it is a folder, else
+    CWD, the folder the hook runs in, as the hook chose where to spool the job. A session that
+    removed the folder it worked in (a build folder it made and deleted) names one that is gone:
+    taken as named, the repository was not found there and the session was dropped unsaid."""
+    try:
+        return named if named is not None and os.path.isdir(named) else cwd
+    except (OSError, ValueError):
+        return cwd
 
 
 def _transcript_path(path: str) -> Path | None:
