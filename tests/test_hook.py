@@ -599,6 +599,29 @@ def test_a_job_and_a_log_link_a_commit_put_in_the_state_folder_are_not_used(repo
     assert check.state == "warn" and "is a link" in check.detail
 
 
+def test_many_jobs_a_commit_put_in_the_inbox_take_one_log_line_a_run(repo: Path, env: dict[str, str],
+                                                                       state: Path) -> None:
+    """A commit can add any number of job files to the inbox. No run runs them, but each run
+    logged a line for each one, again every run: 20,000 of them grew the log by 3.5 MB a hook
+    run (Codex runs its hook every turn). One line a run says how many, naming the first."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    for n in range(300):
+        job = {"harness": "claude-code", "cwd": str(repo), "attempts": 0, "payload": {"session_id": f"planted-{n}"}}
+        (state / "inbox" / f"hook-claude-code-{n:016x}.json").write_text(json.dumps(job))
+    subprocess.run(["git", "add", "-f", "okf/.memory/inbox"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "state"], cwd=repo, check=True)
+    for run in (1, 2):
+        done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id=f"own-{run}"))
+        assert done.returncode == 0 and done.stdout == b""
+    assert [c["payload"]["session_id"] for c in calls(env)] == ["own-1", "own-2"], "only the hooks' own jobs ran"
+    lines = log_lines(repo)
+    assert len(lines) == 2, lines
+    assert all("300 job files in the inbox came through git, not from a hook of this clone "
+               "(hook-claude-code-0000000000000000.json and 299 more): not run" in line for line in lines)
+
+
 def test_a_log_line_names_the_harness_in_one_word(repo: Path, state: Path) -> None:
     from gitstore.capture.hooklog import log
 

@@ -470,13 +470,15 @@ def _waiting(inbox: str, tried: list[str]) -> list[str]:
 
 def _own_jobs(inbox: str, paths: list[str], quiet: bool = False) -> list[str]:
     """Of the job files ``paths``, those no commit or checkout supplied (``config.from_git``);
-    a link is no job a hook wrote. The log names each one left out, unless QUIET."""
+    a link is no job a hook wrote. Unless QUIET, the log says in one line how many were left
+    out, naming the first: a commit can add any number of them, and a line for each, written
+    again by every run, grew the log by megabytes a run."""
     from pathlib import Path
 
     from gitstore.config import from_git, repository_of
 
     repo = repository_of(Path(inbox))
-    own = []
+    own, planted = [], []
     for path in paths:
         try:
             with open(path, "rb", opener=_no_link) as handle:
@@ -485,9 +487,14 @@ def _own_jobs(inbox: str, paths: list[str], quiet: bool = False) -> list[str]:
             continue
         if repo is None or not from_git(repo, Path(path), data):
             own.append(path)
-        elif not quiet:
-            _log(inbox, "", f"{os.path.basename(path)} in the inbox came through git, not from a hook of this clone: "
-                            "not run (remove it, and the commit that added it)")
+        else:
+            planted.append(os.path.basename(path))
+    if planted and not quiet:
+        first = min(planted)
+        _log(inbox, "", f"{first} in the inbox came through git, not from a hook of this clone: not run (remove it, "
+                        "and the commit that added it)" if len(planted) == 1 else
+                        f"{len(planted)} job files in the inbox came through git, not from a hook of this clone "
+                        f"({first} and {len(planted) - 1} more): not run (remove them, and the commit that added them)")
     return own
 
 
