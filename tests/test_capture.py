@@ -725,6 +725,19 @@ def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown harness" in bad.stderr
 
 
+def test_a_lone_surrogate_in_the_hook_input_is_read_as_a_transcript_s_is(ctx: Context, tmp_path: Path) -> None:
+    """JSON may carry half of a UTF-16 pair (``"\\ud800"``: a JavaScript harness writes one for
+    a string cut within a character), which no record can hold. A session id or version holding
+    one failed the capture, a hook's on every try; it reads as U+FFFD, as a transcript's does."""
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = ('{"session_id": "sess-\\ud800", "version": "2.0\\udc00", "hook_event_name": "SessionEnd", '
+               f'"transcript_path": {json.dumps(str(transcript))}}}')
+    assert "\\ud800" in payload
+    done = gitstore("capture", "--harness", "claude-code", "--json", stdin=payload, cwd=ctx.workspace.root)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["events"] >= 1
+
+
 def test_capture_cli_says_hook_input_over_1_mib_is_too_large_not_that_it_is_not_json(ctx: Context) -> None:
     """Valid JSON past the limit is refused for its size, in one line, and nothing is captured."""
     refs = ctx.workspace.repo.listall_references()

@@ -18,11 +18,19 @@ READ = (*SESSION, *EVENT, *TRANSCRIPT, *FOLDER, *VERSION)
 
 
 def first(payload: dict[str, object], names: tuple[str, ...]) -> str | None:
-    """The first of NAMES that holds text other than blanks, stripped."""
+    """The first of NAMES that holds text other than blanks, stripped, each lone UTF-16
+    surrogate in it (JSON's ``"\\ud800"``, which a JavaScript harness writes for a string cut
+    within a character) as U+FFFD, as a transcript's are read: no record can hold one, so a
+    session id or version holding one failed the capture on every try."""
     for name in names:
         value = payload.get(name)
         if isinstance(value, str) and value.strip():
-            return value.strip()
+            value = value.strip()
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return value
     return None
 
 
