@@ -404,6 +404,23 @@ def test_a_session_whose_folder_is_gone_is_captured_where_the_hook_ran(repo: Pat
     assert list((repo / "okf" / ".memory" / "inbox").glob("hook-*.json")) == []
 
 
+def test_a_session_that_ended_in_a_repository_inside_the_project_is_captured_in_the_project(
+        repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """Claude Code names the folder its shell was left in, which may be a repository of its own
+    inside the project (a submodule, a vendored clone) that gitstore is not set up in. The hook
+    spooled the job in the project's inbox, yet the capture looked in the inner repository, found
+    gitstore not set up there and dropped the session without a word."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    inner = repo / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=inner, check=True)
+    _session_ended(repo, env, tmp_path, "s-inner", cwd=str(inner))
+    assert "s-inner" in cli.ok("episodes", "--json", cwd=repo)
+    assert list((repo / "okf" / ".memory" / "inbox").glob("hook-*.json")) == []
+
+
 def test_a_session_ending_after_git_clean_removed_the_state_folder_is_held_until_init(
         repo: Path, env: dict[str, str], tmp_path: Path) -> None:
     """`git clean -fdx`, which an agent may run, deletes the ignored okf/.memory/ (config.json

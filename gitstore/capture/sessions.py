@@ -54,7 +54,7 @@ def _opened(hook: HookInput) -> Context | None:
         return Context.open(str(hook.cwd))
     except NotARepository:
         if not _set_up_before(hook.cwd):
-            return None
+            return _around(hook.cwd)
         # init ran in this clone (its git folder says so), and okf/.memory/ is gone since
         raise Refused("gitstore was set up in this clone, and okf/.memory/config.json is gone (`git clean -x` "
                       "deletes it): `gitstore init` sets it up again") from None
@@ -62,6 +62,23 @@ def _opened(hook: HookInput) -> Context | None:
         raise
     except GitstoreError:
         raise Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why") from None
+
+
+def _around(folder: Path) -> Context | None:
+    """The repository gitstore is set up in around FOLDER, a repository of its own that it is
+    not set up in (a submodule, a clone kept inside the project): the one whose inbox the hook
+    spooled the job in (``hooklog.repository_dir``). A session that ended there (Claude Code
+    names the folder its shell was left in) was dropped without a word. None where there is
+    none."""
+    from gitstore.capture.hooklog import repository_dir
+
+    root = repository_dir(str(folder))
+    if root is None:
+        return None
+    try:
+        return Context.open(root)
+    except NotARepository:
+        return None
 
 
 def _set_up_before(folder: Path) -> bool:
