@@ -147,6 +147,30 @@ def test_a_hook_refused_by_a_config_that_came_through_git_says_so_and_keeps_the_
     assert "s-during" in episodes and "s-after" in episodes, episodes
 
 
+def test_sessions_waiting_for_the_clone_to_be_set_up_again_use_up_none_of_their_attempts(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    """Each hook run retries the jobs waiting in the inbox, and a job tried more than three times
+    is set aside, to be imported by hand. A refusal of the clone's set-up is no fault of the
+    session's: however many sessions end before the person runs `gitstore init`, each is kept,
+    and the first run after init captures them all."""
+    bare, alice = team
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    cli.ok("init", cwd=bob)
+    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
+    git(bob, "pull", "-q", "--ff-only")
+    sessions = [f"s-wait-{n}" for n in range(5)]
+    for session in sessions:
+        _session_ended(bob, session, tmp_path)
+    inbox = bob / STATE_DIR / "inbox"
+    assert len(list(inbox.glob("hook-*.json"))) == len(sessions) and not list(inbox.glob("failed-*"))
+    cli.ok("init", cwd=bob)
+    _session_ended(bob, "s-after", tmp_path)
+    assert list(inbox.glob("*.json")) == []
+    episodes = cli.ok("episodes", "--json", cwd=bob)
+    assert all(session in episodes for session in [*sessions, "s-after"]), episodes
+
+
 def test_the_clone_that_committed_its_config_keeps_it_and_doctor_says_to_stop_tracking_it(
         team: tuple[Path, Path]) -> None:
     _, alice = team

@@ -93,9 +93,12 @@ class HookProblem(Exception):
 class CaptureFailed(HookProblem):
     """The capture of a sound job failed (a full disk, a read-only store, a record refused, the
     capture library missing): the job is kept, for the next hook's run to retry. UNIGNORED: it
-    was refused because git does not ignore ``okf/.memory/`` (``_move_away``)."""
+    was refused because git does not ignore ``okf/.memory/`` (``_move_away``). SET_UP: it was
+    refused for the clone's set-up (a config.json a commit brought, one ``git clean`` removed),
+    no fault of the session's: the attempt is given back (``_uncount``)."""
 
     unignored = False
+    set_up = False
 
 
 INLINE_ENV = "GITSTORE_HOOK_INLINE"
@@ -560,6 +563,8 @@ def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
         return None  # another run is capturing it, or has captured it
     except CaptureFailed as exc:  # kept, as after a timeout: a full disk or a read-only store passes, and
         # the next hook's run retries it (one that fails MAX_ATTEMPTS times is set aside, never lost)
+        if exc.set_up:  # however many runs pass before the clone is set up again, the session waits
+            _uncount(fd, job)
         _log(cwd, harness, f"{exc}{_move_away(spool, cwd) if exc.unignored else _keep_or_drop(spool, cwd)}")
     except HookProblem as exc:  # no job a hook of this clone wrote
         _log(cwd, harness, str(exc))
@@ -604,6 +609,20 @@ def _count(fd: int, job: dict[str, Any], earlier: int) -> None:
     free text at rest from here on."""
     job["attempts"] = _attempts(job) + earlier + 1
     job["payload"] = kept(job["payload"])
+    _rewrite(fd, job)
+
+
+def _uncount(fd: int, job: dict[str, Any]) -> None:
+    """Give back this run's attempt at JOB (``_count`` counted it in the spool FD): the capture
+    was refused for the clone's set-up, not for anything of the session's, and a session that
+    ends while a commit's config.json stands would otherwise be set aside after three runs, to be
+    imported by hand once init mended the clone."""
+    job["attempts"] = max(_attempts(job) - 1, 0)
+    _rewrite(fd, job)
+
+
+def _rewrite(fd: int, job: dict[str, Any]) -> None:
+    """Write JOB back into its locked spool FD, in place of what it held."""
     with os.fdopen(os.dup(fd), "w", encoding="utf-8") as handle:
         handle.seek(0)
         handle.truncate()
@@ -979,6 +998,7 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
     if error is not None:  # named by its kind: its message may quote what the capture read
         failed = CaptureFailed(f"capture failed: {described(error)}")
         failed.unignored = any(c.__name__ == "Unignored" for c in type(error).__mro__)
+        failed.set_up = getattr(error, "set_up", False) is True
         raise failed
 
 

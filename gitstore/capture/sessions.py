@@ -49,19 +49,22 @@ def _opened(hook: HookInput) -> Context | None:
     that cannot be read, or gone from a clone init set up) is raised, as every command raises
     it: the hook logs it and keeps the job for a retry, where it once dropped the session
     without a word. A refusal that is no rule of the store's is raised as one, so the log never
-    blames the session for it."""
+    blames the session for it. Each is marked ``set_up``: the clone's, not the session's, so the
+    hook keeps the job without using up one of its attempts."""
     try:
         return Context.open(str(hook.cwd))
     except NotARepository:
         if not _set_up_before(hook.cwd):
             return _around(hook.cwd)
         # init ran in this clone (its git folder says so), and okf/.memory/ is gone since
-        raise Refused("gitstore was set up in this clone, and okf/.memory/config.json is gone (`git clean -x` "
-                      "deletes it): `gitstore init` sets it up again") from None
-    except Refused:
-        raise
+        refused = Refused("gitstore was set up in this clone, and okf/.memory/config.json is gone (`git clean -x` "
+                          "deletes it): `gitstore init` sets it up again")
+    except Refused as exc:
+        refused = exc
     except GitstoreError:
-        raise Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why") from None
+        refused = Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why")
+    refused.set_up = True  # type: ignore[attr-defined]  # read by the hook (``agent_hook._call_guarded``)
+    raise refused from None
 
 
 def _around(folder: Path) -> Context | None:
