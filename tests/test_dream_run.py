@@ -267,6 +267,50 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     assert len(digests[0]) == 2 and digests[0] == digests[1]
 
 
+def _busy_session(ctx, folder: Path, turns: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """One personal Claude Code session of many user turns, imported in transcript mode."""
+    from gitstore.capture.sessions import import_transcript
+
+    lines = []
+    for n, text in enumerate(turns):
+        lines.append(json.dumps({"type": "user", "uuid": f"busy-{n}", "parentUuid": f"busy-{n - 1}" if n else None,
+                                 "timestamp": f"2026-03-05T09:{n // 60:02d}:{n % 60:02d}Z", "cwd": "/work/widgets",
+                                 "version": "1.0.98", "gitBranch": "dev/busy", "sessionId": "busy-session",
+                                 "message": {"role": "user", "content": text}}))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "busy.jsonl").write_text("\n".join(lines) + "\n")
+    import_transcript(ctx, folder / "busy.jsonl", mode="transcript")
+
+
+def test_personal_sessions_never_change_what_the_shared_evidence_proposes(tmp_path: Path) -> None:
+    """Two clones holding the same shared records propose the same learnings whatever personal
+    sessions one of them keeps: sessions never leave their clone, so words they use often (here
+    "retry", "error" and "log" in sixty turns of one session) must not make the team's themes
+    fade on that clone alone, nor tell the others anything of them."""
+    ctx = w.repo(tmp_path, "one")
+    w.jitter_theme(ctx)
+    w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
+    w.comment(ctx, 21, "github:202", "Every error log line should carry the request id.", 210)
+    w.comment(ctx, 22, "github:203", "Include the request id in this error log, we cannot trace it otherwise.", 220)
+    other = tmp_path / "two"
+    subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
+    init(other, writer=ctx.workspace.config.writer)
+    sync(str(other))
+    things = ["upload", "parser", "cache", "widget", "schema", "config", "index", "token", "queue", "worker"]
+    mine = Context.open(str(other))
+    w.grant_sessions(mine)  # without a policy only a clone's own grants count
+    _busy_session(mine, tmp_path / "sessions",
+                  [f"Please retry the {things[n % 10]} {things[(3 * n + 1) % 10]} step and log the "
+                   f"{things[(7 * n + 2) % 10]} error again." for n in range(60)])
+    reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
+               for root in (ctx.workspace.root, other)]
+    assert reports[1].view["evidence"] > reports[0].view["evidence"], reports[1].view  # the sessions are read
+    proposed = [sorted((p["id"], p["theme"], p["contentDigest"], p["reviewDigest"], p["text"]) for p in r.proposed)
+                for r in reports]
+    assert {p[1] for p in proposed[0]} == {"backoff-jitter-retry", "error-log-request"}
+    assert proposed[0] == proposed[1]
+
+
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, grant=False)
     w.jitter_theme(ctx)

@@ -37,7 +37,7 @@ import sys
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations
 from operator import itemgetter
@@ -163,6 +163,50 @@ class LexicalLabeler:
         return [self.name, self.min_lift, self.min_terms, _code()]
 
     def label(self, items: Sequence[Evidence]) -> LabelRun:
+        """Labels of ITEMS. Those of shared evidence are worked out from the shared evidence
+        alone: a clone's personal sessions never leave it, so the words they use (how often, in
+        which texts) must not change which themes the team's records form, what they hold or
+        their keys, on that clone alone. Personal evidence is labelled among all of it: a theme
+        it joins, most of whose texts are shared evidence of one theme, takes that theme's key.
+        A theme of its own holding a single shared text labels that text too (a review and its
+        owner's session saying one thing): one shared text never passes the gates by itself, so
+        such a theme is only ever proposed citing the personal evidence, on this clone."""
+        shared = [e for e in items if not e.local]
+        if len(shared) == len(items):
+            return self._label_all(items)[0]
+        (team, stating), (everything, stating_all) = self._label_all(shared), self._label_all(items)
+        keyed = {lab.event: lab.theme for lab in team.labels}
+        team_ids = {e.id for e in shared}
+        taken: dict[str, Counter[str]] = defaultdict(Counter)
+        held: dict[str, list[Label]] = defaultdict(list)
+        for lab in everything.labels:
+            held[lab.theme].append(lab)
+            if lab.event in keyed:
+                taken[lab.theme][keyed[lab.event]] += 1
+        used = set(keyed.values())
+        labels = list(team.labels)
+        for theme, found in sorted(held.items()):
+            personal = [lab for lab in found if lab.event not in team_ids]
+            if not personal:
+                continue
+            best = min(taken[theme].items(), key=lambda kv: (-kv[1], kv[0]), default=None)
+            if best is not None and 2 * best[1] >= len(found):  # mostly that team theme's texts
+                labels += [replace(lab, theme=best[0]) for lab in personal]
+                continue
+            key, n = theme, 2
+            while key in used:
+                key, n = f"{theme[:76]}-{n}", n + 1
+            used.add(key)
+            alone = len(found) - len(personal) == 1
+            labels += [replace(lab, theme=key) for lab in found if alone or lab.event not in team_ids]
+        labels.sort(key=lambda lab: (lab.event, lab.theme))
+        themed = {lab.event for lab in labels}
+        unthemed = (stating | {e for e in stating_all if e not in team_ids}) - themed
+        return LabelRun(labels, usage={"texts": len(items), "themes": len({lab.theme for lab in labels}),
+                                       "unthemed": len(unthemed)})
+
+    def _label_all(self, items: Sequence[Evidence]) -> tuple[LabelRun, set[str]]:
+        """The labels of ITEMS judged among themselves, and the texts that state something."""
         docs = _docs(items)
         content = [d for d in docs if len(d.terms) >= self.min_terms]
         corpus = _Corpus(content, Counter(t for d in content for t in d.terms))
@@ -174,7 +218,8 @@ class LexicalLabeler:
         labels.sort(key=lambda lab: (lab.event, lab.theme))
         themed = {lab.event for lab in labels}
         return LabelRun(labels, usage={"texts": len(docs), "themes": len({lab.theme for lab in labels}),
-                                       "unthemed": sum(1 for d in content if d.evidence.id not in themed)})
+                                       "unthemed": sum(1 for d in content if d.evidence.id not in themed)}), \
+            {d.evidence.id for d in content}
 
     def _seeds(self, corpus: _Corpus) -> dict[Pair, frozenset[int]]:
         """Seed pairs and the texts (indexes into the corpus) that hold them."""
