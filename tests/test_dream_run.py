@@ -282,11 +282,9 @@ def _busy_session(ctx, folder: Path, turns: list[str]) -> None:  # type: ignore[
     import_transcript(ctx, folder / "busy.jsonl", mode="transcript")
 
 
-def test_personal_sessions_never_change_what_the_shared_evidence_proposes(tmp_path: Path) -> None:
-    """Two clones holding the same shared records propose the same learnings whatever personal
-    sessions one of them keeps: sessions never leave their clone, so words they use often (here
-    "retry", "error" and "log" in sixty turns of one session) must not make the team's themes
-    fade on that clone alone, nor tell the others anything of them."""
+def _twins(tmp_path: Path) -> tuple[Context, Context]:
+    """Two clones holding the same shared records (two themes raised by three reviewers each),
+    the second granting its owner's personal sessions, as its own grants count."""
     ctx = w.repo(tmp_path, "one")
     w.jitter_theme(ctx)
     w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
@@ -296,19 +294,40 @@ def test_personal_sessions_never_change_what_the_shared_evidence_proposes(tmp_pa
     subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
     init(other, writer=ctx.workspace.config.writer)
     sync(str(other))
-    things = ["upload", "parser", "cache", "widget", "schema", "config", "index", "token", "queue", "worker"]
     mine = Context.open(str(other))
     w.grant_sessions(mine)  # without a policy only a clone's own grants count
-    _busy_session(mine, tmp_path / "sessions",
-                  [f"Please retry the {things[n % 10]} {things[(3 * n + 1) % 10]} step and log the "
-                   f"{things[(7 * n + 2) % 10]} error again." for n in range(60)])
-    reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
-               for root in (ctx.workspace.root, other)]
+    return ctx, mine
+
+
+def _same_proposals(one: Context, two: Context) -> None:
+    reports = [dream(ctx.workspace.root, Request(by=w.BY, dry_run=True), notify=lambda _: None) for ctx in (one, two)]
     assert reports[1].view["evidence"] > reports[0].view["evidence"], reports[1].view  # the sessions are read
     proposed = [sorted((p["id"], p["theme"], p["contentDigest"], p["reviewDigest"], p["text"]) for p in r.proposed)
                 for r in reports]
     assert {p[1] for p in proposed[0]} == {"backoff-jitter-retry", "error-log-request"}
     assert proposed[0] == proposed[1]
+
+
+def test_personal_sessions_never_change_what_the_shared_evidence_proposes(tmp_path: Path) -> None:
+    """Two clones holding the same shared records propose the same learnings whatever personal
+    sessions one of them keeps: sessions never leave their clone, so words they use often (here
+    "retry", "error" and "log" in sixty turns of one session) must not make the team's themes
+    fade on that clone alone, nor tell the others anything of them."""
+    one, two = _twins(tmp_path)
+    things = ["upload", "parser", "cache", "widget", "schema", "config", "index", "token", "queue", "worker"]
+    _busy_session(two, tmp_path / "sessions",
+                  [f"Please retry the {things[n % 10]} {things[(3 * n + 1) % 10]} step and log the "
+                   f"{things[(7 * n + 2) % 10]} error again." for n in range(60)])
+    _same_proposals(one, two)
+
+
+def test_a_personal_session_saying_a_review_s_words_first_takes_no_origin_from_it(tmp_path: Path) -> None:
+    """A session of the owner's dated before the reviews, holding two reviewers' sentences,
+    leaves the reviews three origins: on that clone alone they had become copies of the session
+    (two origins, another learning id for the same shared records)."""
+    one, two = _twins(tmp_path)
+    w.session(two, tmp_path / "sessions", "notes", " ".join(text for _, _, text in w.JITTER[:2]), day=1)
+    _same_proposals(one, two)
 
 
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:

@@ -336,7 +336,7 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
             chosen.append((event, view.episodes[event["episode"]], not before))
     written = _first_written(view)
     chosen.sort(key=lambda each: (written(each[0]), each[0]["at"], each[0]["id"]))
-    origins = _origins([event for event, _, _ in chosen])
+    origins = _team_origins(taking, [event for event, _, _ in chosen])
     roots: dict[str, str] = {}
     out: dict[str, Evidence] = {}
     for event, episode, inside in chosen:
@@ -344,6 +344,25 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
         if inside:
             out[event["id"]] = piece
     return out
+
+
+def _team_origins(taking: _Taking, events: list[dict[str, Any]]) -> dict[str, str]:
+    """The origins of EVENTS (``_origins``), those of shared evidence worked out among the
+    shared evidence alone: a personal session never leaves its clone, so one dated before a
+    review and holding its words (or two reviews' words) must not make the reviews copies of it
+    on that clone only, fewer origins and another learning than every other clone sees. A piece
+    of a personal session takes the origin of what it repeats: of the shared evidence, the
+    origin the earliest shared piece repeating the same words has."""
+    local = {e["id"] for e in events if taking.namespaces.get(e["id"], "shared") == "local"}
+    every = _origins(events)
+    if not local:
+        return every
+    team = _origins([e for e in events if e["id"] not in local])
+    shared_of: dict[str, str] = {}
+    for event in events:
+        if event["id"] not in local:
+            shared_of.setdefault(every[event["id"]], team[event["id"]])
+    return {i: team[i] if i not in local else shared_of.get(o, o) for i, o in every.items()}
 
 
 def _remembered(view: View) -> frozenset[str]:
