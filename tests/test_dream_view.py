@@ -144,6 +144,11 @@ def test_copies_quotes_and_pastes_share_one_origin(tmp_path: Path) -> None:
     pytest.param(f"+1 to what @alice wrote: {_NAIVE}", id="assent-lead-in"),
     pytest.param(f"<blockquote>{_NAIVE}</blockquote>\nAgreed.", id="html-blockquote"),
     pytest.param(f"<BLOCKQUOTE class=x>\n{_NAIVE}\n</BLOCKQUOTE>\n\n+1", id="html-blockquote-upper"),
+    pytest.param(_NAIVE.replace(" ", "&nbsp;"), id="html-entity-spaces"),
+    pytest.param(_NAIVE.replace("the ", "&#116;he "), id="html-entity-letter"),
+    pytest.param(_NAIVE.replace("backoff", "back<!-- a b c d e f g h i j k l -->off"), id="html-comment"),
+    pytest.param(_NAIVE.replace("backoff", "<b>back</b>off"), id="inline-tags"),
+    pytest.param(f"[{_NAIVE[:20]}](https://example.com/a/b/c/d/e/f/g/h){_NAIVE[20:]}", id="markdown-link"),
 ])
 def test_a_copy_tweaked_in_its_letters_or_quoted_shares_the_origin(tmp_path: Path, copy: str) -> None:
     """Copies that read the same (other Unicode forms of the same letters, a look-alike letter,

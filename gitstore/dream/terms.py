@@ -21,6 +21,7 @@ from itertools import chain
 from operator import itemgetter
 
 from gitstore.safety.hidden import latin_skeleton, visible
+from gitstore.safety.rendered import rendered
 
 # English function words, then the words every review or agent turn is made of ("please",
 # "should", "lgtm"): none of them says what a rule is about.
@@ -389,8 +390,11 @@ def sameness(text: str, min_words: int = 4) -> tuple[str, list[str]]:
     each sentence of at least ``min_words`` words, also without a short lead-in ("As Bob said:
     ...", "Again, ..."), so a quote introduced in one's own words is still recognised; words
     ending in a colon before more text ("As @alice said in #11: ...") introduce it and are no
-    sentence of their own. The values are compared within one dream only."""
+    sentence of their own. Markup is read as a renderer shows it (``safety.rendered``): entities
+    decoded, HTML comments and inline tags left out, a link read as its text, so a copy wrapped
+    in markup a reader never sees is still one. The values are compared within one dream only."""
     own = masked(text)
+    own = rendered(own) or own
     sentences: list[str] = []
     whole: list[str] = []
     pieces = _SENTENCE_END.split(own)
