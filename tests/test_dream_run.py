@@ -330,6 +330,15 @@ def test_a_personal_session_saying_a_review_s_words_first_takes_no_origin_from_i
     _same_proposals(one, two)
 
 
+def test_the_owner_pasting_the_reviews_into_a_session_takes_no_person_from_them(tmp_path: Path) -> None:
+    """The owner pasting each review into their agent session (after the reviews) copies them:
+    a session never leaves its clone, so no reviewer copied it, and the owner may have written
+    none of the reviews. The three reviewers stay three people on that clone as on the others."""
+    one, two = _twins(tmp_path)
+    _busy_session(two, tmp_path / "sessions", [f"Reviewer comment: {text}" for _, _, text in w.JITTER])
+    _same_proposals(one, two)
+
+
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, grant=False)
     w.jitter_theme(ctx)

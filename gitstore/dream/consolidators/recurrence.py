@@ -407,12 +407,18 @@ def _people(pieces: Sequence[Evidence]) -> int:
     owner named by another kind of account than a review's author (``git:alice@...`` beside
     ``github:9``) may be that author, so is no person more beside them: one's own review and
     one's own session are one, and an origin whose only person is such an owner is one any
-    person counted may have written."""
+    person counted may have written. A personal session repeating shared evidence (the owner
+    pasting a review into it) is a copy whatever the times say: the session never left the
+    clone, so no one copied it, and the owner is no more a possible author of that origin than
+    its shared pieces make them."""
     shared = {e.person for e in pieces if e.person and not e.local}
     kinds = {_kind(p) for p in shared}
+    published = {e.origin for e in pieces if not e.local}
     held: dict[str, set[str]] = defaultdict(set)
     for evidence in pieces:
         person = evidence.person
+        if evidence.local and evidence.origin in published:
+            continue
         if person and not (evidence.local and kinds - {_kind(person)}):
             held[evidence.origin].add(person)
     return _fewest([frozenset(s) for s in held.values() if s])
