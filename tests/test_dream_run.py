@@ -339,6 +339,15 @@ def test_the_owner_pasting_the_reviews_into_a_session_takes_no_person_from_them(
     _same_proposals(one, two)
 
 
+def test_the_owner_asking_their_agent_by_name_quarantines_no_team_theme(tmp_path: Path) -> None:
+    """A person's prompt in their own agent session is addressed to the agent by nature
+    ("Claude, add ..."): it is no order injected into a review, and never makes the team's
+    theme read as one speaking to AI agents, on that clone alone."""
+    one, two = _twins(tmp_path)
+    w.session(two, tmp_path / "sessions", "ask", "Claude, add random jitter to the retry backoff in the HTTP client.")
+    _same_proposals(one, two)
+
+
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, grant=False)
     w.jitter_theme(ctx)

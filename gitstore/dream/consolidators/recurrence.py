@@ -176,7 +176,9 @@ class Recurrence:
                       + side.format(len(rest)))
             return None, Verdict(theme.key, "held-back", (reason,), signals, _refs(view, rest), _refs(view, dissent))
         everyone = _representatives(whole.support)
-        speaking = [e for e in everyone if cues.to_agents(terms.masked(e.text).lower())]
+        # a personal session is its owner talking to their own agent: no order injected into a
+        # review, and no reason to quarantine the team's theme on this clone alone
+        speaking = [e for e in everyone if not e.local and cues.to_agents(terms.masked(e.text).lower())]
         if speaking:
             reason = (f"quarantined: {len(speaking)} of its {len(everyone)} origins speak to AI agents instead of "
                       f"about the code, as injected instructions do")
