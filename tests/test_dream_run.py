@@ -267,19 +267,20 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     assert len(digests[0]) == 2 and digests[0] == digests[1]
 
 
-def _busy_session(ctx, folder: Path, turns: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """One personal Claude Code session of many user turns, imported in transcript mode."""
+def _busy_session(ctx, folder: Path, turns: list[str], day: str = "2026-03-05",  # type: ignore[no-untyped-def]
+                  stem: str = "busy") -> None:
+    """One personal Claude Code session of many user turns on DAY, imported in transcript mode."""
     from gitstore.capture.sessions import import_transcript
 
     lines = []
     for n, text in enumerate(turns):
-        lines.append(json.dumps({"type": "user", "uuid": f"busy-{n}", "parentUuid": f"busy-{n - 1}" if n else None,
-                                 "timestamp": f"2026-03-05T09:{n // 60:02d}:{n % 60:02d}Z", "cwd": "/work/widgets",
-                                 "version": "1.0.98", "gitBranch": "dev/busy", "sessionId": "busy-session",
+        lines.append(json.dumps({"type": "user", "uuid": f"{stem}-{n}", "parentUuid": f"{stem}-{n - 1}" if n else None,
+                                 "timestamp": f"{day}T09:{n // 60:02d}:{n % 60:02d}Z", "cwd": "/work/widgets",
+                                 "version": "1.0.98", "gitBranch": f"dev/{stem}", "sessionId": f"{stem}-session",
                                  "message": {"role": "user", "content": text}}))
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "busy.jsonl").write_text("\n".join(lines) + "\n")
-    import_transcript(ctx, folder / "busy.jsonl", mode="transcript")
+    (folder / f"{stem}.jsonl").write_text("\n".join(lines) + "\n")
+    import_transcript(ctx, folder / f"{stem}.jsonl", mode="transcript")
 
 
 def _twins(tmp_path: Path) -> tuple[Context, Context]:
@@ -299,8 +300,9 @@ def _twins(tmp_path: Path) -> tuple[Context, Context]:
     return ctx, mine
 
 
-def _same_proposals(one: Context, two: Context) -> None:
-    reports = [dream(ctx.workspace.root, Request(by=w.BY, dry_run=True), notify=lambda _: None) for ctx in (one, two)]
+def _same_proposals(one: Context, two: Context, now: datetime | None = None) -> None:
+    reports = [dream(ctx.workspace.root, Request(by=w.BY, dry_run=True, now=now), notify=lambda _: None)
+               for ctx in (one, two)]
     assert reports[1].view["evidence"] > reports[0].view["evidence"], reports[1].view  # the sessions are read
     proposed = [sorted((p["id"], p["theme"], p["contentDigest"], p["reviewDigest"], p["text"]) for p in r.proposed)
                 for r in reports]
@@ -346,6 +348,19 @@ def test_the_owner_asking_their_agent_by_name_quarantines_no_team_theme(tmp_path
     one, two = _twins(tmp_path)
     w.session(two, tmp_path / "sessions", "ask", "Claude, add random jitter to the retry backoff in the HTTP client.")
     _same_proposals(one, two)
+
+
+def test_a_personal_session_joining_a_team_theme_never_ages_it_on_one_clone(tmp_path: Path) -> None:
+    """The team's theme passes its gates by its shared evidence alone, judged against the newest
+    shared evidence. The owner's session on it, three days after the reviews, and a session on
+    anything else a year later made the theme's newest piece 392 days older than the newest
+    evidence: rejected as too old on that clone alone."""
+    one, two = _twins(tmp_path)
+    _busy_session(two, tmp_path / "sessions", ["Add jitter to the retry backoff of the sync client, the retries pile up."],
+                  stem="jitter")
+    _busy_session(two, tmp_path / "sessions", ["Rename the settings module and update its imports everywhere."],
+                  day="2027-04-01", stem="rename")
+    _same_proposals(one, two, now=datetime(2027, 4, 2, tzinfo=timezone.utc))
 
 
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:

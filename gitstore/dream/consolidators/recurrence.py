@@ -186,11 +186,15 @@ class Recurrence:
         if not origins:
             return None, Verdict(theme.key, "rejected", ("no person: only bots or unknown accounts",), signals, refs)
         failures = self.gates.failures(signals)
-        if failures:
+        # shared evidence passing the gates by itself is judged as on every clone holding it:
+        # a personal session joining its theme (older than the owner's latest session on any
+        # subject, or the owner's copy of a review) never fails it on this clone alone
+        alone = self._cited(theme, shared_newest)
+        if failures and alone is None:
             kind = audience.classify(origins, _statement(origins, theme))[0]
             return None, Verdict(theme.key, "rejected", tuple(_headline(theme, origins, signals, failures)),
                                  signals, refs, (), kind)
-        cited, cited_signals = self._cited(theme, shared_newest) or (theme, signals)
+        cited, cited_signals = alone or (theme, signals)
         chosen = _representatives(cited.support)[-MAX_REFS:]
         statement = _statement(chosen, cited)
         kind, why = audience.classify(chosen, statement)
