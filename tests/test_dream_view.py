@@ -159,6 +159,25 @@ def test_a_copy_tweaked_in_its_letters_or_quoted_shares_the_origin(tmp_path: Pat
     assert frozen(ctx).evidence[pasted["id"]].origin == original["id"]
 
 
+@pytest.mark.parametrize("copy, copied", [
+    pytest.param(f"{_NAIVE} Saw exactly the same thing happen on my own branch earlier today, twice.", True,
+                 id="remark-after"),
+    pytest.param(f"Same here, we hit this on my side as well last week. {_NAIVE}", True,
+                 id="remark-before"),
+    pytest.param(f"{_NAIVE} Our deploy last week failed when all the workers reconnected to the queue together "
+                 "after the outage, and the dashboard stayed red for an hour.", False, id="more-of-one-s-own"),
+])
+def test_a_long_sentence_pasted_with_a_remark_shares_the_origin(tmp_path: Path, copy: str, copied: bool) -> None:
+    """A comment pasted by a second account with a sentence of its own beside it ("Saw exactly the
+    same thing ...", too long for the pasted text's word pairs to make it a near copy) is no
+    second origin: most of its words are the first one's. One saying more of its own than it
+    repeats is a comment of its own."""
+    ctx = w.repo(tmp_path)
+    [original] = w.comment(ctx, 11, "github:101", _NAIVE, 0)
+    [pasted] = w.comment(ctx, 12, "github:102", copy, 10)
+    assert (frozen(ctx).evidence[pasted["id"]].origin == original["id"]) is copied
+
+
 _SQL = "Log every SQL query at INFO level, including its bound parameters."
 
 

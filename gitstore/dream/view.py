@@ -512,7 +512,9 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
     added or misspelt: ``NEAR`` of their word pairs or more are one (a second account pasting
     one comment with a word swapped is no second origin). People who say one thing in their
     own words share far fewer; one author's own near repeats are one person's, which the
-    gates count once anyway. Otherwise it is an origin of its own.
+    gates count once anyway. So does a text most of whose words are sentences of ``NEAR_WORDS``
+    words or more seen before word for word: a comment pasted again with a remark of one's own
+    beside it ("Saw the same thing on my branch today."). Otherwise it is an origin of its own.
     """
     whole: dict[str, str] = {}
     sentences: dict[str, str] = {}
@@ -529,6 +531,14 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
             said = terms.sameness(terms.quoted(text))[1]
             origin = next((sentences[p] for p in said if p in sentences), None)
         words = print_.split()
+        if origin is None and parts:  # a long sentence pasted again, with a remark of one's own
+            again: list[str] = []
+            for part in parts:  # a sentence seen, not the rest after its lead-in as well
+                if part in sentences and part.count(" ") + 1 >= NEAR_WORDS \
+                        and not (again and again[-1].endswith(" " + part)):
+                    again.append(part)
+            if again and 2 * sum(p.count(" ") + 1 for p in again) > len(words):
+                origin = sentences[again[0]]
         pairs = frozenset(zip(words, words[1:])) if len(words) >= NEAR_WORDS else frozenset()
         if origin is None and pairs:
             origin = _nearly(pairs, event["author"], pairs_of, holding)
