@@ -363,6 +363,23 @@ def test_a_personal_session_joining_a_team_theme_never_ages_it_on_one_clone(tmp_
     _same_proposals(one, two, now=datetime(2027, 4, 2, tzinfo=timezone.utc))
 
 
+def test_a_review_s_label_on_a_theme_of_the_owner_s_sessions_stays_on_the_clone(tmp_path: Path) -> None:
+    """A review and the owner's session saying one thing make a theme only with the session: the
+    label the review gets for it is named from the session's words too, and says the owner has
+    sessions on it, so it is never stored with the shared records (a label is stored where the
+    event it judges is): it serves the dream, the session's label stays on the clone."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    [review] = w.comment(ctx, 12, "github:101", "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.")
+    report = w.run(ctx)
+    [proposal] = report.proposed  # the review is of the theme: cited beside the session, kept here
+    assert proposal["signals"]["evidence"] == 2 and proposal["local"], proposal
+    held = [(item.stored.namespace, item.record["parentEventId"]) for item in ctx.store.items()
+            if item.kind == "event" and item.record["type"] == "label"]
+    assert len(held) == 1 and held[0][0] == "local" and held[0][1] != review["id"], held
+
+
 def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, grant=False)
     w.jitter_theme(ctx)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
@@ -182,8 +183,10 @@ class _Dream:
         fresh = _valid_labels(run, {e.id: e for e in given}, labeler.name)  # none on evidence it was not given
         labels = known + fresh
         known_ids = {(lab.event, lab.theme) for lab in known}
+        personal = _personal_themes(self.view, labels)
         specs = [label_ops.LabelSpec(lab.event, lab.theme, lab.category, lab.polarity, lab.spans, labeler.name)
-                 for lab in fresh if (lab.event, lab.theme) not in known_ids]
+                 for lab in fresh if (lab.event, lab.theme) not in known_ids
+                 and not (lab.theme in personal and not self.view.evidence[lab.event].local)]
         self.report.labeler.update(labels=len(labels), themes=len({lab.theme for lab in labels}),
                                    usage=run.usage, problems=list(run.problems))
         if labeler.incremental:
@@ -355,6 +358,25 @@ class _Dream:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+def _personal_themes(view: FrozenView, labels: Sequence[Label]) -> set[str]:
+    """Themes holding personal session evidence and a single piece of shared evidence: a review
+    and the owner's session saying one thing. Only the session makes such a theme (one piece of
+    shared evidence is none), its key may be made of the session's words, and its label on the
+    review says the owner has sessions on it. A label is stored where the event it judges is,
+    so the review's label of such a theme is not stored at all: it serves this dream only."""
+    shared: dict[str, set[str]] = defaultdict(set)
+    local: set[str] = set()
+    for label in labels:
+        evidence = view.evidence.get(label.event)
+        if evidence is None:
+            continue
+        if evidence.local:
+            local.add(label.theme)
+        else:
+            shared[label.theme].add(label.event)
+    return {theme for theme in local if len(shared[theme]) == 1}
+
 
 def _guarded_label(labeler: Labeler, items: Sequence[Any]) -> LabelRun:
     try:
