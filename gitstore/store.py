@@ -832,6 +832,21 @@ class Store:
             return cast(SnapshotProvider, self.provider).payload_reader(selective=selective)
         return self.provider.payload
 
+    def claimants(self, learnings: Collection[str]) -> set[str]:
+        """The learnings a stored version of which names one of ``learnings`` in ``replaces``
+        or ``supersedes`` (the only ones whose claims can take them), and maybe others: a
+        provider that can tell from what each append stores (git: ``GitProvider.claimants``)
+        says without a read of every learning; else every learning is read. A read of their
+        streams (``items``) checks what it finds, as any read does."""
+        wanted = set(learnings)
+        if not wanted:
+            return set()
+        found = getattr(self.provider, "claimants", None)
+        if found is not None:
+            return set(found(wanted))
+        return {item.record["id"] for item in self.items(["learning"])
+                if not wanted.isdisjoint([*item.record["replaces"], *item.record.get("supersedes", ())])}
+
     def stream(self, stream: str) -> Iterator[Item]:
         """One stream's records in store order, re-checked."""
         memory = self._memory()

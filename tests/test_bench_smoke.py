@@ -162,9 +162,9 @@ def reports(lines: list[re.Pattern[str]], *args: str) -> str:
 
 
 DECISIONS_LINES = [
-    re.compile(rf"^decisions: {action} at 500 learnings cpu [\d.]+ ms, at 50 [\d.]+ ms, ratio [\d.]+x "
+    re.compile(rf"^decisions: {re.escape(action)} at 500 learnings cpu [\d.]+ ms, at 50 [\d.]+ ms, ratio [\d.]+x "
                r"\(goal <= 2x\): (goal met|GOAL NOT MET)$", re.MULTILINE)
-    for action in ("accept", "retire", "reject", "propose")
+    for action in ("accept", "retire", "reject", "propose", "accept+check", "propose+check", "accept replacing")
 ]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from gitstore.context import Context
+from gitstore.errors import IntegrityError
 from gitstore.ops import learning as ops
 from gitstore.providers import Stored
 from gitstore.providers.git import GitProvider
@@ -203,3 +204,156 @@ def test_a_kept_filter_never_rules_out_a_name_it_was_made_of_and_a_damaged_one_r
     for damaged in (None, [], {"bits": True, "field": ""}, {"bits": 64, "field": "not base64!"},
                     {"bits": 640, "field": made(names[:1])["field"]}):
         assert Filter.read(damaged) is None  # then the commit is loaded, as before
+
+
+def test_accepting_and_what_accept_and_propose_print_read_only_the_claims_that_settle_it(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], reads: Counter[tuple[str, str]]) -> None:
+    """Whether a learning is in force after accepting it, what propose warns of, and accepting
+    a replacement and what it says it took: the learning, those it names and those whose
+    claims could take the same ones, not every learning stored."""
+    from gitstore.queries.learnings import barred_beyond_review
+
+    root, mine, comment, others = crowded
+    reads.clear()
+    record, standing, _, _ = ops.accept_and_check(Context.open(str(root)), mine["id"], mine["reviewDigest"],
+                                                  "github:9")
+    assert record["state"] == "accepted" and standing.in_force
+    assert _learnings_read(reads) == {mine["id"]}, sorted(_learnings_read(reads))
+    reads.clear()
+    assert barred_beyond_review(Context.open(str(root)), others[0]) is None
+    assert _learnings_read(reads) == {others[0]}
+    for old in others[2:4]:
+        proposal = Context.open(str(root)).view(payloads=False, kinds=("learning",)).learnings[old][-1].record
+        ops.accept(Context.open(str(root)), old, proposal["reviewDigest"], "github:9")
+    draft = ops.Draft(title="Retries back off", text="Every retry waits longer than the one before.",
+                      category="convention", evidence=[ref(comment)], counterevidence=[],
+                      replaces=(others[2], others[3]), proposer=("person", "github:9"))
+    replacement = ops.propose(Context.open(str(root)), draft, "github:9")
+    rival = ops.propose(Context.open(str(root)), ops.Draft(
+        title="Retries stop", text="A retry loop gives up after three tries.", category="convention",
+        evidence=[ref(comment)], counterevidence=[], replaces=(others[3], others[4]),
+        proposer=("person", "github:9")), "github:9")
+    involved = {replacement["id"], rival["id"], *others[2:5]}
+    reads.clear()
+    record, standing, _, _ = ops.accept_and_check(Context.open(str(root)), replacement["id"],
+                                                  replacement["reviewDigest"], "github:9")
+    assert record["supersedes"] == [others[2], others[3]] and standing.in_force
+    assert _learnings_read(reads) <= involved, sorted(_learnings_read(reads) - involved)
+    reads.clear()
+    assert ops.settled_replacement(Context.open(str(root)), replacement["id"]) == ([others[2], others[3]], [], None)
+    assert _learnings_read(reads) <= involved
+    reads.clear()
+    with pytest.raises(Exception, match="already replaced"):
+        ops.accept(Context.open(str(root)), rival["id"], rival["reviewDigest"], "github:9")
+    assert _learnings_read(reads) <= involved
+
+
+def _standing_of_every_learning(ctx: Context, learning: str) -> Any:
+    """``standing`` from a view of every learning (what it read before it read their claims)."""
+    from gitstore.queries._views import learning_view
+    from gitstore.queries.learnings import _held, explain
+    from gitstore.rules.active import evaluate
+
+    view, histories = learning_view(ctx.store, lambda h: h.id == learning)
+    status = evaluate(view, "instruction", all_histories=histories)[learning]
+    return explain(view, status, "instruction", _held(ctx, view, histories[learning]), histories[learning])
+
+
+def test_a_learning_stands_in_a_view_of_its_claims_as_in_a_view_of_every_learning(tmp_path: Path) -> None:
+    """Every state and replacement a store holds (one added later, one retired),
+    with rival claims a forger with push access stores without authority: the standing read
+    from the claims that settle it is the standing read from every learning."""
+    from bench.bench_rules import Builder
+    from gitstore.queries.learnings import standing
+    from gitstore.rules.active import evaluate
+
+    built = Builder(tmp_path / "repo", 60, 400, 5).build()
+    ctx = Context.open(str(built.root))
+    whole = ctx.view()
+    claims = {lid: items[-1].record for lid, items in whole.learnings.items()
+              if any(i.record.get("supersedes") for i in items)}
+    honest, taken = next((lid, r["supersedes"]) for lid, r in claims.items() if r["state"] == "accepted")
+    free = next(lid for lid, items in whole.learnings.items() if items[-1].record["state"] == "accepted"
+                and lid not in claims and all(lid not in r["supersedes"] for r in claims.values()))
+    cited = whole.learnings[honest][-1].record["evidence"][:1]
+    forged = []
+    for n, names in enumerate(([taken[0]], [taken[-1], free])):
+        draft = ops.Draft(title=f"Rival rule {n}", text=f"A rival replacement, number {n}.", category="convention",
+                          evidence=[{"episode": r["episode"], "events": r["events"]} for r in cited],
+                          counterevidence=[], replaces=tuple(names), proposer=("person", "github:9"))
+        proposal = ops.build_proposal(ctx, whole, draft)
+        step = decision_step(proposal, "accepted", "github:9")
+        del step["digest"]
+        step["supersedes"] = list(names)
+        step = seal(step)
+        forged += [proposal, ctx.audit("propose", "github:9", [proposal["id"]], [proposal]),
+                   step, ctx.audit("accept", "github:9", [step["id"], *names], [step])]
+    forge(built.root, "0rival", forged, clock=1, blind=True)
+    statuses = evaluate(Context.open(str(built.root)).view(), "instruction")
+    assert sum(bool(s.replaced_by) for s in statuses.values()) >= 3
+    for learning in sorted(statuses):
+        assert standing(Context.open(str(built.root)), learning, "instruction") \
+            == _standing_of_every_learning(Context.open(str(built.root)), learning), learning
+
+
+def test_contested_claims_stand_in_a_view_of_their_claims_as_in_a_view_of_every_learning(tmp_path: Path) -> None:
+    """Two reviewers each accept replacements without having seen the other's: claims chained
+    through the learnings they name, contested and lost, settle alike from either view."""
+    from gitstore.queries.learnings import standing
+    from gitstore.rules.active import evaluate
+
+    from .team import sync, two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comments = [thread.comment(str(100 + i), f"point {i}", f"2026-03-0{i + 1}T10:00:00.000000Z") for i in range(6)]
+    thread.save()
+    old = [accepted(alice, propose(alice, [ref(comments[i])], title=f"Old {i}", text=f"Old {i}.")) for i in range(4)]
+    plans = [(0,), (0, 1), (1, 2), (2, 3), (3,)]
+    claims = [propose(alice, [ref(comments[4 + n % 2])], title=f"New {n}", text=f"New {n}.",
+                      replaces=tuple(old[i]["id"] for i in names)) for n, names in enumerate(plans)]
+    alice, bob = sync(alice, bob)
+    for n, claim in enumerate(claims):
+        if n % 2 == 0:
+            accepted(alice, claim)
+        else:
+            accepted(bob, claim, by="github:10")
+    alice, bob = sync(alice, bob)
+    whole = alice.view()
+    statuses = evaluate(whole, "instruction")
+    assert any(s.contested for s in statuses.values()) and any(s.conflicted for s in statuses.values())
+    for learning in statuses:  # git says which learnings name one without reading every learning
+        naming = {other for other, items in whole.learnings.items()
+                  if any(learning in [*i.record["replaces"], *i.record.get("supersedes", ())] for i in items)}
+        assert naming <= Context.open(alice.workspace.root).store.claimants([learning]), learning
+    for learning in sorted(statuses):
+        assert standing(Context.open(alice.workspace.root), learning, "instruction") \
+            == _standing_of_every_learning(Context.open(alice.workspace.root), learning), learning
+
+
+def test_a_damaged_version_that_may_claim_a_learning_is_read_as_a_read_of_every_learning_reads_it(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]]) -> None:
+    """A version stored under a digest its bytes do not have cannot be trusted to say what it
+    names (it may have named this learning before it was changed): it is read, and the
+    standing of any learning fails or stands as a read of every learning does."""
+    root, mine, _, others = crowded
+    ops.accept(Context.open(str(root)), mine["id"], mine["reviewDigest"], "github:9")
+    other = Context.open(str(root)).view(payloads=False, kinds=("learning",)).learnings[others[5]][-1].record
+    step = decision_step(other, "accepted", "github:9")
+    step["rationale"] = "Changed after sealing."  # its bytes no longer have its digest
+    forge(root, "0damage", [step], clock=1, blind=True, raw=True)
+    store = Context.open(str(root)).store
+    assert others[5] in store.claimants([mine["id"]])
+
+    def outcome(judge: Any) -> Any:
+        try:
+            return judge(Context.open(str(root)), mine["id"])
+        except Exception as exc:  # noqa: BLE001 - the same refusal, whichever view read it
+            return type(exc), str(exc)
+
+    from gitstore.queries.learnings import standing
+
+    found = outcome(lambda ctx, learning: standing(ctx, learning, "instruction"))
+    assert found == outcome(_standing_of_every_learning)
+    assert found[0] is IntegrityError and step["digest"] in found[1], found

@@ -123,3 +123,70 @@ def test_steps_on_one_version_settle_as_the_rule_states(seed: int) -> None:
         return later.stored.append != earlier.stored.append and saw(later.stored, earlier.stored)
 
     assert settle_steps(steps, saw) == _as_stated(steps, seen)
+
+
+class _Store:
+    """The learnings of ``histories`` as a store hands them over: by stream, and which of them
+    name some learnings (``Store.claimants``, here by reading every one)."""
+
+    def __init__(self, histories: dict[str, Any]) -> None:
+        self.histories = histories
+        self.streams_read: list[set[str]] = []
+
+    def items(self, kinds: list[str], *, streams: set[str]) -> Any:
+        assert kinds == ["learning"]
+        self.streams_read.append(set(streams))
+        for learning in streams:
+            if learning in self.histories:
+                yield from self.histories[learning].chain
+
+    def claimants(self, learnings: set[str]) -> set[str]:
+        return {lid for lid, history in self.histories.items() for item in history.chain
+                if set(learnings) & {*item.record["replaces"], *item.record.get("supersedes", ())}}
+
+
+def _outcome(claims: Claims, learning: str) -> tuple[Any, ...]:
+    return (claims.replaced_by.get(learning), claims.conflicted.get(learning),
+            learning in claims.lost_with_acceptance, claims.contested.get(learning))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_claims_settle_among_their_reach_as_among_every_learning(seed: int) -> None:
+    """``claim_reach``: the claims a learning makes and those made on it (and, for accepting a
+    replacement, those on what it names) settle among the learnings it reaches as among every
+    learning, whatever chains of claims, races and learnings kept on this machine there are."""
+    from gitstore.rules.view import claim_reach
+
+    rng = random.Random(seed)
+    ids = [f"lrn_{n:02d}" for n in range(rng.choice((20, 40, 60)))]
+    histories: dict[str, Any] = {}
+    for n, lid in enumerate(ids):
+        namespace = "local" if rng.random() < 0.15 else "shared"
+        others = [o for o in ids if o != lid]
+        replaces = rng.sample(others, rng.randint(1, 3)) if rng.random() < 0.6 else []
+        chain = [_item("proposed", [], n, f"sha256:{rng.getrandbits(64):016x}")]
+        if replaces and rng.random() < 0.8:
+            if rng.random() < 0.2:
+                chain.append(_item("accepted", [], n, f"sha256:{rng.getrandbits(64):016x}"))
+            chain.append(_item("accepted", replaces, n, f"sha256:{rng.getrandbits(64):016x}"))
+        elif rng.random() < 0.5:
+            chain.append(_item("accepted", [], n, f"sha256:{rng.getrandbits(64):016x}"))
+        if chain[-1].record["state"] == "accepted" and rng.random() < 0.2:
+            chain.append(_item("retired", [], n, f"sha256:{rng.getrandbits(64):016x}"))
+        for item in chain:
+            item.record.update(id=lid, replaces=replaces)
+            item.stored = SimpleNamespace(order=n, namespace=namespace)
+        histories[lid] = SimpleNamespace(id=lid, chain=chain, intact=len(chain))
+    seen = {(a, b) for a in range(len(ids)) for b in range(a) if rng.random() < 0.5}
+    seen |= {(a, b) for a in range(len(ids)) for b in range(len(ids)) if rng.random() < 0.05}
+    view = SimpleNamespace(saw=lambda later, earlier: (later.order, earlier.order) in seen)
+    whole = settle(view, histories)  # type: ignore[arg-type]
+    assert whole.replaced_by and whole.conflicted  # there was something to settle
+    store = _Store(histories)
+    for lid in ids:
+        named = histories[lid].chain[-1].record["replaces"]
+        for asked, judged in (([lid], [lid]), ([lid, *named], [lid, *named])):
+            reach = claim_reach(store, asked)  # type: ignore[arg-type]
+            some = settle(view, {k: h for k, h in histories.items() if k in reach})  # type: ignore[arg-type]
+            for learning in judged:
+                assert _outcome(some, learning) == _outcome(whole, learning), (seed, lid, learning)

@@ -25,7 +25,7 @@ from gitstore.records.ids import learning_id
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, check_step, checked
-from gitstore.rules.view import View, learning_items
+from gitstore.rules.view import View, claim_reach, learning_items
 from gitstore.safety.gate import screen_text, screen_together, without_secrets
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
 from gitstore.context import Context
@@ -280,8 +280,8 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     _check_digest(review_digest)
     view = _decisions_view(ctx, [learning_id])
     history = _history(view, learning_id)
-    if history.current["replaces"]:  # whether another claim took them: every learning's claims settle it
-        view = _decisions_view(ctx)
+    if history.current["replaces"]:  # whether another claim took them: the claims on them settle it
+        view = _decisions_view(ctx, sorted(claim_reach(ctx.store, [learning_id, *history.current["replaces"]])))
         history = _history(view, learning_id)
     if history.current["state"] == "accepted" and history.current["decision"]["reviewDigest"] == review_digest:
         raise AlreadyDone(f"{learning_id} is already accepted at this reviewDigest (version "
@@ -316,7 +316,9 @@ def settled_replacement(ctx: Context, learning_id: str) -> tuple[list[str], list
     """What the claim an accepted learning makes stands for, as the rules settle it now: the
     learnings it took out of force, those it names that stay as they were, and why (its
     ``conflicted`` reason, or None)."""
-    view = _decisions_view(ctx)
+    view = _decisions_view(ctx, [learning_id])
+    named = _history(view, learning_id).current.get("supersedes") or []
+    view = _decisions_view(ctx, sorted(claim_reach(ctx.store, [learning_id, *named])))
     history = _history(view, learning_id)
     named = history.current.get("supersedes") or []
     claims = settle(view, view.histories())

@@ -50,7 +50,7 @@ from gitstore import _jsontext
 from gitstore._collector import collector_paused
 from gitstore._files import replace_file
 from gitstore._gitconfig import flag as git_flag
-from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
+from gitstore.errors import ConflictError, GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     NAMESPACES,
@@ -103,6 +103,7 @@ from gitstore.providers._objects import (
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
+from gitstore.records.contracts import verify_stored
 from gitstore.scope import open_git
 
 __all__ = [  # the provider, and what other modules name memory's refs, paths and messages by
@@ -124,6 +125,8 @@ LOOKUPS_KEPT = 1 << 14  # record paths a handle keeps what it found at (see _Blo
 WALK_FROM = 256  # path lookups in a kind folder no map is kept of before a read asks whether to walk it
 WALK_SHARE = 4  # ...and it walks it (keeping the map) once it has looked up this share of its leaf folders
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
+CLAIMS = "claims-1"  # what _claims_of keeps: the learnings each learning record of an append names
+CLAIMS_KEPT_FROM = 64  # learning records in an append worth keeping what they name (fewer cost less to read again)
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 MAX_ATTEMPTS = 400
@@ -1627,6 +1630,54 @@ class GitProvider:
         self._orders.put(key, HOLDS, kept)
         self._filters[key] = Filter.read(kept)
 
+    def claimants(self, learnings: Collection[str]) -> set[str]:
+        """The streams of the learnings a stored version of which names one of ``learnings``
+        in ``replaces`` or ``supersedes``, and of any whose version does not verify here (a
+        read of its stream says what is wrong): ``Store.claimants``. What the learning records
+        of an append name is read from their blobs, and kept under the commit's id for an
+        append that stores many (``CLAIMS``; a commit never changes, and a kept list lost or
+        unreadable costs a read of its records again, never a claim)."""
+        wanted = set(learnings)
+        found: set[str] = set()
+        if not wanted:
+            return found
+        with readable("the stored records"):
+            blobs = _BlobIndex(walk=False, commit=self._commit, tip=self._fetched_target,
+                               kept=self.state / KIND_MAPS, looked_up=self._looked_up)
+            done: set[pygit2.Oid] = set()
+            for header, info, oid in self._appends({"learning"}):
+                if oid in done:
+                    continue
+                done.add(oid)
+                for stream, named in self._claims_of(blobs, header, info, oid):
+                    if named is None or not wanted.isdisjoint(named):
+                        found.add(stream)
+            self._orders.save()
+        return found
+
+    def _claims_of(self, blobs: _BlobIndex, header: Append, info: RefInfo,
+                   oid: pygit2.Oid) -> list[tuple[str, list[str] | None]]:
+        """(stream, the learnings it names) for each learning record of append ``oid`` that
+        names any, None for one whose bytes do not verify."""
+        key = str(oid)
+        kept = self._orders.get(key, CLAIMS)
+        if isinstance(kept, list) and all(
+                isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], list)
+                and all(isinstance(name, str) for name in pair[1]) for pair in kept):
+            return [(stream, named) for stream, named in kept]
+        found: list[tuple[str, list[str] | None]] = []
+        count = 0
+        for _, digest, kind, stream in self._lines(info.repo, oid, _marks(header, {"learning"}, None)):
+            if kind != "learning":
+                continue
+            count += 1
+            named = _named(blobs.data(info, kind, digest, oid), digest)
+            if named is None or named:
+                found.append((stream, named))
+        if count >= CLAIMS_KEPT_FROM and all(named is not None for _, named in found):
+            self._orders.put(key, CLAIMS, [[stream, named] for stream, named in found])
+        return found
+
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
             yield from self._read(scope, kinds, None)
@@ -2056,6 +2107,16 @@ class GitProvider:
         erased = self._rewrite_snapshots(stale, "gitstore: gc")
         swept.touch()
         return erased
+
+
+def _named(data: bytes, digest: str) -> list[str] | None:
+    """The learnings a stored learning version names in ``replaces`` or ``supersedes``, or
+    None when its bytes are not that version (what a read of it refuses, naming why)."""
+    try:
+        record = verify_stored(data, digest, "learning")
+    except GitstoreError:
+        return None
+    return sorted({*record["replaces"], *record.get("supersedes", ())})
 
 
 def _marks(header: Append, kinds: AbstractSet[str] | None, streams: Collection[str] | None,

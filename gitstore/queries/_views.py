@@ -10,7 +10,7 @@ so listing learnings costs what the learnings cost, not what the whole store cos
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
+from collections.abc import Callable, Collection, Iterable, Iterator, Set as AbstractSet
 from sys import intern
 from typing import Any
 
@@ -39,15 +39,23 @@ def in_force_view(store: Store) -> tuple[View, dict[str, History]]:
     return learning_view(store, may_be_in_force)
 
 
-def learning_view(store: Store, judged: Callable[[History], bool] | None = None) -> tuple[View, dict[str, History]]:
+def learning_view(store: Store, judged: Callable[[History], bool] | None = None, *,
+                  learnings: Collection[str] | None = None) -> tuple[View, dict[str, History]]:
     """A view to judge the learnings whose history ``judged`` accepts (None: all) with, and
-    every learning's history (built with the cyclic collector held off: ``gitstore._collector``)."""
+    every learning's history (built with the cyclic collector held off: ``gitstore._collector``).
+    With ``learnings``, only those learnings are read (and their histories returned): enough
+    to judge the ones among them whose claims they settle (``gitstore.rules.view.claim_reach``)."""
     with collector_paused():
-        return _learning_view(store, judged)
+        return _learning_view(store, judged, learnings)
 
 
-def _learning_view(store: Store, judged: Callable[[History], bool] | None) -> tuple[View, dict[str, History]]:
-    view = View.load(store, payloads=False, kinds=POLICY_KINDS)
+def _learning_view(store: Store, judged: Callable[[History], bool] | None,
+                   learnings: Collection[str] | None = None) -> tuple[View, dict[str, History]]:
+    if learnings is None:
+        view = View.load(store, payloads=False, kinds=POLICY_KINDS)
+    else:
+        view = View.of_learnings(store, learnings)
+        view.add(store.items([kind for kind in POLICY_KINDS if kind != "learning"]))
     cut = store.cut_short()
     if cut is not None:  # a retirement or withdrawal there is missing: nothing is judged in force from the rest
         raise IntegrityError(f"{cut}; until then no learning is judged in force here")

@@ -26,7 +26,7 @@ from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, others_grants, withdrawn
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import History, build, unknown
-from gitstore.rules.view import View
+from gitstore.rules.view import View, claim_reach
 from gitstore.store import HeldNote
 
 DEFAULT_PURPOSE = "instruction"
@@ -590,7 +590,8 @@ def _title_of(view: View, learning_id: str) -> str:
 def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing:
     """Whether one learning is in force for ``purpose`` now, and if not, why."""
     _check_purpose(purpose)
-    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
+    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id,
+                                        learnings=claim_reach(ctx.store, [learning_id]))
     history = _known(all_histories, learning_id)
     return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose,
                    _held(ctx, view, history), history)

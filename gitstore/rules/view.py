@@ -329,6 +329,37 @@ def learning_items(store: Store, ids: Collection[str]) -> list[Item]:
     return [*versions, *store.items(["audit"], streams=["audit"], appends=decided)]
 
 
+def claim_reach(store: Store, ids: Collection[str]) -> set[str]:
+    """The learnings whose histories settle, as among every learning's claims
+    (``gitstore.rules.active.settle``), the claims these learnings make and those made on
+    them: ``ids``; the learnings claiming one of them (``Store.claimants``); what any of
+    those names; the learnings claiming one of those (their rivals); and what the rivals
+    name (whether a claim counts depends on where what it names is kept). A claim's outcome
+    rests on these alone: the claim, what it names, and the other claims on any of that, so a
+    view of them (``View.of_learnings``) settles them as a view of every learning does."""
+    reached: dict[str, set[str]] = {}  # learning -> what its stored versions name
+
+    def read(more: Iterable[str]) -> set[str]:
+        fresh = set(more) - reached.keys()
+        for learning in fresh:
+            reached[learning] = set()
+        if fresh:
+            for item in store.items(["learning"], streams=fresh):
+                reached[item.record["id"]].update([*item.record["replaces"], *item.record.get("supersedes", ())])
+        return fresh
+
+    claims = set(ids)
+    read(claims)
+    claims |= store.claimants(claims)
+    read(claims)
+    named = {target for claim in claims for target in reached[claim]}
+    read(named)
+    rivals = store.claimants(named)
+    read(rivals)
+    read({target for rival in rivals for target in reached[rival]})
+    return set(reached)
+
+
 def bare_decisions(items: Iterable[Item]) -> list[Item]:
     """Decisions among ``items`` that no audit entry of their own append vouches for."""
     by_append: dict[str, list[Item]] = defaultdict(list)
