@@ -357,3 +357,53 @@ def test_a_damaged_version_that_may_claim_a_learning_is_read_as_a_read_of_every_
     found = outcome(lambda ctx, learning: standing(ctx, learning, "instruction"))
     assert found == outcome(_standing_of_every_learning)
     assert found[0] is IntegrityError and step["digest"] in found[1], found
+
+
+def test_what_a_big_appends_learnings_name_is_kept_by_its_commit_and_a_damaged_list_is_read_again(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The append that makes a big commit keeps what its learning versions name; a read finds
+    the learnings naming one from it without reading those versions, and a kept list that is
+    not one is made again from the versions, never trusted."""
+    import json
+
+    from gitstore.providers import git as git_module
+
+    root, mine, comment, _ = crowded
+    monkeypatch.setattr(git_module, "REMEMBER_ORDER_FROM", 2000)
+    monkeypatch.setattr(git_module, "CLAIMS_KEPT_FROM", 2)
+    ctx = Context.open(str(root))
+    big = _pushed(ctx, comment, 40)
+    draft = ops.Draft(title="Retries back off", text="Every retry waits longer than the one before.",
+                      category="convention", evidence=[ref(comment)], counterevidence=[],
+                      replaces=(big[3],), proposer=("person", "github:9"))
+    claim = ops.build_proposal(ctx, ctx.view(), draft)
+    records = [claim, ctx.audit("propose", "github:9", [claim["id"]], [claim])]
+    for n in range(12):  # with more, so the append is big
+        extra = ops.build_proposal(ctx, ctx.view(), ops.Draft(
+            title=f"Filler {n}", text=f"Filler statement {n}.", category="convention", evidence=[ref(comment)],
+            counterevidence=[], proposer=("person", "github:9")))
+        records += [extra, ctx.audit("propose", "github:9", [extra["id"]], [extra])]
+    ctx.store.append(records)
+    blobs_read: list[str] = []
+    original = git_module._BlobIndex.data
+
+    def counted(self: Any, info: Any, kind: str, digest: str, commit: Any) -> bytes:
+        if kind == "learning":
+            blobs_read.append(digest)
+        return original(self, info, kind, digest, commit)
+
+    monkeypatch.setattr(git_module._BlobIndex, "data", counted)
+    assert Context.open(str(root)).store.claimants([big[3]]) == {claim["id"]}
+    assert not set(blobs_read) & {r["digest"] for r in records}  # kept by the append that made it
+    blobs_read.clear()
+    assert Context.open(str(root)).store.claimants([mine["id"]]) == set()
+    assert len(blobs_read) <= 1  # mine's own small append, not the big ones (kept by the first read)
+    kept = root / ".git" / "gitstore" / "verified" / "appends.json"
+    lists = json.loads(kept.read_text())[git_module.CLAIMS]
+    assert [[claim["id"], [big[3]]]] in lists.values()
+    data = json.loads(kept.read_text())
+    data[git_module.CLAIMS] = {oid: [["lrn_forged", "not a list"]] for oid in lists}
+    kept.write_text(json.dumps(data))
+    blobs_read.clear()
+    assert Context.open(str(root)).store.claimants([big[3]]) == {claim["id"]}
+    assert len(blobs_read) > 40

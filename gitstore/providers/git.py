@@ -473,6 +473,8 @@ class GitProvider:
             payload = None
             if e.payload is not None and e.payload_digest:  # packed in the snapshot's order
                 payload = add(BLOB, e.payload, e.payload_digest.encode())
+            if e.kind == "learning":
+                staging.named[digest] = _named(e.data, digest, checked=True)
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
         staging.readers.slices = len(staged) >= SLICES_FROM
         return staging
@@ -604,6 +606,8 @@ class GitProvider:
             self._remember_order(commit, Append(clock, self.writer, namespace, frozenset(s.kind for s in new),
                                                 tuple(r.payload_digest for r in removals), seen_text(seen),
                                                 policy or None), tip)
+            self._keep_claims(str(commit), [(s.stream, staging.named.get(s.digest)) for s in new
+                                            if s.kind == "learning"])
             self._orders.save()
         self._save_named(ref, commit, heads)
         self._appended.append((f"{'repo' if repo is self.repo else 'local'}:{ref}", tip, commit))
@@ -1665,16 +1669,18 @@ class GitProvider:
                 isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], list)
                 and all(isinstance(name, str) for name in pair[1]) for pair in kept):
             return [(stream, named) for stream, named in kept]
-        found: list[tuple[str, list[str] | None]] = []
-        count = 0
-        for _, digest, kind, stream in self._lines(info.repo, oid, _marks(header, {"learning"}, None)):
-            if kind != "learning":
-                continue
-            count += 1
-            named = _named(blobs.data(info, kind, digest, oid), digest)
-            if named is None or named:
-                found.append((stream, named))
-        if count >= CLAIMS_KEPT_FROM and all(named is not None for _, named in found):
+        return self._keep_claims(key, [(stream, _named(blobs.data(info, kind, digest, oid), digest))
+                                       for _, digest, kind, stream in
+                                       self._lines(info.repo, oid, _marks(header, {"learning"}, None))
+                                       if kind == "learning"])
+
+    def _keep_claims(self, key: str, versions: list[tuple[str, list[str] | None]]) -> list[tuple[str, list[str] | None]]:
+        """Of an append's learning versions (stream, what each names), those that name any
+        (None: its bytes do not verify), kept under the commit's id ``key`` when there are
+        many (``CLAIMS_KEPT_FROM``) and every one verified: the append that makes a big commit
+        keeps them from what it wrote, a read from what it read."""
+        found = [(stream, named) for stream, named in versions if named is None or named]
+        if len(versions) >= CLAIMS_KEPT_FROM and all(named is not None for _, named in found):
             self._orders.put(key, CLAIMS, [[stream, named] for stream, named in found])
         return found
 
@@ -2109,14 +2115,15 @@ class GitProvider:
         return erased
 
 
-def _named(data: bytes, digest: str) -> list[str] | None:
+def _named(data: bytes, digest: str, *, checked: bool = False) -> list[str] | None:
     """The learnings a stored learning version names in ``replaces`` or ``supersedes``, or
-    None when its bytes are not that version (what a read of it refuses, naming why)."""
+    None when its bytes are not that version (what a read of it refuses, naming why).
+    ``checked``: bytes the store made from a record it checked (an append's), only parsed."""
     try:
-        record = verify_stored(data, digest, "learning")
-    except GitstoreError:
+        record = json.loads(data) if checked else verify_stored(data, digest, "learning")
+        return sorted({*record["replaces"], *record.get("supersedes", ())})
+    except (GitstoreError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    return sorted({*record["replaces"], *record.get("supersedes", ())})
 
 
 def _marks(header: Append, kinds: AbstractSet[str] | None, streams: Collection[str] | None,
@@ -2281,7 +2288,7 @@ class _Readers:
 class _Staging:
     """An append's entries once staged: new ones, ones already stored, and their input order."""
 
-    __slots__ = ("tips", "readers", "refs", "deferred", "staged", "existing", "order")
+    __slots__ = ("tips", "readers", "refs", "deferred", "staged", "existing", "order", "named")
 
     def __init__(self, tips: list[pygit2.Oid], readers: _Readers, refs: list[tuple[RefInfo, pygit2.Oid]]) -> None:
         self.tips = tips  # every records tip when staging began
@@ -2291,6 +2298,7 @@ class _Staging:
         self.staged: list[_Staged] = []
         self.existing: list[str] = []
         self.order: dict[str, int] = {}
+        self.named: dict[str, list[str] | None] = {}  # learning digest -> what it names (``_claims_of``)
 
     def stored(self, roots: list[tuple[TreeReader, bytes]], path: str) -> bool:
         try:
