@@ -407,3 +407,32 @@ def test_what_a_big_appends_learnings_name_is_kept_by_its_commit_and_a_damaged_l
     blobs_read.clear()
     assert Context.open(str(root)).store.claimants([big[3]]) == {claim["id"]}
     assert len(blobs_read) > 40
+
+
+def test_a_read_of_a_dozen_streams_still_skips_the_big_appends_that_hold_none_of_them(
+        crowded: tuple[Path, dict[str, Any], dict[str, Any], list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accepting a replacement of a dozen learnings reads a dozen streams or more (those whose
+    claims settle it): the filters still rule out the big appends holding none of them."""
+    from gitstore.providers import git as git_module
+
+    root, _, comment, _ = crowded
+    monkeypatch.setattr(git_module, "REMEMBER_ORDER_FROM", 2000)  # the pushed append counts as big
+    ctx = Context.open(str(root))
+    big = _pushed(ctx, comment, 40)  # the first 30 are those pushed before: the last 10 are new
+    assert len(list(ctx.store.items(["learning"]))) > 40  # every commit loaded once: their filters kept
+    searched: Counter[str] = Counter()  # appends whose record lines a read searched
+    original = GitProvider._lines
+
+    def counted(self: GitProvider, repo: Any, oid: Any, *args: Any, **kwargs: Any) -> Any:
+        searched[str(oid)] += 1
+        return original(self, repo, oid, *args, **kwargs)
+
+    monkeypatch.setattr(GitProvider, "_lines", counted)
+    pushed_at = next(i.stored.append for i in Context.open(str(root)).store.items(["learning"], streams=[big[35]]))
+    searched.clear()
+    dozen = [f"lrn_{n:032x}" for n in range(13)]  # none of them in the big append
+    assert not list(Context.open(str(root)).store.items(["learning"], streams=dozen))
+    assert searched[pushed_at] == 0
+    assert {i.record["id"] for i in Context.open(str(root)).store.items(["learning"], streams=[*dozen, big[35]])} \
+        == {big[35]}
+    assert searched[pushed_at] >= 1

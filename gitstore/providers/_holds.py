@@ -22,7 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
+from functools import lru_cache
 from typing import Any
 
 PROBES = 7
@@ -30,9 +31,17 @@ BITS_PER_NAME = 10
 CONTEXT = f"names-bloom-{PROBES}-{BITS_PER_NAME}"  # what a kept filter means: streams and authority digests
 
 
-def _probes(name: str, bits: int) -> list[int]:
+def _words(name: str) -> tuple[int, ...]:
+    """The name's ``PROBES`` hash words."""
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()
-    return [int.from_bytes(digest[4 * i:4 * i + 4], "big") % bits for i in range(PROBES)]
+    return tuple(int.from_bytes(digest[4 * i:4 * i + 4], "big") for i in range(PROBES))
+
+
+_asked = lru_cache(maxsize=4096)(_words)  # a name a read asks every big append's filter about: hashed once
+
+
+def _probes(name: str, bits: int, words: Callable[[str], tuple[int, ...]] = _words) -> list[int]:
+    return [word % bits for word in words(name)]
 
 
 def made(streams: Iterable[str]) -> dict[str, Any]:
@@ -68,7 +77,7 @@ class Filter:
 
     def may_hold(self, streams: Collection[str]) -> bool:
         field, bits = self.field, self.bits
-        return any(all(field[at >> 3] >> (at & 7) & 1 for at in _probes(name, bits)) for name in streams)
+        return any(all(field[at >> 3] >> (at & 7) & 1 for at in _probes(name, bits, _asked)) for name in streams)
 
 
 __all__ = ["CONTEXT", "Filter", "made"]

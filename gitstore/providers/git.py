@@ -133,6 +133,7 @@ MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
 AUTHORITY_KINDS = frozenset({"learning", "grant", "withdrawal", "audit"})  # see copies: decisions and what vouches for them
 FEW_MARKS = 8  # marks a pass over an append's record lines searches for, one at a time, rather than read every line
+FILTERED_NAMES = 256  # names a read asks a big append's filter about (``_may_hold``) rather than load its commit
 SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
 
 
@@ -1611,9 +1612,11 @@ class GitProvider:
 
     def _may_hold(self, oid: pygit2.Oid, streams: Collection[str]) -> bool:
         """Whether append ``oid`` may hold records of ``streams``: False only when the filter
-        kept for its commit (``_holds``) says it holds none; asked for a few streams only (each
-        costs a hash), as a read of some learnings' or episodes' streams is."""
-        if len(streams) > FEW_MARKS:
+        kept for its commit (``_holds``) says it holds none; asked for up to ``FILTERED_NAMES``
+        streams (each costs a hash once a read, and a few bit tests an append), as a read of
+        some learnings' or episodes' streams is (the learnings settling a wide replacement's
+        claims are a dozen or more)."""
+        if len(streams) > FILTERED_NAMES:
             return True
         key = str(oid)
         if key not in self._filters:
