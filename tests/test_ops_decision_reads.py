@@ -398,7 +398,8 @@ def test_what_a_big_appends_learnings_name_is_kept_by_its_commit_and_a_damaged_l
     blobs_read.clear()
     assert Context.open(str(root)).store.claimants([mine["id"]]) == set()
     assert len(blobs_read) <= 1  # mine's own small append, not the big ones (kept by the first read)
-    kept = root / ".git" / "gitstore" / "verified" / "appends.json"
+    assert git_module.CLAIMS not in json.loads((root / ".git" / "gitstore" / "verified" / "appends.json").read_text())
+    kept = root / ".git" / "gitstore" / "verified" / "claims.json"  # read by what settles claims alone
     lists = json.loads(kept.read_text())[git_module.CLAIMS]
     assert [[claim["id"], [big[3]]]] in lists.values()
     data = json.loads(kept.read_text())

@@ -334,6 +334,9 @@ class GitProvider:
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
         self._orders = Verified(self.state, "appends")  # see _remembered_order
+        # see _claims_of: a file of its own, read only by a decision that settles claims, since
+        # anyone who can push chooses how much of it there is (up to 64 names a learning record)
+        self._claims = Verified(self.state, "claims")
         self._memory: KnownBytes | None = None
         self._loaded: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
         self._passed: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
@@ -610,6 +613,7 @@ class GitProvider:
             self._keep_claims(str(commit), [(s.stream, staging.named.get(s.digest)) for s in new
                                             if s.kind == "learning"])
             self._orders.save()
+            self._claims.save()
         self._save_named(ref, commit, heads)
         self._appended.append((f"{'repo' if repo is self.repo else 'local'}:{ref}", tip, commit))
         journal.unlink(missing_ok=True)
@@ -1660,6 +1664,7 @@ class GitProvider:
                     if named is None or not wanted.isdisjoint(named):
                         found.add(stream)
             self._orders.save()
+            self._claims.save()
         return found
 
     def _claims_of(self, blobs: _BlobIndex, header: Append, info: RefInfo,
@@ -1667,7 +1672,7 @@ class GitProvider:
         """(stream, the learnings it names) for each learning record of append ``oid`` that
         names any, None for one whose bytes do not verify."""
         key = str(oid)
-        kept = self._orders.get(key, CLAIMS)
+        kept = self._claims.get(key, CLAIMS)
         if isinstance(kept, list) and all(
                 isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], list)
                 and all(isinstance(name, str) for name in pair[1]) for pair in kept):
@@ -1684,7 +1689,7 @@ class GitProvider:
         keeps them from what it wrote, a read from what it read."""
         found = [(stream, named) for stream, named in versions if named is None or named]
         if len(versions) >= CLAIMS_KEPT_FROM and all(named is not None for _, named in found):
-            self._orders.put(key, CLAIMS, [[stream, named] for stream, named in found])
+            self._claims.put(key, CLAIMS, [[stream, named] for stream, named in found])
         return found
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
