@@ -211,7 +211,7 @@ def test_accepting_and_what_accept_and_propose_print_read_only_the_claims_that_s
     """Whether a learning is in force after accepting it, what propose warns of, and accepting
     a replacement and what it says it took: the learning, those it names and those whose
     claims could take the same ones, not every learning stored."""
-    from gitstore.queries.learnings import barred_beyond_review
+    from gitstore.queries.learnings import barred_beyond_review, show
 
     root, mine, comment, others = crowded
     reads.clear()
@@ -222,6 +222,10 @@ def test_accepting_and_what_accept_and_propose_print_read_only_the_claims_that_s
     reads.clear()
     assert barred_beyond_review(Context.open(str(root)), others[0]) is None
     assert _learnings_read(reads) == {others[0]}
+    reads.clear()
+    shown = show(Context.open(str(root)), mine["id"])
+    assert shown.row.status.state == "accepted" and shown.standing.in_force
+    assert _learnings_read(reads) == {mine["id"]}
     for old in others[2:4]:
         proposal = Context.open(str(root)).view(payloads=False, kinds=("learning",)).learnings[old][-1].record
         ops.accept(Context.open(str(root)), old, proposal["reviewDigest"], "github:9")

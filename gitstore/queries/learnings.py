@@ -540,7 +540,8 @@ class Shown:
 def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Shown:
     """One learning as a reviewer sees it, with its evidence and its standing for ``purpose``."""
     _check_purpose(purpose)
-    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
+    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id,
+                                        learnings=claim_reach(ctx.store, [learning_id]))
     history = _known(all_histories, learning_id)
     status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
     held = _held(ctx, view, history)
