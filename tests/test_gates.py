@@ -1932,3 +1932,145 @@ def test_scan_names_each_run_of_redacted_lines_once_among_many_identical_lines(
     (tmp_path / "notes.txt").write_text("x\n" * 4000 + f"a = {token}1\nb = {token}2\nx\nc = {token}3\n" + "x\n" * 4000)
     code, lines = run(scan.main, ["notes.txt"], capsys)
     assert code == 1 and [row.split(": secret")[0] for row in lines] == ["notes.txt:4001", "notes.txt:4004"], lines
+
+
+def _history_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``main`` holding a README; the tests branch from it."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.name", "T")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    (tmp_path / "README.md").write_text("# Widgets\n")
+    git(tmp_path, "add", "README.md")
+    git(tmp_path, "commit", "-q", "-m", "start")
+    return tmp_path
+
+
+def test_over_a_range_a_secret_a_later_commit_removes_is_still_a_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A branch that adds a credential and removes it in a later commit holds none at its tip,
+    yet a push sends both commits and every clone fetches the first: over a range the scan reads
+    each blob the range's commits add, names the commit, and says to rewrite the history; a file
+    no agent reads is held so too (whoever reads the history gets the credential). The base's
+    pinned line still clears a value; at a commit nothing changes."""
+    token, _, _ = _tokens()
+    root = _history_repo(tmp_path, monkeypatch)
+    git(root, "checkout", "-q", "-b", "evil")
+    (root / "config.txt").write_text(f"name = widgets\ntoken = {token}\n")
+    git(root, "add", "config.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "config")
+    added = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", "config.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "no config")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "evil")
+    code, lines = run(scan.main, [], capsys)
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(f"config.txt:2: in commit {added[:12]}, which the push sends though its tip no longer "
+                               "holds this: secret or private path: github-token ("), lines
+    assert f"git rebase -i {added[:12]}^" in lines[0] and token not in lines[0], lines
+    pinned = re.search(r"list (config\.txt:github-token:2 sha256=[0-9a-f]{16}) in the \.gitstore-allow of the "
+                       r"range's base", lines[0])
+    assert pinned, lines
+    # the pinned line merged on main first clears that value in the history too
+    git(root, "checkout", "-q", "main")
+    (root / ".gitstore-allow").write_text(pinned.group(1) + "\n")
+    git(root, "add", ".gitstore-allow")
+    git(root, "commit", "-q", "-m", "allow the widgets test token")
+    git(root, "rebase", "-q", "main", "evil")
+    assert run(scan.main, [], capsys) == (0, [])
+    # a line the branch's own list adds clears nothing in its history
+    git(root, "checkout", "-q", "-B", "evil2", "main~1")
+    (root / "config.txt").write_text(f"name = widgets\ntoken = {token}\n")
+    git(root, "add", "config.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "config")
+    git(root, "rm", "-q", "config.txt")
+    (root / ".gitstore-allow").write_text(pinned.group(1) + "\n")
+    git(root, "add", ".gitstore-allow")
+    git(root, "commit", "-q", "--no-verify", "-m", "no config")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main~1")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "evil2")
+    code, lines = run(scan.main, [".gitstore-allow"], capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("config.txt:2: in commit "), lines
+    # at a commit the index is what is committed: a file removed before committing is no finding
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(root / ".git" / "index"))
+    (root / "notes.txt").write_text("notes\n")
+    git(root, "add", "notes.txt")
+    assert run(scan.main, ["notes.txt"], capsys) == (0, [])
+
+
+def test_the_history_a_push_sends_is_scanned_whatever_its_shape(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A merge of the range that writes a credential none of its parents holds, a force push
+    whose start is no ancestor of the tip, and a branch new to the remote pushed whole: each
+    sends a blob its tip lacks. A hidden character in a file agents read is held so too; a blob
+    the range adds and its tip still holds is the tip's finding, named once."""
+    token, other, _ = _tokens()
+    root = _history_repo(tmp_path, monkeypatch)
+    # a merge that adds what no parent holds, removed after
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "side.txt").write_text("side\n")
+    git(root, "add", "side.txt")
+    git(root, "commit", "-q", "-m", "side")
+    git(root, "checkout", "-q", "-b", "merged", "main")
+    (root / "here.txt").write_text("here\n")
+    git(root, "add", "here.txt")
+    git(root, "commit", "-q", "-m", "here")
+    git(root, "merge", "-q", "--no-commit", "side")
+    (root / "side.txt").write_text(f"side\ntoken = {token}\n")
+    git(root, "add", "side.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "merge side")
+    merge = git(root, "rev-parse", "HEAD").strip()
+    (root / "side.txt").write_text("side\n")
+    git(root, "commit", "-q", "--no-verify", "-a", "-m", "clean")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "merged")
+    code, lines = run(scan.main, ["here.txt", "side.txt"], capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"side.txt:2: in commit {merge[:12]}, "), lines
+    # a force push: the start is the remote's old tip, no ancestor of what replaces it
+    git(root, "checkout", "-q", "-b", "forced", "main")
+    (root / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n")
+    git(root, "add", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "agents")
+    old = git(root, "rev-parse", "HEAD").strip()
+    git(root, "reset", "-q", "--hard", "main")
+    (root / "AGENTS.md").write_text("# Agents\n\nRun the \u202etests.\n")
+    git(root, "add", "AGENTS.md")
+    git(root, "commit", "-q", "--no-verify", "-m", "agents again")
+    (root / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n")
+    (root / "keys.txt").write_text(f"token = {other}\n")
+    git(root, "add", "AGENTS.md", "keys.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "agents fixed")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", old)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "forced")
+    code, lines = run(scan.main, ["AGENTS.md", "keys.txt"], capsys)
+    assert code == 1 and len(lines) == 2, lines
+    assert lines[0].startswith("AGENTS.md:3: in commit ") and "quarantine: bidi" in lines[0], lines
+    assert "rewrite the history before pushing" in lines[0], lines
+    assert lines[1].startswith("keys.txt:1: secret or private path: github-token ("), lines  # the tip's, once
+    # a branch new to the remote (pre-commit sets no range when it sends the whole history)
+    remote = tmp_path.parent / f"{tmp_path.name}-remote.git"
+    git(tmp_path.parent, "init", "-q", "--bare", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "--no-verify", "origin", "main")
+    git(root, "checkout", "-q", "--orphan", "fresh")
+    git(root, "rm", "-q", "-r", "--cached", ".")
+    (root / "config.txt").write_text(f"token = {token}\n")
+    git(root, "add", "config.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "fresh")
+    git(root, "rm", "-q", "config.txt")
+    (root / "README.md").write_text("# Fresh\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "--no-verify", "-m", "readme")
+    for key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("PRE_COMMIT_REMOTE_NAME", "origin")
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/fresh")
+    code, lines = run(scan.main, ["README.md"], capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("config.txt:1: in commit ") \
+        and "git rebase -i --root" in lines[0], lines
+    # main, which the remote holds, is not judged again
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")
+    assert run(scan.main, ["README.md"], capsys) == (0, [])

@@ -72,6 +72,13 @@ the work tree is the change. At pre-push and over a range the files the range ad
 that the work tree lacks (a ``git mv`` or ``git rm`` staged, not committed), which pre-commit
 never passes, are scanned too (``_common.files_of_change``; the hook runs without names too,
 ``always_run``).
+
+A push sends commits, not only a tip: over a range, and at the first push of a whole history,
+each blob a commit of what is pushed adds or changes that the tip no longer holds at its path is
+scanned too (``_history``), each once, named by the commit that added it, whose finding says to
+rewrite the history before pushing: a credential a later commit deletes is still fetched by
+every clone. Secrets are findings there in any text file, and quarantines by the tip's rules;
+the base's ``.gitstore-allow`` clears a value (``_history_allowlist``).
 """
 
 from __future__ import annotations
@@ -87,8 +94,8 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    blobs, CommittedFiles, entries, files_of_change, files_only, Finding, git, in_parallel, parser, range_of_change,
-    relative, report, run, top_level,
+    blobs, CommittedFiles, entries, files_of_change, files_only, Finding, git, hook_filter, in_parallel, parser,
+    pushed_whole, range_of_change, relative, report, run, top_level,
 )
 
 TYPE_CHECKING = False
@@ -123,7 +130,8 @@ LFS_POINTER = ("a Git LFS pointer where agents read the file: git holds only the
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
     """(findings that fail, warnings) for the files."""
-    if not files:
+    history = _history(root) if CommittedFiles.in_a_hook() else []
+    if not files and not history:
         return [], []  # the hook runs on every commit and push (``always_run``): nothing to load then
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
@@ -135,9 +143,132 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     scanner = ConservativeScanner(allow)
     agents_read = _reader(root, files)
     rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read, advice),
-                       lambda row: (row[0], Finding(*row[1])), by_bytes=True)
+                       lambda row: (row[0], Finding(*row[1])), by_bytes=True) if files else []
     failing = [f for failing, f in rows if failing] + _rewritten(root, files, agents_read)
+    if history:
+        past, called = _history_allowlist(root)
+        past_scanner = ConservativeScanner(past)
+        failing += [f for _, f in in_parallel(history, lambda chunk: _scan_history(chunk, root, past_scanner,
+                                                                                   agents_read, called),
+                                              lambda row: (row[0], Finding(*row[1])))]
     return failing, [f for failing, f in rows if not failing]
+
+
+def _pushed() -> list[str] | None:
+    """What names the commits the change sends, for ``git log``: the range's (``START..TIP``),
+    or the ref a push sends whole, less what the remote pushed to holds already (at pre-push,
+    ``--not --remotes=NAME``, as pre-commit finds a new branch's first commit); None at a commit
+    and by hand."""
+    span, whole = range_of_change(), pushed_whole()
+    if span is not None:
+        spec = [f"{span[0]}..{span[1]}"]
+    elif whole is not None:
+        spec = [whole]
+    else:
+        return None
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
+    return spec + (["--not", f"--remotes={remote}"] if remote else [])
+
+
+def _history(root: Path) -> list[str]:
+    """The blobs the commits the change sends add or change (``_pushed``; a merge: what differs
+    from every parent, ``-c``) that its tip no longer holds at their path, each blob once, as
+    ``OID MODE COMMIT PARENTS PATH`` (tab-separated, PARENTS space-separated), the oldest commit
+    that added it first. A later commit that deletes or rewrites a file leaves the blob in what
+    is pushed: every clone fetches it, though no tip holds it. One ``git log`` lists them all and
+    one ``git ls-tree`` the tip, so a push costs its commits' changes, never their number times
+    the repository's files."""
+    spec = _pushed()
+    if spec is None:
+        return []
+    done = git("log", "--reverse", "--topo-order", "--format=%x01%H %P", "-c", "--raw", "-z", "--root", "--no-renames",
+               "--no-abbrev", *spec, "--", cwd=root, check=False)
+    if done.returncode != 0:
+        from gitstore.errors import InvalidInput
+
+        raise InvalidInput(f"the commits of {' '.join(spec)} cannot be listed: no such commit")
+    found: dict[str, tuple[str, str, str, str]] = {}  # oid -> (mode, commit, parents, path), the first to add it
+    commit = parents = ""
+    meta: list[bytes] | None = None
+    for token in done.stdout.split(b"\0"):
+        if meta is not None:  # the path of the change just read, whatever it looks like
+            count = len(meta[0]) - len(meta[0].lstrip(b":"))  # ``::`` for a merge of two
+            fields = meta[0][count:].split(b" ")
+            meta = None
+            if len(fields) < 2 * count + 2:
+                continue
+            mode, oid = fields[count].decode(), fields[2 * count + 1].decode()
+            if mode in ("100644", "100755", "120000") and oid not in found and oid.strip("0"):
+                found[oid] = (mode, commit, parents, token.decode("utf-8", "surrogateescape"))
+            continue
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            commit, _, parents = token[1:].decode().partition(" ")
+        elif token.startswith(b":"):
+            meta = [token]
+    if not found:
+        return []
+    paths = sorted({path for _, _, _, path in found.values()})
+    tip = entries(root, CommittedFiles.tip(), paths if len(paths) <= _NAMED_PATHS else None) or {}
+    taken = hook_filter(PROG, root)
+    return [f"{oid}\t{mode}\t{commit}\t{parents}\t{path}" for oid, (mode, commit, parents, path) in found.items()
+            if tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path))]
+
+
+def _history_allowlist(root: Path) -> tuple[Allowlist, str]:
+    """The allow list that clears a secret in a blob only the history the change sends holds,
+    and how its findings name it: the list of what the change is judged against (the range's
+    base), a line without a pin clearing the text the base's file holds on that line, since that
+    history was reviewed, is on the remote already, and a later commit of the change cannot
+    amend what an earlier one holds; with nothing to judge against (the first push of a whole
+    history), the change's own list."""
+    from gitstore.safety.files import Allowlist, Base
+
+    base = _judged_against(root)
+    if base is None:
+        return _allowlist(root), ""
+    revision, called = base
+    if not revision:
+        return Allowlist(), called
+    at_base = _allowlist_at(root, revision)
+    return at_base._replace(base=Base.of(_texts_at(root, revision, sorted({p for p, _, _ in at_base.entries})))), called
+
+
+REWRITE = ("removing it in a later commit leaves it in what is pushed, which every clone fetches: rewrite the history "
+           "before pushing: {how}, then drop or edit commit {commit}")
+_HISTORY_KINDS = ("secret or private path:", "quarantine:", "link target: secret", "link target: quarantine")
+
+
+def _scan_history(items: Sequence[str], root: Path, scanner: ConservativeScanner,
+                  agents_read: Callable[[str], bool], called: str) -> list[tuple[bool, Finding]]:
+    """The findings in the blobs of ``_history``, read through one ``git cat-file --batch``, each
+    named by the commit that added it: secrets in any text file (a credential pushed leaks to
+    whoever reads the history), what the scanner quarantines by the rules of the tip. What only
+    the tip's checkout concerns (a Git LFS pointer, a document its reader cannot load) is the
+    tip's finding."""
+    from gitstore.safety.files import NOT_ALLOWED
+
+    rows: list[tuple[bool, Finding]] = []
+    reader = CommittedFiles(root, ())
+    try:
+        for item in items:
+            oid, mode, commit, parents, rel = item.split("\t", 4)
+            committed = _blob_text(rel, mode, oid, agents_read, reader.read)
+            if committed is None:
+                continue
+            how = f"git rebase -i {commit[:12]}^" if parents else "git rebase -i --root"
+            rewrite = REWRITE.format(how=how, commit=commit[:12])
+            advice = _HistoryAdvice(rewrite, called)
+            for failing, finding in _scan_text(rel, rel, committed, scanner, agents_read, advice):
+                if not failing or not finding.message.startswith(_HISTORY_KINDS):
+                    continue
+                message = finding.message.replace(f"({NOT_ALLOWED})", f"({rewrite}; it {NOT_ALLOWED})")
+                rows.append((True, finding._replace(
+                    message=f"in commit {commit[:12]}, which the push sends though its tip no longer holds this: "
+                            f"{message}")))
+    finally:
+        reader.close()
+    return rows
 
 
 # what .gitattributes may say that has a checkout write a file otherwise than git holds it: a
@@ -243,6 +374,21 @@ def _pinned_value(pin: str) -> tuple[str, str, str]:
     named, _, digest = pin.rpartition(" ")
     path, _, kind = named.rpartition(":")[0].rpartition(":")
     return path, kind, digest
+
+
+class _HistoryAdvice(_Advice):
+    """What a secret's finding in a blob only the history holds tells to do: rewrite that history,
+    or list the pinned line in the base's ``.gitstore-allow``, merged on its own first."""
+
+    def __init__(self, rewrite: str, base: str) -> None:
+        super().__init__(base=base)
+        self.rewrite = rewrite
+
+    def __call__(self, rel: str, kinds: Sequence[str], first: int, last: int | None = None,
+                 pins: Sequence[str] = ()) -> str:
+        entries = " and ".join(pins) or "PATH:KIND:LINE sha256=DIGEST"
+        where = f"the .gitstore-allow of {self.base}, merged on its own first" if self.base else ".gitstore-allow"
+        return f"{self.rewrite}, or list {entries} in {where}"
 
 
 def _allowlists(root: Path) -> tuple[Allowlist, _Advice]:
@@ -432,12 +578,17 @@ def _in_git(rel: str, agents_read: Callable[[str], bool], held: CommittedFiles) 
     entry = held.entry(rel)
     if entry is None or entry[0] not in ("100644", "100755", "120000"):
         return None
-    mode, oid = entry
+    return _blob_text(rel, *entry, agents_read, held.read)
+
+
+def _blob_text(rel: str, mode: str, oid: str, agents_read: Callable[[str], bool],
+               read: Callable[[str], bytes]) -> tuple[str, bool] | None:
+    """As ``_in_git``, for the blob ``oid`` held at ``rel`` with git's ``mode``, read with ``read``."""
     link = mode == "120000"
     named = None if link else _named_as(rel)
     if named == "binary":  # an image, an archive: never read, however large
         return None
-    data = held.read(oid)
+    data = read(oid)
     if link:
         return data.decode("utf-8", "replace"), link
     if named != "text" and not _read_as_text(rel, data, agents_read):
