@@ -2074,3 +2074,20 @@ def test_the_history_a_push_sends_is_scanned_whatever_its_shape(
     # main, which the remote holds, is not judged again
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")
     assert run(scan.main, ["README.md"], capsys) == (0, [])
+
+
+@pytest.mark.parametrize("variable", ["PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"])
+def test_a_range_named_like_an_option_is_an_error_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str) -> None:
+    """git reads a revision that begins with ``-`` as an option: ``--output=FILE..TIP`` had the
+    file gates' ``git diff`` write a file. Such a name is no commit: one line, exit 1."""
+    root = _history_repo(tmp_path, monkeypatch)
+    written = tmp_path.parent / f"{tmp_path.name}-written"
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "main")
+    monkeypatch.setenv(variable, f"--output={written}")
+    for gate in (scan.main, okf.main, skills.main):
+        assert gate(["README.md"]) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and f"{variable} --output=" in err and "no such commit" in err, err
+    assert not list(tmp_path.parent.glob(f"{written.name}*")) and (root / "README.md").exists()

@@ -189,10 +189,22 @@ def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
     return paths_left
 
 
+def revision_named(variable: str) -> str | None:
+    """The revision the environment variable ``variable`` names (pre-commit's ``PRE_COMMIT_*_REF``
+    and ``PRE_COMMIT_LOCAL_BRANCH``), if set. One that begins with ``-`` names none: git would
+    read it as an option (``--output=FILE`` has ``git diff`` and ``git log`` write a file)."""
+    value = os.environ.get(variable)
+    if value and value.startswith("-"):
+        from gitstore.errors import InvalidInput
+
+        raise InvalidInput(f"{variable} {value}: no such commit (a revision never begins with -)")
+    return value
+
+
 def range_of_change() -> tuple[str, str] | None:
     """(start, tip) of the range a run over a range judges (``PRE_COMMIT_FROM_REF`` and
     ``PRE_COMMIT_TO_REF``: at pre-push, or ``pre-commit run --from-ref --to-ref``), else None."""
-    start, tip = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+    start, tip = revision_named("PRE_COMMIT_FROM_REF"), revision_named("PRE_COMMIT_TO_REF")
     if not start or not tip or ZERO in (start, tip):
         return None
     return start, tip
@@ -205,7 +217,7 @@ def pushed_whole() -> str | None:
     pre-push). Its tree is what is pushed; None at any other run."""
     if os.environ.get("PRE_COMMIT_FROM_REF") or not os.environ.get("PRE_COMMIT_REMOTE_NAME"):
         return None
-    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    local = revision_named("PRE_COMMIT_LOCAL_BRANCH")
     return local if local and local != ZERO else None
 
 
@@ -418,7 +430,7 @@ class CommittedFiles:
     def tip() -> str | None:
         """The range's tip a run over a range judges (``PRE_COMMIT_TO_REF``), or the ref a push
     sends whole (``pushed_whole``), if any."""
-        tip = os.environ.get("PRE_COMMIT_TO_REF")
+        tip = revision_named("PRE_COMMIT_TO_REF")
         if tip and tip != ZERO:
             return tip
         return pushed_whole()
