@@ -313,3 +313,8 @@ SETTLE_LINES = [
 
 def test_settle_quick_reports_sibling_costs_and_settles_them_right() -> None:
     reports(SETTLE_LINES, "settle", "--quick")
+
+
+def test_history_quick_prints_the_ratio_of_a_range_twice_as_long() -> None:
+    reports([re.compile(r"^history: twice the commits cost [\d.]+x the CPU \(goal <= 2.5x\): (goal met|GOAL NOT MET)$",
+                        re.MULTILINE)], "history", "--quick")
