@@ -2091,3 +2091,29 @@ def test_a_range_named_like_an_option_is_an_error_and_writes_nothing(
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1 and f"{variable} --output=" in err and "no such commit" in err, err
     assert not list(tmp_path.parent.glob(f"{written.name}*")) and (root / "README.md").exists()
+
+
+def test_over_a_range_a_credential_in_a_commit_message_is_a_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A token pasted into a commit message is pushed with the commit, and no file gate read
+    messages: over a range each message is scanned for a credential of a known format, named by
+    its commit and line. What the scanner only guesses from the words around it (an assignment,
+    a command's password, a home path) is what a message describing a fix says, and passes."""
+    token, _, _ = _tokens()
+    root = _history_repo(tmp_path, monkeypatch)
+    git(root, "checkout", "-q", "-b", "topic")
+    (root / "notes.txt").write_text("notes\n")
+    git(root, "add", "notes.txt")
+    described = ("config: read the settings of /home/alice/src/app\n\nThe reader took password = " + "Swordfish42x"
+                 + " for a path, and curl -u admin:" + "S3cr3tPassw0rd https://example.com for a host.\n")
+    git(root, "commit", "-q", "-m", described)
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "topic")
+    assert run(scan.main, ["notes.txt"], capsys) == (0, [])
+    (root / "notes.txt").write_text("more notes\n")
+    git(root, "commit", "-q", "-a", "-m", f"deploy\n\nwith the token {token} for now\n")
+    pasted = git(root, "rev-parse", "HEAD").strip()
+    code, lines = run(scan.main, ["notes.txt"], capsys)
+    assert code == 1 and lines == [f"commit {pasted[:12]}:3: credential in the commit message: github-token (every "
+                                   "clone fetches the message with the commit: rewrite the history before pushing: "
+                                   f"git rebase -i {pasted[:12]}^, then reword commit {pasted[:12]})"], lines

@@ -78,7 +78,8 @@ each blob a commit of what is pushed adds or changes that the tip no longer hold
 scanned too (``_history``), each once, named by the commit that added it, whose finding says to
 rewrite the history before pushing: a credential a later commit deletes is still fetched by
 every clone. Secrets are findings there in any text file, and quarantines by the tip's rules;
-the base's ``.gitstore-allow`` clears a value (``_history_allowlist``).
+the base's ``.gitstore-allow`` clears a value (``_history_allowlist``). Each message of those
+commits is scanned for a credential of a known format (``_scan_messages``).
 """
 
 from __future__ import annotations
@@ -130,8 +131,8 @@ LFS_POINTER = ("a Git LFS pointer where agents read the file: git holds only the
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
     """(findings that fail, warnings) for the files."""
-    history = _history(root) if CommittedFiles.in_a_hook() else []
-    if not files and not history:
+    history, commits = _history(root) if CommittedFiles.in_a_hook() else ([], [])
+    if not files and not history and not commits:
         return [], []  # the hook runs on every commit and push (``always_run``): nothing to load then
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
@@ -151,6 +152,8 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
         failing += [f for _, f in in_parallel(history, lambda chunk: _scan_history(chunk, root, past_scanner,
                                                                                    agents_read, called),
                                               lambda row: (row[0], Finding(*row[1])))]
+    if commits:
+        failing += _scan_messages(root, commits, scanner)
     return failing, [f for failing, f in rows if not failing]
 
 
@@ -170,17 +173,17 @@ def _pushed() -> list[str] | None:
     return spec + (["--not", f"--remotes={remote}"] if remote else [])
 
 
-def _history(root: Path) -> list[str]:
+def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """The blobs the commits the change sends add or change (``_pushed``; a merge: what differs
     from every parent, ``-c``) that its tip no longer holds at their path, each blob once, as
     ``OID MODE COMMIT PARENTS PATH`` (tab-separated, PARENTS space-separated), the oldest commit
     that added it first. A later commit that deletes or rewrites a file leaves the blob in what
     is pushed: every clone fetches it, though no tip holds it. One ``git log`` lists them all and
     one ``git ls-tree`` the tip, so a push costs its commits' changes, never their number times
-    the repository's files."""
+    the repository's files. With them, (commit, parents) of each commit sent, for its message."""
     spec = _pushed()
     if spec is None:
-        return []
+        return [], []
     done = git("log", "--reverse", "--topo-order", "--format=%x01%H %P", "-c", "--raw", "-z", "--root", "--no-renames",
                "--no-abbrev", *spec, "--", cwd=root, check=False)
     if done.returncode != 0:
@@ -188,6 +191,7 @@ def _history(root: Path) -> list[str]:
 
         raise InvalidInput(f"the commits of {' '.join(spec)} cannot be listed: no such commit")
     found: dict[str, tuple[str, str, str, str]] = {}  # oid -> (mode, commit, parents, path), the first to add it
+    commits: list[tuple[str, str]] = []
     commit = parents = ""
     meta: list[bytes] | None = None
     for token in done.stdout.split(b"\0"):
@@ -204,16 +208,54 @@ def _history(root: Path) -> list[str]:
         token = token.lstrip(b"\n")
         if token.startswith(b"\x01"):
             commit, _, parents = token[1:].decode().partition(" ")
+            commits.append((commit, parents))
         elif token.startswith(b":"):
             meta = [token]
     if not found:
-        return []
+        return [], commits
     paths = sorted({path for _, _, _, path in found.values()})
     tip = entries(root, CommittedFiles.tip(), paths if len(paths) <= _NAMED_PATHS else None) or {}
     taken = hook_filter(PROG, root)
     return [f"{oid}\t{mode}\t{commit}\t{parents}\t{path}" for oid, (mode, commit, parents, path) in found.items()
-            if tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path))]
+            if tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path))], commits
 
+
+# what the scanner guesses is a credential from the words around it (an assignment, a command's
+# option, prose naming a password), a home path, an authorization header: a commit message
+# describing a fix says such things; a credential of a known format it never holds
+_GUESSED = frozenset({"credential-assignment", "prose-secret", "command-secret", "command-token",
+                      "command-password", "home-path", "basic-auth", "bearer-token"})
+MESSAGE = ("credential in the commit message: {kinds} (every clone fetches the message with the commit: rewrite the "
+           "history before pushing: {how}, then reword commit {commit})")
+
+
+def _scan_messages(root: Path, commits: Sequence[tuple[str, str]], scanner: ConservativeScanner) -> list[Finding]:
+    """A finding for each line of a commit message sent (``_history``) holding a credential of a
+    known format (``_GUESSED`` left out), named ``commit SHA:LINE`` (line 1 its subject): a token pasted into a
+    message is pushed with it, and no file gate reads messages. Each commit object is read
+    once, through one ``git cat-file --batch``."""
+    import bisect
+
+    found = []
+    reader = CommittedFiles(root, ())
+    try:
+        for commit, parents in commits:
+            body = reader.read(commit).partition(b"\n\n")[2]
+            message = body.decode("utf-8", "replace")
+            hits = [hit for hit in scanner.redacted_hits(message) if set(hit.kinds) - _GUESSED]
+            if not hits:
+                continue
+            starts = [0] + [n + 1 for n, character in enumerate(message) if character == "\n"]
+            by_line: dict[int, set[str]] = {}
+            for hit in hits:
+                by_line.setdefault(bisect.bisect_right(starts, hit.start), set()).update(set(hit.kinds) - _GUESSED)
+            how = f"git rebase -i {commit[:12]}^" if parents else "git rebase -i --root"
+            found += [Finding(f"commit {commit[:12]}", line,
+                              MESSAGE.format(kinds=", ".join(sorted(kinds)), how=how, commit=commit[:12]))
+                      for line, kinds in sorted(by_line.items())]
+    finally:
+        reader.close()
+    return found
 
 def _history_allowlist(root: Path) -> tuple[Allowlist, str]:
     """The allow list that clears a secret in a blob only the history the change sends holds,
