@@ -2117,3 +2117,36 @@ def test_over_a_range_a_credential_in_a_commit_message_is_a_finding(
     assert code == 1 and lines == [f"commit {pasted[:12]}:3: credential in the commit message: github-token (every "
                                    "clone fetches the message with the commit: rewrite the history before pushing: "
                                    f"git rebase -i {pasted[:12]}^, then reword commit {pasted[:12]})"], lines
+
+
+def test_a_blob_the_tip_holds_at_one_path_is_judged_where_the_history_copied_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same blob at two paths: the tip holds it where the base's list allows its value, and a
+    commit of the range copied it to another path, removed after. The list allows it at the first
+    path only, as at the tip, so the copy is judged there, not skipped with the blob the tip holds."""
+    token, _, _ = _tokens()
+    root = _history_repo(tmp_path, monkeypatch)
+    (root / "config.txt").write_text(f"token = {token}\n")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(root / ".git" / "index"))
+    git(root, "add", "config.txt")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    pinned = re.search(r"list (config\.txt:github-token:1 sha256=[0-9a-f]{16})", lines[0])
+    assert code == 1 and pinned, lines
+    git(root, "reset", "-q")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    (root / ".gitstore-allow").write_text(pinned.group(1) + "\n")
+    git(root, "add", ".gitstore-allow")
+    git(root, "commit", "-q", "-m", "allow the widgets test token")
+    git(root, "checkout", "-q", "-b", "topic")
+    git(root, "add", "config.txt")
+    git(root, "commit", "-q", "-m", "config")
+    (root / "deploy.txt").write_text(f"token = {token}\n")
+    git(root, "add", "deploy.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "deploy")
+    copied = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", "deploy.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "no deploy")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "topic")
+    code, lines = run(scan.main, ["config.txt"], capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"deploy.txt:1: in commit {copied[:12]}, "), lines

@@ -175,7 +175,8 @@ def _pushed() -> list[str] | None:
 
 def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """The blobs the commits the change sends add or change (``_pushed``; a merge: what differs
-    from every parent, ``-c``) that its tip no longer holds at their path, each blob once, as
+    from every parent, ``-c``) that its tip no longer holds at their path, each blob once (at the
+    first path that the tip does not hold it at and the hook's ``files`` and ``exclude`` pass), as
     ``OID MODE COMMIT PARENTS PATH`` (tab-separated, PARENTS space-separated), the oldest commit
     that added it first. A later commit that deletes or rewrites a file leaves the blob in what
     is pushed: every clone fetches it, though no tip holds it. One ``git log`` lists them all and
@@ -190,7 +191,7 @@ def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
         from gitstore.errors import InvalidInput
 
         raise InvalidInput(f"the commits of {' '.join(spec)} cannot be listed: no such commit")
-    found: dict[str, tuple[str, str, str, str]] = {}  # oid -> (mode, commit, parents, path), the first to add it
+    added: dict[tuple[str, str], tuple[str, str, str]] = {}  # (oid, path) -> (mode, commit, parents), the first
     commits: list[tuple[str, str]] = []
     commit = parents = ""
     meta: list[bytes] | None = None
@@ -202,8 +203,8 @@ def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
             if len(fields) < 2 * count + 2:
                 continue
             mode, oid = fields[count].decode(), fields[2 * count + 1].decode()
-            if mode in ("100644", "100755", "120000") and oid not in found and oid.strip("0"):
-                found[oid] = (mode, commit, parents, token.decode("utf-8", "surrogateescape"))
+            if mode in ("100644", "100755", "120000") and oid.strip("0"):
+                added.setdefault((oid, token.decode("utf-8", "surrogateescape")), (mode, commit, parents))
             continue
         token = token.lstrip(b"\n")
         if token.startswith(b"\x01"):
@@ -211,13 +212,16 @@ def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
             commits.append((commit, parents))
         elif token.startswith(b":"):
             meta = [token]
-    if not found:
+    if not added:
         return [], commits
-    paths = sorted({path for _, _, _, path in found.values()})
+    paths = sorted({path for _, path in added})
     tip = entries(root, CommittedFiles.tip(), paths if len(paths) <= _NAMED_PATHS else None) or {}
     taken = hook_filter(PROG, root)
-    return [f"{oid}\t{mode}\t{commit}\t{parents}\t{path}" for oid, (mode, commit, parents, path) in found.items()
-            if tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path))], commits
+    found: dict[str, str] = {}  # oid -> its item, at the first path the gate judges it at
+    for (oid, path), (mode, commit, parents) in added.items():
+        if oid not in found and tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path)):
+            found[oid] = f"{oid}\t{mode}\t{commit}\t{parents}\t{path}"
+    return list(found.values()), commits
 
 
 # what the scanner guesses is a credential from the words around it (an assignment, a command's
