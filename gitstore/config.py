@@ -597,7 +597,7 @@ def _set_up_before_copies(repo: pygit2.Repository) -> bool:
     if (_git_folder(repo) / "gitstore" / "local").is_dir():
         return True
     try:
-        return any("refs/memory/" in spec for remote in remotes(repo) for spec in remote.fetch_refspecs)
+        return any("refs/memory/" in spec for remote in remotes(repo).values() for spec in remote.fetch_refspecs)
     except pygit2.GitError:
         return False
 

@@ -569,8 +569,7 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
 
 def forget_refspecs(repo: pygit2.Repository) -> None:
     """Take out the fetch refspecs ``_add_refspecs`` gave each remote, leaving its others."""
-    for remote in remotes(repo):
-        name = str(remote.name)
+    for name, remote in remotes(repo).items():
         for spec in fetch_refspecs(name):
             if spec in remote.fetch_refspecs:
                 repo.config.delete_multivar(f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
@@ -607,8 +606,7 @@ def _add_refspecs(repo: pygit2.Repository, scope: str, report: InitReport) -> li
     they cannot push to the team's remote. Nor any remote whose name holds a slash (git allows
     one): the fetched namespace holds one folder per remote."""
     added = []
-    for remote in remotes(repo):
-        name = str(remote.name)  # a configured remote always has one
+    for name, remote in remotes(repo).items():
         existing = set(remote.fetch_refspecs)
         stands = stands_for(repo, name, scope)
         why = ("its name holds a slash: what it fetched would lie a level deeper than the fetched namespace "

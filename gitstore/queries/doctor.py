@@ -689,28 +689,28 @@ def _remotes(report: Report, workspace: Any) -> None:
 
     repo = workspace.repo
     configured = remotes(repo)
-    for name in sorted(set(repo.remotes.names()) - {remote.name for remote in configured}):
+    for name in sorted(set(filter(None, repo.remotes.names())) - configured.keys()):
         report.add(f"remote {name!r}", WARN, "a name git refuses (`git remote add` would not make it, and `git "
                    "fetch` takes it for a path): memory is never fetched from it",
                    f"`git remote rename {shlex.quote(name)} NEW-NAME`, or remove the section from .git/config")
     if not configured:
         report.add("remotes", OK, "no remote: memory stays in this clone")
     filtered = filters(repo)
-    for remote in configured:
-        if "/" in remote.name or stands_for(repo, remote.name, workspace.scope) is False:  # a fork, say
-            _no_memory_remote(report, repo, remote.name, workspace.scope)
+    for name, remote in configured.items():
+        if "/" in name or stands_for(repo, name, workspace.scope) is False:  # a fork, say
+            _no_memory_remote(report, repo, name, workspace.scope)
         else:
-            missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
-            report.add(f"remote {remote.name}", WARN if missing else OK,
+            missing = [s for s in fetch_refspecs(name) if s not in remote.fetch_refspecs]
+            report.add(f"remote {name}", WARN if missing else OK,
                        f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                        "`gitstore init` adds them" if missing else "")
-            _pushes_elsewhere(report, repo, remote.name)
-        if remote.name in filtered:
-            _filtered(report, remote.name, filtered[remote.name])
-        _pushes_every_ref(report, repo, remote.name)
-        _parted(report, workspace, remote.name)
-        _parted_histories(report, workspace, remote.name)
-        _served(report, workspace, remote.name)
+            _pushes_elsewhere(report, repo, name)
+        if name in filtered:
+            _filtered(report, name, filtered[name])
+        _pushes_every_ref(report, repo, name)
+        _parted(report, workspace, name)
+        _parted_histories(report, workspace, name)
+        _served(report, workspace, name)
     _lacking(report, repo)
     _shallow(report, repo)
     _prefetched(report, repo)

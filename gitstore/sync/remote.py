@@ -1397,7 +1397,7 @@ def drop_other_repositories(repo: pygit2.Repository, state: Path, scope: str, ke
     admissions = Admissions(state)
     held = {ref[len(space):].split("/", 1)[0] for space in spaces for ref in ref_names(repo, space)}
     held.update(ref[len(spaces[0]):].split("/", 1)[0] for ref in admissions.known(spaces[0]))
-    others = {name: theirs for name in sorted(repo.remotes.names())
+    others = {name: theirs for name in sorted(filter(None, repo.remotes.names()))
               if name in held and (theirs := other_repository(repo, name, scope, kept)) is not None}
     if not others:
         return []
