@@ -140,6 +140,24 @@ def _key(name: str) -> str:
     return ".".join(part for part in (section.lower(), middle, last.lower()) if part)
 
 
+def remotes(repo: pygit2.Repository) -> dict[str, pygit2.Remote]:
+    """The remotes configured for ``repo`` that git can use, by name. A section written by hand
+    under a name git refuses (``[remote "a b"]``: ``git remote add`` would not make it, and
+    ``git fetch 'a b'`` takes it for a path) is listed by ``git remote`` but loads as no
+    remote: iterating all of them would fail on it, and it fetches no memory, so it is left out."""
+    import pygit2
+
+    found = {}
+    for name in repo.remotes.names():
+        if not name:
+            continue
+        try:
+            found[name] = repo.remotes[name]
+        except (KeyError, pygit2.GitError):  # pygit2.InvalidSpecError: a name git refuses
+            continue
+    return found
+
+
 # -- another user's repository --------------------------------------------------------------------
 
 NOT_OWNED = "is not owned by current user"  # libgit2's words

@@ -62,9 +62,9 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
+from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
-from gitstore.providers._gitdirs import remotes
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import (_git_folder, keep_scope, open_git, open_repository, same_scope, scope_and_kept,
                             scope_kept_gone)

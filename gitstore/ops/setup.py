@@ -14,6 +14,7 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._files import first_link, links_under
+from gitstore._gitconfig import remotes
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
                              changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
@@ -21,7 +22,7 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
                              set_up_here, tracked_under, write_config, writers_of_other_trees)
 from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
-from gitstore.providers._gitdirs import common_dir, ref_names, remotes
+from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import (keep_scope, open_repository, same_scope, scope_kept_gone, scope_note, stands_for,

@@ -26,22 +26,6 @@ PENDING = "pending"
 STALE_LOCK_SECONDS = 5.0  # a ref lock git or libgit2 holds for a live process is gone long before
 
 
-def remotes(repo: pygit2.Repository) -> dict[str, pygit2.Remote]:
-    """The remotes configured for ``repo`` that git can use, by name. A section written by hand
-    under a name git refuses (``[remote "a b"]``: ``git remote add`` would not make it, and
-    ``git fetch 'a b'`` takes it for a path) is listed by ``git remote`` but loads as no
-    remote: iterating all of them would fail on it, and it fetches no memory, so it is left out."""
-    found = {}
-    for name in repo.remotes.names():
-        if not name:
-            continue
-        try:
-            found[name] = repo.remotes[name]
-        except (KeyError, pygit2.GitError):  # pygit2.InvalidSpecError: a name git refuses
-            continue
-    return found
-
-
 def common_dir(repo: pygit2.Repository) -> Path:
     """The git folder shared by every worktree of ``repo`` (``.git`` of a plain clone)."""
     path = Path(repo.path)

@@ -682,7 +682,7 @@ def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) ->
 
 
 def _remotes(report: Report, workspace: Any) -> None:
-    from gitstore.providers._gitdirs import remotes
+    from gitstore._gitconfig import remotes
     from gitstore.providers._names import fetch_refspecs
     from gitstore.scope import stands_for
     from gitstore.providers._partial import filters
