@@ -66,8 +66,8 @@ from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import (_git_folder, keep_scope, open_git, open_repository, same_scope, scope_and_kept,
-                            scope_kept_gone)
+from gitstore.scope import (Scope, _git_folder, declared_former, keep_scope, open_git, open_repository, same_scope,
+                            scope_and_kept, scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -139,6 +139,7 @@ class Workspace(NamedTuple):
         data = _config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
         scope = _scope(repo, here)
+        scope = Scope(scope, declared_former(repo, scope)[0])  # what the default branch says it was before
         config = parse_config(path, data, repo)
         alone = here and _by_writer_alone(repo, data)  # never recorded as this tree's own: judged, not taken
         _refuse_others(repo, path, data, config.writer, here, record=False)

@@ -41,7 +41,7 @@ class Context:
 
     @property
     def scope(self) -> str:
-        return self.workspace.scope
+        return str(self.workspace.scope)  # what records are written with: the scope alone, never a former one
 
     def view(self, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
         """The records of this scope (only ``kinds``, when given), indexed for the rules."""

@@ -120,6 +120,115 @@ def same_scope(one: object, other: object) -> bool:
     return isinstance(one, str) and isinstance(other, str) and (one == other or scope_key(one) == scope_key(other))
 
 
+FORMER_FILE = ".gitstore/scope.json"  # the scopes this repository had before, on its default branch
+FORMER_SCHEMA = "gitstore.scope/v1"
+_MAX_FORMER = 20  # scopes one declaration may name
+_MAX_FORMER_BYTES = 16384
+
+
+class Scope(str):
+    """A repository's scope with the scopes its default branch declares it had before
+    (``FORMER_FILE``: renamed, or moved to another owner or host): records of those are this
+    repository's to read (``admits``), never to write; new records get the scope itself. The
+    string is the scope: wherever it is stored, shown or compared by ``same_scope``, it is the
+    current one alone."""
+
+    formerly: tuple[str, ...]
+
+    def __new__(cls, scope: str, formerly: tuple[str, ...] = ()) -> Scope:
+        made = super().__new__(cls, scope)
+        made.formerly = tuple(formerly)
+        return made
+
+
+def admits(scope: str | None, record_scope: object) -> bool:
+    """Whether a record of ``record_scope`` is this repository's to read and admit: its scope
+    (``same_scope``), or one its default branch declares it had before (``Scope.formerly``). Where
+    a record is written, ``same_scope`` alone decides."""
+    if scope is None:
+        return True
+    return same_scope(record_scope, scope) or any(same_scope(record_scope, old) for old in formerly(scope))
+
+
+def formerly(scope: str | None) -> tuple[str, ...]:
+    """The former scopes ``scope`` carries (``Scope``); none for a plain string."""
+    return getattr(scope, "formerly", ())
+
+
+def scope_label(scope: str) -> str:
+    """What a verdict reached under ``scope`` is kept under: the scope, and the former scopes it
+    admitted, so a verdict reached before a declaration changed is reached again."""
+    old = formerly(scope)
+    return str(scope) if not old else f"{scope} formerly {' '.join(sorted(old))}"
+
+
+def declared_former(repo: pygit2.Repository, scope: str) -> tuple[tuple[str, ...], str | None]:
+    """The scopes the default branch (as ``gitstore.providers._policy_git`` finds it, where the
+    policy is read) declares this repository had before, in ``FORMER_FILE``, and why the file
+    there cannot be used (None: it is usable, or not there). Every clone that fetched the same
+    default branch reads the same. A local scope is never one: it names a folder on some machine,
+    whose records never leave it, and a shared file must not pull them in; nor is the current
+    scope, or a string that is no scope."""
+    from gitstore.providers._policy_git import _file, default_branch
+
+    branch = default_branch(repo)
+    if branch is None:
+        return (), None
+    try:
+        data = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        return (), f"{FORMER_FILE} on {branch} cannot be read: {exc}"
+    if data is None:
+        return (), None
+    return _parse_former(data, scope, branch)
+
+
+def _parse_former(data: bytes, scope: str, branch: str) -> tuple[tuple[str, ...], str | None]:
+    from gitstore import _jsontext
+
+    where = f"{FORMER_FILE} on {branch}"
+    if len(data) > _MAX_FORMER_BYTES:
+        return (), f"{where} is over {_MAX_FORMER_BYTES} bytes: no former scope is read"
+    try:
+        found = _jsontext.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return (), f"{where} is not JSON: no former scope is read"
+    named = found.get("formerly") if isinstance(found, dict) else None
+    if not isinstance(found, dict) or found.get("schema") != FORMER_SCHEMA or not isinstance(named, list) \
+            or set(found) - {"schema", "formerly"}:
+        return (), (f"{where} is not {{\"schema\": \"{FORMER_SCHEMA}\", \"formerly\": [SCOPE, ...]}}: no former "
+                    "scope is read")
+    if len(named) > _MAX_FORMER:
+        return (), f"{where} names {len(named)} scopes, over the {_MAX_FORMER} it may: no former scope is read"
+    kept: list[str] = []
+    for old in named:
+        if isinstance(old, str) and old.startswith("local/"):
+            return (), (f"{where} names {old[:40]}, a local scope: its records never leave the machine that "
+                        "stored them, and no shared file makes them this repository's: no former scope is read")
+        if not isinstance(old, str) or not _is_scope(old):
+            return (), f"{where} names {str(old)[:80]!r}, which is no host/owner/name scope: no former scope is read"
+        if not same_scope(old, scope) and old not in kept:
+            kept.append(old)
+    return tuple(kept), None
+
+
+def _is_scope(text: str) -> bool:
+    """Whether ``text`` is a scope as ``scope_from_url`` makes one (``host/owner/name``)."""
+    segments = text.split("/")
+    return (len(segments) >= 3 and all(_SEGMENT.match(s) and s not in (".", "..") for s in segments)
+            and segments[0] == segments[0].lower())
+
+
+def former_todo(old: str) -> str:
+    """The commands that declare ``old`` a scope this repository had before (``FORMER_FILE``),
+    to be merged into the default branch by the team's review."""
+    text = f'{{"schema": "{FORMER_SCHEMA}", "formerly": ["{old}"]}}'
+    return (f"if this repository was renamed or moved from {old}, declare it on the default branch: "
+            f"`mkdir -p .gitstore && printf '%s\\n' {shlex.quote(text)} > {FORMER_FILE} && git add {FORMER_FILE} "
+            f"&& git commit -m \"Declare the former scope {old}\"` (a file already there: add it to its list), "
+            "merged into the default branch and pushed as the policy is, then `gitstore sync` in each clone")
+
+
 def spelled_alike(scope: str) -> bool:
     """Whether every record of ``scope`` holds it spelled as it is here: a provider may then find
     them by the exact string, and otherwise is asked for every scope's (``same_scope`` sorts)."""

@@ -32,7 +32,7 @@ from gitstore.providers import (
 from gitstore.providers._base import Namespace, Problem
 from gitstore.providers._known import KnownBytes, content_key
 from gitstore.records.authority import is_decision, unvouched, why_bare
-from gitstore.scope import same_scope, spelled_alike
+from gitstore.scope import admits, formerly, same_scope, spelled_alike
 
 _UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are written by gitstore accept, "
               "reject and retire (and the auto-safe gate), each with its audit entry; not by adding records")
@@ -316,7 +316,7 @@ class Store:
         self.scope = scope
         # what a provider finds records of this scope by: its string, or, where records of it may
         # spell it otherwise (``same_scope``), every scope's, sorted here
-        self._spelled = scope if spelled_alike(scope) else None
+        self._spelled = scope if spelled_alike(scope) and not formerly(scope) else None
         self.placement = Placement()
         self._policy_checked = False
         self._marks_checked = False  # the provider's marks of checked appends are this handle's
@@ -888,7 +888,7 @@ class Store:
             raise IntegrityError(f"stored {stored.kind} record {stored.digest} is filed under stream "
                                  f"{stored.stream}, but it belongs to {stream_of(record, stored.kind)}; "
                                  "run `gitstore verify`")
-        if not same_scope(record["scope"], self.scope):
+        if not admits(self.scope, record["scope"]):  # another repository's, or a former scope not declared
             return None
         return Item(record, stored)
 

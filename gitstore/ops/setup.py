@@ -25,7 +25,7 @@ from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import (keep_scope, open_repository, same_scope, scope_kept_gone, scope_note, stands_for,
+from gitstore.scope import (declared_former, keep_scope, open_repository, same_scope, scope_kept_gone, scope_note, stands_for,
                             stood_for)
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
@@ -289,7 +289,14 @@ def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report:
         raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked "
                       "by another git: a config.lock beside it); run `gitstore init` again once it can be "
                       "written") from None
-    if before is not None:
+    if before is not None and not before.startswith("local/") and not scope.startswith("local/"):
+        declared = any(same_scope(before, old) for old in declared_former(repo, scope)[0])
+        report.created.append(f"scope {scope} for this clone's memory from now on (" + (
+            f"what it stored under {before} is read too: the default branch declares it a former scope of this "
+            "repository)" if declared else f"what it stored under {before} is not read under it, nor is the "
+            f"team's memory of {before}, until the default branch declares {before} a former scope of this "
+            "repository: `gitstore doctor` says how)"))
+    elif before is not None:
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
                               "stays, unread: a session can be captured again with `gitstore import transcript "
                               "FILE`, grants and decisions made again)")

@@ -112,6 +112,14 @@ class Admission(NamedTuple):
         return f"{shown_ref(self.ref, cut=True)}: quarantined, not read ({why})"
 
 
+def _key(scope: str | None) -> str | None:
+    """What an entry keeps of the scope its ref was judged for (``scope_label``): a verdict reached
+    before the former scopes the default branch declares changed is reached again."""
+    from gitstore.scope import scope_label
+
+    return scope_label(scope) if scope is not None else None
+
+
 class Fork(NamedTuple):
     """A fetched writer's history that parts from the one admitted for its ref: neither holds the
     other (someone who could push put a history made on an older tip on the writer's ref)."""
@@ -150,7 +158,7 @@ class Admissions:
         if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
             known = self._checked_again(repo, ref, known, scope)
         # a refusal reached before verified prefixes were read (no PREFIXED) is reached again
-        if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope \
+        if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == _key(scope) \
                 and (known.get("problem") is None or PREFIXED in known) \
                 and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
@@ -167,7 +175,7 @@ class Admissions:
         if fork is not None and problem is None:
             self.part(repo, ref, fork.base, tip)
         found = Admission(ref, str(tip), problem)
-        entry = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
+        entry = {"tip": found.tip, "problem": found.problem, "scope": _key(scope), "checks": CHECKS_VERSION,
                  "admitted": found.tip if problem is None else _text(read), **({PREFIXED: "1"} if problem else {})}
         if entry != self._known.get(ref):  # an object a partial clone lacks is judged again at each read
             self._known[ref] = entry
@@ -186,7 +194,7 @@ class Admissions:
         if base is None or base not in repo:
             return known  # nothing admitted to verify again (a missing tip is named as ever)
         problem, verified = _first_problem(repo, ref, base, None, scope)
-        entry = {"tip": str(base), "problem": problem, "scope": scope, "checks": CHECKS_VERSION,
+        entry = {"tip": str(base), "problem": problem, "scope": _key(scope), "checks": CHECKS_VERSION,
                  "admitted": str(base) if problem is None else _text(verified), **({PREFIXED: "1"} if problem else {})}
         self._known[ref] = entry
         self._changed = True
@@ -283,7 +291,7 @@ class Admissions:
         since = common_base(repo, tip, base)
         if since == tip:
             return None
-        verified = isinstance(known, dict) and known.get("scope") == scope and known.get("checks") == CHECKS_VERSION
+        verified = isinstance(known, dict) and known.get("scope") == _key(scope) and known.get("checks") == CHECKS_VERSION
         return Fork(base, since if verified else None)
 
     def part(self, repo: pygit2.Repository, ref: str, base: pygit2.Oid, tip: pygit2.Oid) -> None:
@@ -352,7 +360,7 @@ class Admissions:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
         sync``, before it moved the ref there); ``owes``: a snapshot read with that many
         payloads kept that the one fetched lacks (``kept_text``)."""
-        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "checks": CHECKS_VERSION,
+        self._known[ref] = {"tip": str(tip), "problem": None, "scope": _key(scope), "checks": CHECKS_VERSION,
                             "admitted": str(tip), **({"owes": str(owes)} if owes else {})}
         self._changed = True
 
@@ -361,7 +369,7 @@ class Admissions:
                            scope: str | None) -> pygit2.Oid | None:
         """The tip admitted before for ``scope`` under these checks, when it is still in the ref's
         history (what to verify from)."""
-        if not isinstance(known, dict) or known.get("scope") != scope or known.get("checks") != CHECKS_VERSION:
+        if not isinstance(known, dict) or known.get("scope") != _key(scope) or known.get("checks") != CHECKS_VERSION:
             return None
         before = _admitted_tip(known)
         try:

@@ -32,7 +32,7 @@ from gitstore.providers._message import Append, message_of, parse_message, parse
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow, unmended, unmended_tips
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound, stray_local_refs
-from gitstore.scope import same_scope
+from gitstore.scope import admits
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
     read_tree, read_tree_bytes, take_records, tree_id,
@@ -488,7 +488,7 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
         except GitstoreError as exc:
             report.problems.append(Problem(where, f"record {digest}: {exc}"))
             continue
-        if scope is not None and not same_scope(record.get("scope"), scope):
+        if scope is not None and not admits(scope, record.get("scope")):
             report.problems.append(Problem(where, f"record {digest} is of scope {record.get('scope')!r}, "
                                                   f"not this repository's {scope!r}"))
         if stream != stream_of(record, kind):  # reads find a stream's records (an episode's events) by this line

@@ -37,6 +37,7 @@ whose history a fetch or clone with ``--depth`` cut short (``gitstore sync`` fet
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import time
 from collections.abc import Callable
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import GitstoreError
-from gitstore.scope import same_scope
+from gitstore.scope import former_todo, same_scope
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
@@ -168,6 +169,7 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
     _links(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
+    _former(report, workspace)
     _gates(report, workspace)
     _hooks(report, root, home, workspace.state)
     _hook_log(report, workspace.state, workspace.root)
@@ -317,6 +319,9 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     def advice(why: str) -> str:
         if UNMENDED_NOTE in why:
             return UNMENDABLE
+        old = _former_in(why, provider.scope)
+        if old is not None:  # nothing its writer does mends it: the records keep the scope they were stored under
+            return former_todo(old)
         return DEEPENS if names_shallow(why) else fetch if judged_again(provider.repo, why) else todo
 
     todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
@@ -340,6 +345,22 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     for problem in left:
         report.add("fetched memory", WARN, str(problem), advice(problem.message))
     _kept_text(report, provider)
+
+
+def _former_in(why: str, scope: str | None) -> str | None:
+    """The scope a refusal ``why`` names a record of, when it is a scope of a hosted repository
+    other than ``scope``, this clone's (``_verify_git``'s "is of scope 'OLD', not this
+    repository's"): memory of what may be this repository under its former name or host, which
+    its writer cannot mend, and the default branch can declare (``former_todo``). None otherwise."""
+    from gitstore.scope import _is_scope
+
+    found = _OTHER_SCOPE.search(why)
+    if found is None or scope is None or not _is_scope(found.group(1)) or found.group(1).startswith("local/"):
+        return None
+    return found.group(1) if not same_scope(found.group(1), scope) else None
+
+
+_OTHER_SCOPE = re.compile(r"is of scope '([^'\s]{1,300})', not this repository's")
 
 
 def _unheld(report: Report, provider: Any, workspace: Any) -> None:
@@ -400,6 +421,22 @@ def _update_ref(repo: Any, restore: Any) -> str:
     if git_dir == Path(repo.path).resolve():
         return f"{first}git update-ref {restore.ref} {restore.append}"
     return f"{first}git --git-dir={shlex.quote(str(git_dir))} update-ref {restore.ref} {restore.append}"
+
+
+def _former(report: Report, workspace: Any) -> None:
+    """The scopes the default branch declares this repository had before (renamed, or moved to
+    another owner or host), whose records are read as its own, or why the declaration there is
+    not read. Nothing when there is none."""
+    from gitstore.scope import FORMER_FILE, FORMER_SCHEMA, declared_former, formerly
+
+    _, problem = declared_former(workspace.repo, str(workspace.scope))
+    if problem is not None:
+        report.add("former scopes", WARN, f"{problem}, so what was stored under a former scope is not read here",
+                   f"fix {FORMER_FILE} on the default branch: an object with \"schema\": \"{FORMER_SCHEMA}\" and "
+                   "\"formerly\", a list of the hosted scopes (host/owner/name) this repository had before")
+    elif formerly(workspace.scope):
+        report.add("former scopes", OK, f"{', '.join(formerly(workspace.scope))}: read as this repository's "
+                                        f"({FORMER_FILE} on the default branch)")
 
 
 def _trust(report: Report, workspace: Any) -> None:

@@ -69,7 +69,7 @@ class View:
             kinds = list(kinds)
             if "learning" in kinds and "audit" not in kinds:
                 kinds.append("audit")
-        return cls.of(store.scope, store.items(kinds, payloads=payloads), store)
+        return cls.of(str(store.scope), store.items(kinds, payloads=payloads), store)
 
     @classmethod
     def of(cls, scope: str, items: Iterable[Item], store: Store | None = None) -> View:
@@ -88,7 +88,7 @@ class View:
         """A view of only these learnings, with the audit entries that can vouch for their
         decisions: each one's history and head as a view of the whole store finds them, read at
         the cost of what they hold (``learning_items``), not of every learning stored."""
-        view = cls.of(store.scope, (), store)
+        view = cls.of(str(store.scope), (), store)
         view.add(learning_items(store, ids))
         view.learnings_read = frozenset(ids)
         return view

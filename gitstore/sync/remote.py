@@ -130,7 +130,7 @@ from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.contracts import CHECKS_VERSION
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
-from gitstore.scope import same_scope
+from gitstore.scope import same_scope, scope_label
 from gitstore.providers._message import message_of
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -337,12 +337,12 @@ def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncRepo
     if not isinstance(provider, GitProvider):
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
-    _refuse_other_repository(provider.repo, remote, ctx.scope)
+    _refuse_other_repository(provider.repo, remote, ctx.workspace.scope)
     from gitstore.scope import scope_and_kept
 
     report = SyncReport(remote)
     with sync_locked(provider.state):
-        report.other_repositories = drop_other_repositories(provider.repo, provider.state, ctx.scope,
+        report.other_repositories = drop_other_repositories(provider.repo, provider.state, ctx.workspace.scope,
                                                             scope_and_kept(provider.repo)[1], locked=True)
         if report.other_repositories:  # what the store read of them is read no more
             ctx = Context.open(start)
@@ -432,13 +432,13 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
             followed = follow_redactions(admitted)
             report.followed.extend(line for line in followed if line not in report.followed)
             report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted, former)
-            left = _carry(ctx, _reopened(provider, ctx.scope), report)
+            left = _carry(ctx, _reopened(provider, ctx.workspace.scope), report)
             scrubbed = _scrubbed(ctx, remote, former)
-            if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS,
+            if not _push(_reopened(provider, ctx.workspace.scope), remote, report, left, last=attempt == ATTEMPTS,
                          scrubbed=scrubbed):
                 break
         if put_back:
-            _put_back(_reopened(provider, ctx.scope), remote, report)
+            _put_back(_reopened(provider, ctx.workspace.scope), remote, report)
     except GitstoreError as exc:  # the remote unreachable, a push refused: what earlier syncs admitted
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
         if isinstance(exc, RemoteGone):  # said by the error, not again by the warning opening memory gives
@@ -449,7 +449,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     report.kept = [w for w in report.kept if w not in back]  # this clone's own, which it just pushed again
     report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
     report.misnamed = [shown_ref(name) for name in sorted(misnamed)]  # names whoever could push chose
-    reading = _reopened(provider, ctx.scope)
+    reading = _reopened(provider, ctx.workspace.scope)
     _held_by_reads(reading, remote, report)
     report.unheld = unheld_lines(reading, former)  # the histories it just read, read once
     if before is not None:
@@ -615,7 +615,7 @@ def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str,
     no former id of it. Returns, by old id, the line saying why its appends stay."""
     workspace = ctx.workspace
     carried = provider.carry_stranded(former_writers(workspace.state), writers_of_other_trees(workspace.repo),
-                                      ctx.scope)
+                                      ctx.workspace.scope)
     report.carried.extend(line for line in carried.lines if line not in report.carried)
     return carried.left
 
@@ -1040,7 +1040,7 @@ class _Admitting:
         self.repo: pygit2.Repository = ctx.store.provider.repo  # type: ignore[attr-defined]
         self.state: Path = ctx.store.provider.state  # type: ignore[attr-defined]
         self.remote = remote
-        self.refusals = _Refusals(self.state, self.repo, ctx.scope)
+        self.refusals = _Refusals(self.state, self.repo, ctx.workspace.scope)
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
         self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
@@ -1157,17 +1157,17 @@ class _Admitting:
     def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
         ref = self.fetched_ref("records", writer)
         rewritten = self._admissions.rewrites(self.repo, ref, tip)  # the ref's own tip may have gone with a prune
-        fork = self._admissions.fork(self.repo, ref, tip, self.ctx.scope) \
+        fork = self._admissions.fork(self.repo, ref, tip, self.ctx.workspace.scope) \
             if rewritten is not None and self._may_part(writer) else None
         if fork is not None:  # verified since the commit both hold; kept beside it once admitted
-            found = check_records(self.repo, ref, None, tip, fork.since, self.ctx.scope)
+            found = check_records(self.repo, ref, None, tip, fork.since, self.ctx.workspace.scope)
             if found.problem is None:
                 self._forks[writer] = fork
             return found._replace(verified=None)  # a fork whose new side fails is refused whole, as reads refuse it
         if rewritten is not None:
             return Checked(0, rewritten)
-        verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
-        found = check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
+        verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.workspace.scope)
+        found = check_records(self.repo, ref, before, tip, verified, self.ctx.workspace.scope)
         if found.verified is not None and verified != self._admissions.base(ref):
             return found._replace(verified=None)  # a prefix that may not extend the tip admitted last: none
         return found
@@ -1236,7 +1236,7 @@ class _Admitting:
                 if fork is not None:  # what was read from the history it parts from stays read
                     self._admissions.part(self.repo, ref, fork.base, tip)
                     report.parted.append(parted_line(moved.writer, fork.base))
-                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None,
+                self._admissions.admitted(ref, tip, self.ctx.workspace.scope if kind == "records" else None,
                                           owes.get(moved.writer, 0) if kind == "payloads" else 0)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
@@ -1280,7 +1280,7 @@ class _Refusals:
         self.path = state / QUARANTINED
         self.repo = repo
         self.policy = _policy_revision(repo) if repo is not None else None
-        self.scope = scope
+        self.scope = scope_label(scope) if scope else scope  # with the former scopes it admitted
         try:
             data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

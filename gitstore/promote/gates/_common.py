@@ -554,7 +554,7 @@ def read_store(root: Path) -> Store:
     from gitstore.context import Context
     from gitstore.errors import ForeignConfig
     from gitstore.providers.git import GitProvider
-    from gitstore.scope import open_repository, repository_scope
+    from gitstore.scope import Scope, declared_former, open_repository, repository_scope
     from gitstore.store import Store
 
     if (root / STATE_DIR / CONFIG_NAME).is_file():
@@ -562,7 +562,9 @@ def read_store(root: Path) -> Store:
             return Context.open(str(root)).store
         except ForeignConfig:
             pass
-    return Store(GitProvider(root, "gate", owns_refs=False), repository_scope(open_repository(root)))
+    repo = open_repository(root)
+    scope = repository_scope(repo)
+    return Store(GitProvider(root, "gate", owns_refs=False), Scope(scope, declared_former(repo, scope)[0]))
 
 
 def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], rebuild: Callable[[list], object],

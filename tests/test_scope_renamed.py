@@ -1,0 +1,99 @@
+"""The team's repository renamed or moved to another owner or host (github.com/acme/widgets
+becomes github.com/acme/gadgets): the memory stored under the scope it had is read again once
+the default branch declares that scope a former one of this repository's (``.gitstore/scope.json``),
+by every clone alike; until then it is named, with the declaration that keeps it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from gitstore.context import Context
+
+from . import cli
+from .advice import checks, command
+from .conftest import git
+from .team import commit_all, proposal_of_two, sync, team_clone
+from .world import accepted
+
+OLD, NEW = "github.com/acme/widgets", "github.com/acme/gadgets"
+
+
+def renamed(tmp: Path) -> Path:
+    """The team's remote under its new name: a bare copy of it whose origin names NEW."""
+    moved = tmp / "gadgets.git"
+    git(tmp, "clone", "-q", "--mirror", str(tmp / "remote.git"), str(moved))
+    git(moved, "remote", "set-url", "origin", f"https://{NEW}.git")
+    return moved
+
+
+def moved_to(root: Path, moved: Path) -> None:
+    """What each clone does after the rename: origin points at the new URL, and init takes it."""
+    git(root, "remote", "set-url", "origin", str(moved))
+    said = cli.ok("init", cwd=root)
+    assert f"nor is the team's memory of {OLD}, until the default branch declares {OLD} a former scope" in said, said
+
+
+def seen(root: Path) -> tuple[list[str], list[tuple[str, str, bool]]]:
+    """The grants and the learnings (with their standing) a clone reads."""
+    grants = sorted(g["digest"] for g in json.loads(cli.ok("grants", "--json", cwd=root)))
+    learnings = sorted((item["id"], item["state"], item["usable"])
+                       for item in json.loads(cli.ok("learnings", "--json", cwd=root)))
+    return grants, learnings
+
+
+def declare(root: Path, todo: str) -> None:
+    """Run the declaration a to-do gives in ``root``, then push it to the default branch."""
+    subprocess.run(["bash", "-c", command(todo)], cwd=root, check=True, capture_output=True)
+    git(root, "push", "-q", "origin", "HEAD:main")
+
+
+def test_a_renamed_repository_reads_its_former_memory_once_the_default_branch_declares_it(tmp_path: Path) -> None:
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    accepted(alice, proposal)
+    alice, bob = sync(alice, bob)
+    a, b = alice.workspace.root, bob.workspace.root
+    before = seen(b)
+    assert before[0] and before[1] == [(proposal["id"], "accepted", True)] and seen(a) == before
+    moved = renamed(tmp_path)
+    for root in (a, b):
+        moved_to(root, moved)
+    # undeclared: the old memory is not read, sync names why, and doctor says how to keep it
+    done = cli.gitstore("sync", cwd=b)
+    assert done.returncode == 3 and f"is of scope '{OLD}', not this repository's '{NEW}'" in done.stdout, done
+    assert seen(b) == ([], [])
+    [left] = checks(b, "fetched memory")
+    assert "it is read again once that ref moves" not in left["todo"], left
+    assert left["todo"].startswith(f"if this repository was renamed or moved from {OLD}, declare it"), left
+    declare(a, left["todo"])
+    for root in (a, b):  # each clone syncs: the default branch brings the declaration
+        done = cli.gitstore("sync", cwd=root)
+        assert done.returncode == 0, (root, done.stdout, done.stderr)
+    assert seen(a) == seen(b) == before
+    assert checks(b, "fetched memory") == []
+    [former] = checks(b, "former scopes")
+    assert former["state"] == "ok" and former["detail"].startswith(f"{OLD}: read as this repository's"), former
+    carol = team_clone(tmp_path, moved, "carol").workspace.root  # cloned after the rename
+    assert json.loads(cli.ok("status", "--json", cwd=carol))["scope"] == NEW
+    assert seen(carol) == before
+    # new records get the new scope, and every clone reads them beside the old ones
+    made = json.loads(cli.ok("grant", "--purpose", "review", "--by", "github:10", "--json", cwd=b))
+    scopes = {item.record["digest"]: item.record["scope"] for item in Context.open(b).store.items()}
+    assert scopes[made["digest"]] == NEW and scopes[before[0][0]] == OLD
+    cli.ok("sync", cwd=b)
+    cli.ok("sync", cwd=carol)
+    assert seen(carol) == seen(b) and made["digest"] in seen(carol)[0]
+
+
+def test_a_local_scope_is_never_declared_a_former_one(tmp_path: Path) -> None:
+    """A shared file cannot make a personal (local) scope's records this repository's: the
+    declaration is refused whole, and doctor names it."""
+    alice, bob, _ = proposal_of_two(tmp_path)
+    a = alice.workspace.root
+    (a / ".gitstore" / "scope.json").write_text(
+        json.dumps({"schema": "gitstore.scope/v1", "formerly": [OLD.replace("widgets", "x"), "local/0123456789abcdef"]}))
+    commit_all(a, "Declare")
+    git(a, "push", "-q", "origin", "main")
+    [check] = checks(a, "former scopes")
+    assert check["state"] == "warn" and "local/0123456789abcdef, a local scope" in check["detail"], check
