@@ -307,6 +307,16 @@ class HeldNote(NamedTuple):
     writer: str | None  # the writer whose records stored it, as it may be shown (None: a snapshot's)
 
 
+def _continues(kind: str, record: Mapping[str, Any], scope: str) -> bool:
+    """Whether ``record``, of a former scope this repository's default branch declares
+    (``admits``), may still be written: a later version of a learning of that scope (a decision
+    on it), which keeps its learning's scope as every version does (the learning's id and
+    contentDigest cover it), and the audit entry of such a step, which names the scope of the
+    decision it vouches for. Every other record gets the current scope."""
+    return kind in ("learning", "audit") and record["scope"] != str(scope) and admits(scope, record["scope"]) \
+        and (kind == "audit" or record.get("previous") is not None)
+
+
 class Store:
     """Records of one scope kept by one provider."""
 
@@ -335,7 +345,7 @@ class Store:
         """Validate one record for this store and turn it into a provider entry."""
         record = dict(record)
         kind, fast = checked_record(record)
-        if not same_scope(record["scope"], self.scope):
+        if not same_scope(record["scope"], self.scope) and not _continues(kind, record, self.scope):
             raise Refused(
                 f"{kind} record {record['digest']} is for scope {record['scope']}, "
                 f"this repository is {self.scope}"

@@ -97,3 +97,33 @@ def test_a_local_scope_is_never_declared_a_former_one(tmp_path: Path) -> None:
     git(a, "push", "-q", "origin", "main")
     [check] = checks(a, "former scopes")
     assert check["state"] == "warn" and "local/0123456789abcdef, a local scope" in check["detail"], check
+
+
+def test_decisions_on_former_memory_are_made_and_pushed_under_its_scope(tmp_path: Path) -> None:
+    """Once declared, a learning of the former scope can still be retired and a grant of it
+    withdrawn: the learning's next version keeps its scope (its id and contentDigest cover it),
+    its audit entry names that scope, a sync pushes them, and every clone reaches the verdict."""
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    accepted(alice, proposal)
+    alice, bob = sync(alice, bob)
+    a, b = alice.workspace.root, bob.workspace.root
+    [grant] = seen(b)[0]
+    moved = renamed(tmp_path)
+    for root in (a, b):
+        moved_to(root, moved)
+    cli.gitstore("sync", cwd=b)
+    [left] = checks(b, "fetched memory")
+    declare(a, left["todo"])
+    for root in (a, b):
+        cli.ok("sync", cwd=root)
+    cli.ok("withdraw", grant, "--by", "github:10", cwd=b)
+    cli.ok("retire", proposal["id"], "--by", "github:10", "--reason", "superseded by the new layout", cwd=b)
+    assert "4 record(s) pushed" in cli.ok("sync", cwd=b)
+    cli.ok("sync", cwd=a)
+    for root in (a, b):
+        assert seen(root)[1] == [(proposal["id"], "retired", False)]
+        [shown] = json.loads(cli.ok("grants", "--json", cwd=root))
+        assert shown["inForce"] == [] and shown["withdrawn"], shown
+    scopes = {item.record["digest"]: (item.kind, item.record["scope"]) for item in Context.open(a).store.items()}
+    assert {scope for kind, scope in scopes.values() if kind == "withdrawal"} == {NEW}
+    assert {scope for kind, scope in scopes.values() if kind == "learning"} == {OLD}

@@ -55,7 +55,7 @@ from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, note_
                                       record_path, records_ref)
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
 from gitstore.providers._tips import made_here, note_made, tips_log
-from gitstore.scope import same_scope
+from gitstore.scope import admits
 
 
 
@@ -160,7 +160,7 @@ def _other_scope(commit: pygit2.Commit, scope: str) -> bool:
             found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
         except (KeyError, ValueError, AttributeError):
             continue
-        if not same_scope(found, scope):
+        if not admits(scope, found):  # a former scope the default branch declares is this repository's
             return True
     return False
 

@@ -130,7 +130,7 @@ from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.contracts import CHECKS_VERSION
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
-from gitstore.scope import same_scope, scope_label
+from gitstore.scope import admits, same_scope, scope_label
 from gitstore.providers._message import message_of
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -1458,7 +1458,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     scope = _scope_of_remote(repo, remote, report)
     if scope is None:
         return False
-    push = _Planned(scope, _other_scope_advice(repo, remote, provider.scope, scope))
+    push = _Planned(_with_former(scope, provider.scope), _other_scope_advice(repo, remote, provider.scope, scope))
     if not push.plan(repo, remote, writer, report):
         return False
     for former in _former_writers(repo, writer):
@@ -1622,7 +1622,7 @@ def scope_refusal(repo: pygit2.Repository, remote: str, writer: str, ours: str) 
         return None
     fetched = ref_tip(repo, f"{PREFIX}remotes/{remote}/records/shared/{writer}")
     held = peeled(repo, fetched) if fetched is not None else None
-    other = _other_scope(repo, mine, held, theirs) if mine != held else None
+    other = _other_scope(repo, mine, held, _with_former(theirs, ours)) if mine != held else None
     if other is None:
         return None
     return (f"{records} holds records of scope {other}, which is not the scope {remote} stands for, {theirs}: its "
@@ -1702,6 +1702,15 @@ class _Planned:
         return True
 
 
+def _with_former(theirs: str, ours: str | None) -> str:
+    """The scope ``theirs`` a remote stands for, with the former scopes this clone's default
+    branch declares (``gitstore.scope.Scope``) when it is this clone's repository: its clones
+    read that declaration too, and admit records of those scopes."""
+    from gitstore.scope import Scope, formerly
+
+    return Scope(theirs, formerly(ours)) if formerly(ours) and same_scope(theirs, ours) else theirs
+
+
 def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None, scope: str) -> str | None:
     """The scope of a record appended after ``base`` up to ``tip`` that is not of ``scope``,
     newest first; None when every one is (records keep the scope they were stored under, so a
@@ -1712,7 +1721,7 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
                 found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
             except (KeyError, ValueError, AttributeError):
                 continue  # not this check's to judge: verify names a record missing or unreadable
-            if not same_scope(found, scope):
+            if not admits(scope, found):
                 return str(found)
     return None
 
