@@ -66,7 +66,7 @@ from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import (Scope, _git_folder, declared_former, keep_scope, open_git, open_repository, same_scope,
+from gitstore.scope import (Scope, _git_folder, admits, declared_former, keep_scope, open_git, open_repository, same_scope,
                             scope_and_kept, scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
@@ -139,7 +139,6 @@ class Workspace(NamedTuple):
         data = _config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
         scope = _scope(repo, here)
-        scope = Scope(scope, declared_former(repo, scope)[0])  # what the default branch says it was before
         config = parse_config(path, data, repo)
         alone = here and _by_writer_alone(repo, data)  # never recorded as this tree's own: judged, not taken
         _refuse_others(repo, path, data, config.writer, here, record=False)
@@ -178,12 +177,15 @@ def note_gone(gone: RemoteGone, scope: str) -> None:
                  "under, and `gitstore sync` cannot reach origin")
 
 
-def _scope(repo: pygit2.Repository, here: bool) -> str:
-    """The repository's scope, kept now when the clone was set up before scopes were kept (as
+def _scope(repo: pygit2.Repository, here: bool) -> Scope:
+    """The repository's scope, with the former scopes its default branch declares
+    (``declared_former``), kept now when the clone was set up before scopes were kept (as
     init would; ``here``: this clone ran init), and a notice when it is not the one this clone's
-    memory was set up under, or when origin is a path where its repository is no longer (moved
-    or deleted) and the kept scope stands in for the one it gave (``scope_kept_gone``)."""
-    scope, kept, gone = scope_kept_gone(repo)
+    memory was set up under (nor one declared former), or when origin is a path where its
+    repository is no longer (moved or deleted) and the kept scope stands in for the one it gave
+    (``scope_kept_gone``)."""
+    found, kept, gone = scope_kept_gone(repo)
+    scope = Scope(found, declared_former(repo, found)[0])
     if gone is not None:
         note_gone(gone, scope)
         return scope
@@ -194,7 +196,7 @@ def _scope(repo: pygit2.Repository, here: bool) -> str:
             keep_scope(repo, scope)
         except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
             pass
-    elif not same_scope(kept, scope):  # origin named, removed or moved since: what was stored is not read
+    elif not same_scope(kept, scope) and not admits(scope, kept):  # origin named, removed or moved since
         from gitstore import notices
 
         notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "

@@ -127,3 +127,24 @@ def test_decisions_on_former_memory_are_made_and_pushed_under_its_scope(tmp_path
     scopes = {item.record["digest"]: (item.kind, item.record["scope"]) for item in Context.open(a).store.items()}
     assert {scope for kind, scope in scopes.values() if kind == "withdrawal"} == {NEW}
     assert {scope for kind, scope in scopes.values() if kind == "learning"} == {OLD}
+
+
+def test_a_clone_pointed_at_the_new_url_reads_the_declared_memory_without_a_false_warning(tmp_path: Path) -> None:
+    """A clone that points origin at the renamed repository once the declaration is there is not
+    told that what it stored before is unread: it is read, before and after its init."""
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    a, b = alice.workspace.root, bob.workspace.root
+    before = seen(b)
+    moved = renamed(tmp_path)
+    moved_to(a, moved)
+    cli.gitstore("sync", cwd=a)
+    [left] = checks(a, "fetched memory")
+    declare(a, left["todo"])
+    git(b, "remote", "set-url", "origin", str(moved))
+    git(b, "fetch", "-q", "origin")
+    done = cli.gitstore("grants", "--json", cwd=b)
+    assert done.stderr == "" and sorted(g["digest"] for g in json.loads(done.stdout)) == before[0], done
+    assert checks(b, "scope") == []
+    said = cli.ok("init", cwd=b)
+    assert f"what it stored under {OLD} is read too" in said, said
+    assert seen(b) == before and cli.gitstore("sync", cwd=b).returncode == 0

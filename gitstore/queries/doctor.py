@@ -100,7 +100,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
 def _doctor(start: str | Path, home: Path | None) -> Report:
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
     from gitstore.errors import ForeignConfig, NotARepository, NotOwnedRepository, RemoteGone, UnsupportedRepository
-    from gitstore.scope import open_repository, scope_kept_gone, scope_note
+    from gitstore.scope import declared_former, open_repository, scope_kept_gone, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -133,7 +133,8 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
         report.add("origin", FAIL, f"{gone.about}: its scope cannot be read, so memory goes on under {scope}, the "
                                    "scope this clone's memory was set up under, and `gitstore sync` cannot reach "
                                    "origin", gone.todo)
-    if kept is not None and not same_scope(kept, scope):
+    if kept is not None and not same_scope(kept, scope) \
+            and not any(same_scope(kept, old) for old in declared_former(repo, scope)[0]):  # read as this one's
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else
                        ("origin was pointed elsewhere", f", or point origin back at {kept}"))
