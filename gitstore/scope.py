@@ -14,6 +14,7 @@ is the scope the memory is pinned to, and the move is named (``scope_kept_gone``
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -75,6 +76,7 @@ _AZURE_OLD = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.visualstudio\.co
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+@functools.lru_cache(maxsize=256)  # asked of every record read, of a few distinct scopes
 def scope_key(scope: str) -> str:
     """What two spellings of one repository's scope have in common: on a host whose owner/name
     paths are case-insensitive (``_CASELESS_HOSTS``), its canonical name and the path in lower
@@ -134,10 +136,12 @@ class Scope(str):
     current one alone."""
 
     formerly: tuple[str, ...]
+    former_keys: frozenset[str]  # their ``scope_key``s: what a record's scope is looked up by
 
     def __new__(cls, scope: str, formerly: tuple[str, ...] = ()) -> Scope:
         made = super().__new__(cls, scope)
         made.formerly = tuple(formerly)
+        made.former_keys = frozenset(scope_key(old) for old in made.formerly)
         return made
 
 
@@ -147,7 +151,8 @@ def admits(scope: str | None, record_scope: object) -> bool:
     a record is written, ``same_scope`` alone decides."""
     if scope is None:
         return True
-    return same_scope(record_scope, scope) or any(same_scope(record_scope, old) for old in formerly(scope))
+    return same_scope(record_scope, scope) or (isinstance(scope, Scope) and isinstance(record_scope, str)
+                                                and scope_key(record_scope) in scope.former_keys)
 
 
 def formerly(scope: str | None) -> tuple[str, ...]:
