@@ -156,3 +156,28 @@ def test_a_clone_pointed_at_the_new_url_reads_the_declared_memory_without_a_fals
     said = cli.ok("init", cwd=b)
     assert f"what it stored under {OLD} is read too" in said, said
     assert seen(b) == before and cli.gitstore("sync", cwd=b).returncode == 0
+
+
+def delivered(root: Path) -> str:
+    """What an agent is given for a prompt about the learning."""
+    return cli.ok("context", "--prompt", "how should retries use jitter", cwd=root)
+
+
+def test_agents_are_given_what_the_scope_reads_when_origin_or_the_declaration_changes(tmp_path: Path) -> None:
+    """The delivery index is built from what the store reads under this clone's scope: once
+    origin names another repository it is built again (the old scope's learnings are not in
+    force here), and once the default branch declares that scope a former one, again (they are)."""
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    accepted(alice, proposal)
+    alice, bob = sync(alice, bob)
+    a, b = alice.workspace.root, bob.workspace.root
+    assert proposal["id"] in delivered(b)
+    moved = renamed(tmp_path)
+    moved_to(a, moved)
+    git(b, "remote", "set-url", "origin", str(moved))  # bob stored nothing: his writer id stays
+    cli.ok("init", cwd=b)
+    assert seen(b)[1] == [] and proposal["id"] not in delivered(b)
+    cli.gitstore("sync", cwd=a)
+    declare(a, checks(a, "fetched memory")[0]["todo"])
+    git(b, "fetch", "-q", "origin", "main")  # the declaration alone: no ref of memory moves
+    assert seen(b)[1] == [(proposal["id"], "accepted", True)] and proposal["id"] in delivered(b)

@@ -7,13 +7,16 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
 - a secret of this clone (``<git common dir>/gitstore/delivery.salt``, made on the first build):
   an index a repository ships in its files can never match it;
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
-- the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
+- the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings), and the digest
+  of the repository's git configuration file, which holds origin's URL and the scope kept: the
+  scope the store reads records of;
 - the team's policy in force: the default branch the store reads it from (origin's HEAD, else
   ``init.defaultBranch``, read from git's configuration files, or asked as the store reads it
   when one includes another or a ``GIT_CONFIG_*`` variable points git elsewhere, else main or
   master) and the ids of
   ``.gitstore/policy.json`` and ``.gitstore/allowed_signers`` in its tip (a person the policy
-  no longer allows takes their decisions out of force, with no ref of memory moving). The ids
+  no longer allows takes their decisions out of force, with no ref of memory moving), and of
+  ``.gitstore/scope.json`` (the former scopes whose records the store reads). The ids
   are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
   asked (``<git common dir>/gitstore/policy.ids``), so a branch moving without touching the
   policy rebuilds nothing; and, asked then too, the tip since which the branch has only moved
@@ -46,11 +49,12 @@ if TYPE_CHECKING:
 
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/12"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
+FORMAT = "recall-index/13"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
 # 6: look-alike words marked; 7: paths as path terms; 8: learnings looked up by audience;
 # 9: paths as people write them (lines, backslashes, links, names without an extension);
 # 10: only files the field names without an extension give their word; 11: a learning's line is its text alone;
-# 12: a learning scored by the title it is named by (an edited one's, its accepted text's headline)
+# 12: a learning scored by the title it is named by (an edited one's, its accepted text's headline);
+# 13: the repository's git configuration (its scope) and its declared former scopes in the fingerprint
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
@@ -148,7 +152,8 @@ def _files(folder: str) -> list[str]:
 
 
 _POLICY_IDS = "policy.ids"
-_POLICY_FILES = (".gitstore/policy.json", ".gitstore/allowed_signers")  # gitstore.records.policy's
+# gitstore.records.policy's, and the former scopes the store reads records of (gitstore.scope.FORMER_FILE)
+_POLICY_FILES = (".gitstore/policy.json", ".gitstore/allowed_signers", ".gitstore/scope.json")
 
 
 def _target(common: str, name: str, read: dict[str, bytes]) -> str | None:
@@ -357,6 +362,11 @@ def state(place: Place) -> list[str] | None:
             config = handle.read().hex()
     except OSError:
         return None
+    try:  # origin's URL and the scope kept, which give the scope the store reads records of
+        with open(os.path.join(place.common, "config"), "rb") as handle:
+            config += " " + sha256_hex(handle.read())
+    except OSError:
+        pass
     read: dict[str, bytes] = {}  # packed-refs, by git folder
     return [FORMAT, __version__, salt, config, policy(place, read), *storage(place, read)]
 
