@@ -66,8 +66,8 @@ from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import (Scope, _git_folder, admits, declared_former, keep_scope, open_git, open_repository, same_scope,
-                            scope_and_kept, scope_kept_gone)
+from gitstore.scope import (Scope, _git_folder, admits, declared_former, keep_scope, open_git, open_repository,
+                            same_scope, scope_and_kept, scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"

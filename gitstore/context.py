@@ -16,7 +16,6 @@ from gitstore.config import Workspace
 from gitstore.providers import AppendResult, open_provider
 from gitstore.records.contracts import seal
 from gitstore.records.times import now
-from gitstore.scope import admits
 from gitstore.store import Store
 
 TYPE_CHECKING = False
@@ -62,11 +61,11 @@ class Context:
     def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],
               reason: str | None = None, at: str | None = None) -> dict[str, Any]:
         """The audit entry for an action, naming the records written with it."""
-        scopes = {r.get("scope") for r in records}
-        former = next(iter(scopes)) if len(scopes) == 1 and None not in scopes else None
+        scopes = {r.get("scope") for r in records}  # a step on a learning of a former scope names its scope
+        alone = next(iter(scopes)) if len(scopes) == 1 else None  # (the store writes it only for a declared one)
         return seal({
-            "schema": "gitstore.audit/v1",  # a step on a learning of a former scope names its scope
-            "scope": former if isinstance(former, str) and admits(self.workspace.scope, former) else self.scope,
+            "schema": "gitstore.audit/v1",
+            "scope": alone if isinstance(alone, str) else self.scope,
             "action": action,
             "by": by,
             "at": at or now(),

@@ -100,7 +100,7 @@ def test_a_local_scope_is_never_declared_a_former_one(tmp_path: Path) -> None:
     alice, bob, _ = proposal_of_two(tmp_path)
     a = alice.workspace.root
     (a / ".gitstore" / "scope.json").write_text(
-        json.dumps({"schema": "gitstore.scope/v1", "formerly": [OLD.replace("widgets", "x"), "local/0123456789abcdef"]}))
+        json.dumps({"schema": "gitstore.scope/v1", "formerly": [f"{OLD}-2", "local/0123456789abcdef"]}))
     commit_all(a, "Declare")
     git(a, "push", "-q", "origin", "main")
     [check] = checks(a, "former scopes")

@@ -25,8 +25,8 @@ from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import (declared_former, keep_scope, open_repository, same_scope, scope_kept_gone, scope_note, stands_for,
-                            stood_for)
+from gitstore.scope import (declared_former, keep_scope, open_repository, same_scope, scope_kept_gone, scope_note,
+                            stands_for, stood_for)
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 

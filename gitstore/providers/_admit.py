@@ -291,7 +291,8 @@ class Admissions:
         since = common_base(repo, tip, base)
         if since == tip:
             return None
-        verified = isinstance(known, dict) and known.get("scope") == _key(scope) and known.get("checks") == CHECKS_VERSION
+        verified = isinstance(known, dict) and known.get("scope") == _key(scope) \
+            and known.get("checks") == CHECKS_VERSION
         return Fork(base, since if verified else None)
 
     def part(self, repo: pygit2.Repository, ref: str, base: pygit2.Oid, tip: pygit2.Oid) -> None:
