@@ -66,7 +66,7 @@ from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import (Scope, _git_folder, admits, declared_former, keep_scope, open_git, open_repository,
+from gitstore.scope import (Scope, _git_folder, admits, keep_scope, open_git, open_repository,
                             same_scope, scope_and_kept, scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
@@ -185,7 +185,7 @@ def _scope(repo: pygit2.Repository, here: bool) -> Scope:
     repository is no longer (moved or deleted) and the kept scope stands in for the one it gave
     (``scope_kept_gone``)."""
     found, kept, gone = scope_kept_gone(repo)
-    scope = Scope(found, declared_former(repo, found)[0])
+    scope = Scope(found, repo=repo)  # its former scopes read when first asked for
     if gone is not None:
         note_gone(gone, scope)
         return scope

@@ -133,16 +133,43 @@ class Scope(str):
     (``FORMER_FILE``: renamed, or moved to another owner or host): records of those are this
     repository's to read (``admits``), never to write; new records get the scope itself. The
     string is the scope: wherever it is stored, shown or compared by ``same_scope``, it is the
-    current one alone."""
+    current one alone. Given ``repo`` instead of ``formerly``, the declaration is read from its
+    default branch when first asked for (a capture that meets no record of another scope never
+    reads it)."""
 
-    formerly: tuple[str, ...]
-    former_keys: frozenset[str]  # their ``scope_key``s: what a record's scope is looked up by
+    _formerly: tuple[str, ...] | None
+    _repo: pygit2.Repository | None
+    _keys: frozenset[str] | None
 
-    def __new__(cls, scope: str, formerly: tuple[str, ...] = ()) -> Scope:
+    def __new__(cls, scope: str, formerly: tuple[str, ...] | None = None,
+                repo: pygit2.Repository | None = None) -> Scope:
         made = super().__new__(cls, scope)
-        made.formerly = tuple(formerly)
-        made.former_keys = frozenset(scope_key(old) for old in made.formerly)
+        made._formerly = tuple(formerly) if formerly is not None else None if repo is not None else ()
+        made._repo, made._keys = repo, None
         return made
+
+    @property
+    def formerly(self) -> tuple[str, ...]:
+        if self._formerly is None:
+            self._formerly = declared_former(self._repo, str(self))[0] if self._repo is not None else ()
+            self._repo = None
+        return self._formerly
+
+    @property
+    def former_keys(self) -> frozenset[str]:
+        """The former scopes' ``scope_key``s: what a record's scope is looked up by."""
+        if self._keys is None:
+            self._keys = frozenset(scope_key(old) for old in self.formerly)
+        return self._keys
+
+    def __reduce__(self) -> tuple[type, tuple[str, tuple[str, ...]]]:
+        return Scope, (str(self), self.formerly)
+
+    def __copy__(self) -> Scope:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Scope:
+        return self
 
 
 def admits(scope: str | None, record_scope: object) -> bool:

@@ -324,9 +324,6 @@ class Store:
         self.manifest = require_capabilities(provider)
         self.provider = provider
         self.scope = scope
-        # what a provider finds records of this scope by: its string, or, where records of it may
-        # spell it otherwise (``same_scope``), every scope's, sorted here
-        self._spelled = scope if spelled_alike(scope) and not formerly(scope) else None
         self.placement = Placement()
         self._policy_checked = False
         self._marks_checked = False  # the provider's marks of checked appends are this handle's
@@ -338,6 +335,12 @@ class Store:
             cast(AttestingProvider, provider).judge_notes(self._note_counts)
         if "quarantine" in self.manifest.capabilities:
             cast(QuarantiningProvider, provider).admit_only(scope)
+
+    @property
+    def _spelled(self) -> str | None:
+        """What a provider finds records of this scope by: its string, or, where records of it
+        may spell it otherwise (``same_scope``) or be of a former scope, every scope's, sorted here."""
+        return self.scope if spelled_alike(self.scope) and not formerly(self.scope) else None
 
     # -- writing -------------------------------------------------------------------------------
 
