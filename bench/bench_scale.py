@@ -358,6 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chunk = o.chunk or (2000 if o.quick else 100_000)
     if chunks < 2 or chunk < 100:
         parser.error("--chunks must be at least 2 and --chunk at least 100")
+    if o.workdir is not None and not os.path.isdir(o.workdir):
+        parser.error(f"--workdir {o.workdir} is not a folder")
     print(f"{NAME}: {chunks} chunks of {chunk} events; load average"
           f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cpus", flush=True)
     work = Path(tempfile.mkdtemp(prefix="gitstore-bench-scale-", dir=o.workdir))

@@ -784,6 +784,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parts.add("bulk")
     if min(records, repeat, count, cli_count, appends, small, o.chunk) < 1:
         parser.error("sizes and counts must be at least 1")
+    if o.workdir is not None and not os.path.isdir(o.workdir):
+        parser.error(f"--workdir {o.workdir} is not a folder")
 
     work = Work(o.workdir, o.keep)
     results: dict[str, Any] = {}

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -318,3 +319,11 @@ def test_settle_quick_reports_sibling_costs_and_settles_them_right() -> None:
 def test_history_quick_prints_the_ratio_of_a_range_twice_as_long() -> None:
     reports([re.compile(r"^history: twice the commits cost [\d.]+x the CPU \(goal <= 2.5x\): (goal met|GOAL NOT MET)$",
                         re.MULTILINE)], "history", "--quick")
+
+
+@pytest.mark.parametrize("bench", ["bench.bench_scale", "bench.bench_store"])
+def test_a_workdir_that_is_no_folder_is_named_in_one_line(bench: str, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", bench, "--quick", "--workdir", str(tmp_path / "missing")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].endswith(f"error: --workdir {tmp_path / 'missing'} is not a folder")
