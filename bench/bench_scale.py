@@ -150,6 +150,15 @@ trees' merge timed inside the process: 0.92-1.00 s and 3.27-3.30 s of 5.9-6.3 s 
 s; at 900,000, reading the folders 0.9 s, merging their rows 0.75 s, writing them 0.98 s (0.34
 s into the empty store). Each a few C calls per folder already: what grows is bytes.
 
+Later that day, once decisions read only what settles them (the per-append filters and claim
+lists are made by reads, and by an append of learnings only), on a quiet machine: first chunk
+8.97 s and 5.80 s (the two runs of the baseline 55% apart: the first ran on a cold machine),
+chunks 9.64, 8.02, 7.61, 8.01, 9.13, 8.62, 8.96, 8.66, 8.92 s: 11.72x; verify 6.12 s and 4.22 s
+-> 47.00 s, 9.09x, peak RSS 188 MB -> 431 MB; fast-import 40.47x its first, gitstore 3.23 times
+its records per CPU second. The code of that day and of the morning's, timed back to back: a
+first chunk 6.16, 6.04, 5.61 s and 6.14, 6.12, 5.90 s; verify of 400,000 records 21.9 and 23.6 s
+against 20.5 and 22.3 s, peak RSS 301 MB for both, whichever code built the store.
+
 The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
 16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
 Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
