@@ -122,6 +122,17 @@ def _session_ended(root: Path, session: str, tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout == b"", done
 
 
+def _pulled_a_foreign_config(team: tuple[Path, Path], tmp_path: Path) -> Path:
+    """Bob's clone, set up, once a pull brought alice's committed config.json over its own."""
+    bare, alice = team
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    cli.ok("init", cwd=bob)
+    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
+    git(bob, "pull", "-q", "--ff-only")
+    return bob
+
+
 def test_a_hook_refused_by_a_config_that_came_through_git_says_so_and_keeps_the_session(
         team: tuple[Path, Path], tmp_path: Path) -> None:
     """A pull that brings another clone's config.json stops every capture as it stops every
@@ -129,12 +140,7 @@ def test_a_hook_refused_by_a_config_that_came_through_git_says_so_and_keeps_the_
     removed) while `gitstore doctor` said the hook captured: the sessions until the person ran
     `gitstore init` were lost. The hook logs the refusal and keeps the job, which a run after init
     captures."""
-    bare, alice = team
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(bare), str(bob))
-    cli.ok("init", cwd=bob)
-    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
-    git(bob, "pull", "-q", "--ff-only")
+    bob = _pulled_a_foreign_config(team, tmp_path)
     _session_ended(bob, "s-during", tmp_path)
     inbox = bob / STATE_DIR / "inbox"
     log = (bob / STATE_DIR / "logs" / "hooks.log").read_text()
@@ -153,12 +159,7 @@ def test_sessions_waiting_for_the_clone_to_be_set_up_again_use_up_none_of_their_
     is set aside, to be imported by hand. A refusal of the clone's set-up is no fault of the
     session's: however many sessions end before the person runs `gitstore init`, each is kept,
     and the first run after init captures them all."""
-    bare, alice = team
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(bare), str(bob))
-    cli.ok("init", cwd=bob)
-    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
-    git(bob, "pull", "-q", "--ff-only")
+    bob = _pulled_a_foreign_config(team, tmp_path)
     sessions = [f"s-wait-{n}" for n in range(5)]
     for session in sessions:
         _session_ended(bob, session, tmp_path)
