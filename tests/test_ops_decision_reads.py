@@ -178,10 +178,16 @@ def test_a_read_of_one_stream_skips_the_big_appends_that_hold_none_of_it(
     monkeypatch.setattr(GitProvider, "_commit", counted)
     fresh = Context.open(str(root))
     pushed_at = next(i.stored.append for i in fresh.store.items(["learning"], streams=[big[7]]))
-    loads.clear()
     assert [i.record["id"] for i in Context.open(str(root)).store.items(["learning"], streams=[mine["id"]])] \
         == [mine["id"]]
-    assert loads[pushed_at] == 0
+    # a filter may say "maybe" wrongly (about one name in a hundred, and the names here differ from
+    # run to run): of thirty streams the append does not hold, nearly every read skips it
+    skipped = 0
+    for n in range(30):
+        loads.clear()
+        assert not list(Context.open(str(root)).store.items(["learning"], streams=[f"lrn_{n:032x}"]))
+        skipped += loads[pushed_at] == 0
+    assert skipped >= 26, skipped
     found = list(Context.open(str(root)).store.items(["learning", "audit"], streams=[big[7], "audit"]))
     versions = [i.record for i in found if i.kind == "learning"]
     assert [v["id"] for v in versions] == [big[7]]
