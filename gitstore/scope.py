@@ -216,32 +216,41 @@ def declared_former(repo: pygit2.Repository, scope: str) -> tuple[tuple[str, ...
 
 
 def _parse_former(data: bytes, scope: str, branch: str) -> tuple[tuple[str, ...], str | None]:
-    from gitstore import _jsontext
-
-    where = f"{FORMER_FILE} on {branch}"
-    if len(data) > _MAX_FORMER_BYTES:
-        return (), f"{where} is over {_MAX_FORMER_BYTES} bytes: no former scope is read"
-    try:
-        found = _jsontext.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return (), f"{where} is not JSON: no former scope is read"
-    named = found.get("formerly") if isinstance(found, dict) else None
-    if not isinstance(found, dict) or found.get("schema") != FORMER_SCHEMA or not isinstance(named, list) \
-            or set(found) - {"schema", "formerly"}:
-        return (), (f"{where} is not {{\"schema\": \"{FORMER_SCHEMA}\", \"formerly\": [SCOPE, ...]}}: no former "
-                    "scope is read")
-    if len(named) > _MAX_FORMER:
-        return (), f"{where} names {len(named)} scopes, over the {_MAX_FORMER} it may: no former scope is read"
+    named, problem = named_former(data, f"{FORMER_FILE} on {branch}")
+    if named is None:
+        return (), problem
     kept: list[str] = []
     for old in named:
-        if isinstance(old, str) and old.startswith("local/"):
-            return (), (f"{where} names {old[:40]}, a local scope: its records never leave the machine that "
-                        "stored them, and no shared file makes them this repository's: no former scope is read")
-        if not isinstance(old, str) or not _is_scope(old):
-            return (), f"{where} names {str(old)[:80]!r}, which is no host/owner/name scope: no former scope is read"
         if not same_scope(old, scope) and old not in kept:
             kept.append(old)
     return tuple(kept), None
+
+
+def named_former(data: bytes, where: str) -> tuple[list[str] | None, str | None]:
+    """The scopes a declaration's bytes (``FORMER_FILE``, read from ``where``) name, as they
+    stand, or None and why none of them is read: the file is read whole or not at all."""
+    from gitstore import _jsontext
+
+    if len(data) > _MAX_FORMER_BYTES:
+        return None, f"{where} is over {_MAX_FORMER_BYTES} bytes: no former scope is read"
+    try:
+        found = _jsontext.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, f"{where} is not JSON: no former scope is read"
+    named = found.get("formerly") if isinstance(found, dict) else None
+    if not isinstance(found, dict) or found.get("schema") != FORMER_SCHEMA or not isinstance(named, list) \
+            or set(found) - {"schema", "formerly"}:
+        return None, (f"{where} is not {{\"schema\": \"{FORMER_SCHEMA}\", \"formerly\": [SCOPE, ...]}}: no former "
+                      "scope is read")
+    if len(named) > _MAX_FORMER:
+        return None, f"{where} names {len(named)} scopes, over the {_MAX_FORMER} it may: no former scope is read"
+    for old in named:
+        if isinstance(old, str) and old.startswith("local/"):
+            return None, (f"{where} names {old[:40]}, a local scope: its records never leave the machine that "
+                          "stored them, and no shared file makes them this repository's: no former scope is read")
+        if not isinstance(old, str) or not _is_scope(old):
+            return None, f"{where} names {str(old)[:80]!r}, which is no host/owner/name scope: no former scope is read"
+    return list(named), None
 
 
 def _is_scope(text: str) -> bool:
@@ -251,14 +260,39 @@ def _is_scope(text: str) -> bool:
             and segments[0] == segments[0].lower())
 
 
+def named_scope(text: str) -> str:
+    """The hosted scope ``text`` names: a remote URL, read as ``scope_from_url`` reads origin's,
+    or a scope (``host/owner/name``), made one the same way (its host in lower case, a
+    trailing ``.git`` or ``/`` dropped), so either spelling gives the scope records hold. A
+    local scope is refused, naming why (no shared file declares one), as is anything else."""
+    given = text.strip()
+    if given.startswith("local/"):
+        raise InvalidInput(f"{given[:40]} is a local scope: its records never leave the machine that stored them, "
+                           "and no shared file makes them another repository's")
+    try:
+        found = scope_from_url(given if "://" in given or _SCP.match(given) else f"https://{given}")
+    except InvalidInput:
+        found = None
+    if found is None or not _is_scope(found):
+        raise InvalidInput(f"{_redact(given)[:200]!r} is no scope (host/owner/name, as `gitstore status` shows one) "
+                           "nor the URL of a hosted repository")
+    return found
+
+
 def former_todo(old: str) -> str:
-    """The commands that declare ``old`` a scope this repository had before (``FORMER_FILE``),
-    to be merged into the default branch by the team's review."""
-    text = f'{{"schema": "{FORMER_SCHEMA}", "formerly": ["{old}"]}}'
+    """The commands that declare ``old`` a scope this repository had before (``FORMER_FILE``,
+    written by ``gitstore scope formerly``), to be merged into the default branch by the team's
+    review."""
     return (f"if this repository was renamed or moved from {old}, declare it on the default branch: "
-            f"`mkdir -p .gitstore && printf '%s\\n' {shlex.quote(text)} > {FORMER_FILE} && git add {FORMER_FILE} "
-            f"&& git commit -m \"Declare the former scope {old}\"` (a file already there: add it to its list), "
-            "merged into the default branch and pushed as the policy is, then `gitstore sync` in each clone")
+            f"`{declare_former(old)}`, merged into the default branch and pushed as the policy is, then "
+            "`gitstore sync` in each clone")
+
+
+def declare_former(old: str) -> str:
+    """The command line that declares ``old`` a former scope in the work tree and commits that
+    file alone (from any folder of the work tree)."""
+    return (f"gitstore scope formerly {shlex.quote(old)} && git add {shlex.quote(':/' + FORMER_FILE)} && "
+            f"git commit -m {shlex.quote(f'Declare the former scope {old}')} -- {shlex.quote(':/' + FORMER_FILE)}")
 
 
 def spelled_alike(scope: str) -> bool:

@@ -112,6 +112,7 @@ LEARNING, DIGEST = "lrn_" + "0" * 32, "sha256:" + "0" * 64
 # every command line that works on a repository, with the arguments it needs to get that far
 ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
     ("init",): (), ("status",): (), ("policy", "show"): (), ("policy", "init"): (), ("policy", "add"): ("github:9",),
+    ("scope", "show"): (), ("scope", "formerly"): ("github.com/acme/old",),
     ("hooks", "install"): ("--harness", "claude-code"), ("hooks", "uninstall"): ("--harness", "claude-code"),
     ("capture",): ("--harness", "claude-code"), ("import", "transcript"): ("s.jsonl",),
     ("import", "reviews"): ("r.json",), ("import", "github"): ("--repo", "acme/widgets"), ("episodes",): (),
@@ -132,7 +133,7 @@ ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
 # they cannot answer there (tests/test_deliver_mcp.py)
 ANYWHERE = {("hooks", "status"), ("doctor",), ("scan",), ("ci", "report"), ("canonical",), ("digest",),
             ("validate",), ("completion",), ("hooks",), ("policy",), ("import",), ("ci",), ("records",),
-            ("wiki",), ("mcp",)}
+            ("wiki",), ("mcp",), ("scope",)}
 
 
 def test_every_command_line_is_known_to_work_on_a_repository_or_anywhere() -> None:

@@ -6,7 +6,6 @@ by every clone alike; until then it is named, with the declaration that keeps it
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from gitstore.context import Context
 
 from . import cli
-from .advice import checks, command
+from .advice import checks, command, follow
 from .conftest import git
 from .team import commit_all, proposal_of_two, sync, team_clone
 from .world import accepted
@@ -35,6 +34,7 @@ def moved_to(root: Path, moved: Path) -> None:
     git(root, "remote", "set-url", "origin", str(moved))
     said = cli.ok("init", cwd=root)
     assert f"nor is the team's memory of {OLD}, until the default branch declares {OLD} a former scope" in said, said
+    assert f"`gitstore scope formerly {OLD}`, committed and merged there, declares it" in said, said
 
 
 def seen(root: Path) -> tuple[list[str], list[tuple[str, str, bool]]]:
@@ -46,8 +46,9 @@ def seen(root: Path) -> tuple[list[str], list[tuple[str, str, bool]]]:
 
 
 def declare(root: Path, todo: str) -> None:
-    """Run the declaration a to-do gives in ``root``, then push it to the default branch."""
-    subprocess.run(["bash", "-c", command(todo)], cwd=root, check=True, capture_output=True)
+    """Follow the declaration a to-do gives, as a person would (from a folder below the root),
+    then push it to the default branch."""
+    follow(root, command(todo))
     git(root, "push", "-q", "origin", "HEAD:main")
 
 
@@ -73,7 +74,8 @@ def test_a_renamed_repository_reads_its_former_memory_once_the_default_branch_de
     [left] = checks(b, "fetched memory")
     assert "it is read again once that ref moves" not in left["todo"], left
     assert left["todo"].startswith(f"if this repository was renamed or moved from {OLD}, declare it"), left
-    declare(a, left["todo"])
+    assert command(left["todo"]).startswith(f"gitstore scope formerly {OLD} && git add :/.gitstore/scope.json"), left
+    declare(a, left["todo"])  # from a folder below the root, as doctor's advice is followed
     for root in (a, b):  # each clone syncs: the default branch brings the declaration
         done = cli.gitstore("sync", cwd=root)
         assert done.returncode == 0, (root, done.stdout, done.stderr)
@@ -181,3 +183,93 @@ def test_agents_are_given_what_the_scope_reads_when_origin_or_the_declaration_ch
     declare(a, checks(a, "fetched memory")[0]["todo"])
     git(b, "fetch", "-q", "origin", "main")  # the declaration alone: no ref of memory moves
     assert seen(b)[1] == [(proposal["id"], "accepted", True)] and proposal["id"] in delivered(b)
+
+
+def declared_file(root: Path) -> list[str]:
+    """The scopes the work tree's declaration names, read as the store reads the file."""
+    from gitstore.scope import FORMER_FILE, named_former
+
+    named, problem = named_former((root / FORMER_FILE).read_bytes(), FORMER_FILE)
+    assert problem is None and named is not None, problem
+    return named
+
+
+def test_scope_formerly_writes_the_declaration_from_any_folder_and_names_each_scope_once(tmp_path: Path) -> None:
+    """A URL or a scope, in any spelling the host folds: one entry each, the file the store reads,
+    written at the work tree's root from a folder below it, and what makes it count."""
+    from .advice import below
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
+    said = cli.ok("scope", "formerly", "https://GitHub.com./acme/widgets.git/", cwd=below(root))
+    first, then = said.splitlines()
+    assert first == f"wrote .gitstore/scope.json: {NEW} was formerly {OLD}", said
+    assert then.startswith(f"next: commit it (`git add :/.gitstore/scope.json && git commit -m 'Declare the former "
+                           f"scope {OLD}' -- :/.gitstore/scope.json`), have it reviewed and merged into main"), said
+    assert "it counts only once the default branch holds it" in then and command(then)
+    assert declared_file(root) == [OLD] and not (below(root) / ".gitstore").exists()
+    written = (root / ".gitstore" / "scope.json").read_bytes()
+    for again in (OLD, "github.com/ACME/widgets", "git@github.com:acme/widgets.git"):  # one repository's scope
+        said = cli.ok("scope", "formerly", again, cwd=root)
+        assert said.startswith(f".gitstore/scope.json names {OLD} already: nothing written\n"), said
+    assert (root / ".gitstore" / "scope.json").read_bytes() == written
+    made = json.loads(cli.ok("scope", "formerly", "git@git.acme.example:Acme/Widgets.git", "--json", cwd=root))
+    assert made["written"] and made["named"] == [OLD, "git.acme.example/Acme/Widgets"], made
+    shown = cli.ok("scope", "show", cwd=root)
+    assert shown.startswith(f"scope     {NEW} (origin https://{NEW}.git)\nformerly  none declared "
+                            "(.gitstore/scope.json on main)\n  .gitstore/scope.json in the work tree differs"), shown
+    follow(root, command(then))  # committed on main, the default branch: in force
+    shown = json.loads(cli.ok("scope", "show", "--json", cwd=root))
+    assert shown["formerly"] == [OLD, "git.acme.example/Acme/Widgets"] and not shown["pending"], shown
+    said = cli.ok("scope", "formerly", OLD, cwd=root)
+    assert said.endswith("next: none: main, the default branch, declares it already, and what was stored under "
+                         f"{OLD} is read here (and by each clone once its `gitstore sync` fetches that branch)\n"), said
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    (NEW, f"{NEW} is this repository's scope now: a former scope is one it had before"),
+    ("https://GitHub.com/ACME/gadgets.git", f"github.com/ACME/gadgets is this repository's scope now, spelled {NEW}"),
+    ("local/0123456789abcdef", "local/0123456789abcdef is a local scope: its records never leave the machine"),
+    ("widgets", "'widgets' is no scope (host/owner/name"),
+    ("/srv/git/widgets.git", "'/srv/git/widgets.git' is no scope"),
+    ("file:///srv/git/widgets.git", "is no scope"),
+    ("github.com/acme/../widgets", "is no scope"),
+    ("", "is no scope"),
+])
+def test_scope_formerly_refuses_what_is_no_former_scope_in_one_line_writing_nothing(
+        tmp_path: Path, given: str, said: str) -> None:
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
+    cli.ok("scope", "formerly", OLD, cwd=root)
+    before = (root / ".gitstore" / "scope.json").read_bytes()
+    refused = cli.fails(1, "scope", "formerly", given, cwd=root)
+    assert said in refused and refused.count("\n") == 1, refused
+    assert (root / ".gitstore" / "scope.json").read_bytes() == before
+
+
+def test_scope_formerly_leaves_a_declaration_it_cannot_keep_whole_as_it_is(tmp_path: Path) -> None:
+    """A file the store would not read, or one that cannot name one more scope and still be
+    read, or a link in its place: refused in one line, nothing written."""
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
+    (root / ".gitstore").mkdir()
+    path = root / ".gitstore" / "scope.json"
+    full = json.dumps({"schema": "gitstore.scope/v1", "formerly": [f"{OLD}-{n}" for n in range(20)]})
+    for text, said in [("{not json", ".gitstore/scope.json in the work tree is not JSON"),
+                       ('{"formerly": ["github.com/acme/old"]}', 'is not {"schema": "gitstore.scope/v1"'),
+                       (full, ".gitstore/scope.json names 20 scopes already, the most a declaration may")]:
+        path.write_text(text)
+        refused = cli.fails(1, "scope", "formerly", OLD, cwd=root)
+        assert said in refused and refused.count("\n") == 1 and "nothing was written" in refused, refused
+        assert path.read_text() == text
+    path.write_text(text := json.dumps({"schema": "gitstore.scope/v1", "formerly": [OLD]}))
+    refused = cli.fails(1, "scope", "formerly", "git.acme.example/" + "/".join(["a" * 100] * 170), cwd=root)
+    assert "would be over 16384 bytes (a bigger one is not read at all): nothing was written" in refused, refused
+    assert path.read_text() == text
+    path.unlink()
+    (root / ".gitstore").rmdir()
+    (root / ".gitstore").symlink_to(tmp_path)
+    refused = cli.fails(1, "scope", "formerly", OLD, cwd=root)
+    assert refused.startswith("gitstore: error: .gitstore is a link") and not (tmp_path / "scope.json").exists()

@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("status", "Show this repository's scope, writer, provider, memory refs and effective configuration."),
     "doctor": ("doctor", "Check the set-up: scope, init, provider, other clones' memory left out, who may decide, whether the gates workflow has a policy to read, capture hooks, hook errors, sessions the hooks gave up on, refspecs, a partial clone's filter, what a push sends, published files, promoted blocks, wiki and skill files that differ only in case, saved GitHub snapshots, commands killed midway, memory refs a killed process left locked."),
     "policy": ("policy", "Who may decide: show the policy in force; write its files (init, add)."),
+    "scope": ("scope", "This repository's scope: show it and the former scopes declared; declare one after a rename or move (formerly)."),
     "hooks": ("hooks", "Install, remove and check the harness capture hooks."),
     "capture": ("capture", "Read a harness hook's JSON from standard input and capture the session."),
     "import": ("import_", "Backfill memory from transcripts, review snapshots and GitHub pull requests."),

@@ -295,7 +295,7 @@ def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report:
             f"what it stored under {before} is read too: the default branch declares it a former scope of this "
             "repository)" if declared else f"what it stored under {before} is not read under it, nor is the "
             f"team's memory of {before}, until the default branch declares {before} a former scope of this "
-            "repository: `gitstore doctor` says how)"))
+            "repository: `gitstore scope formerly " + shlex.quote(before) + "`, committed and merged there, declares it)"))
     elif before is not None:
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
                               "stays, unread: a session can be captured again with `gitstore import transcript "

@@ -434,7 +434,8 @@ def _former(report: Report, workspace: Any) -> None:
     if problem is not None:
         report.add("former scopes", WARN, f"{problem}, so what was stored under a former scope is not read here",
                    f"fix {FORMER_FILE} on the default branch: an object with \"schema\": \"{FORMER_SCHEMA}\" and "
-                   "\"formerly\", a list of the hosted scopes (host/owner/name) this repository had before")
+                   "\"formerly\", a list of the hosted scopes (host/owner/name) this repository had before (or "
+                   "remove it and declare each again with `gitstore scope formerly OLD_SCOPE`)")
     elif formerly(workspace.scope):
         report.add("former scopes", OK, f"{', '.join(formerly(workspace.scope))}: read as this repository's "
                                         f"({FORMER_FILE} on the default branch)")
