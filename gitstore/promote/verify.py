@@ -33,7 +33,7 @@ from gitstore.records.identity import is_person
 from gitstore.rules.active import evaluate
 from gitstore.rules.lifecycle import History, checked
 from gitstore.rules.view import View
-from gitstore.scope import same_scope
+from gitstore.scope import admits, same_scope
 
 PURPOSE = "instruction"  # promoted text is read by agents, as recall is
 MAX_SOURCES = 16
@@ -126,8 +126,10 @@ def check_audience(view: View, learning: dict[str, Any], name: str) -> None:
         return
     found = audience.claim_traces(name, learning["content"]["text"])
     found += audience.evidence_traces(_evidence_texts(view, learning))
+    home = view.home if view.home is not None else view.scope  # with the former scopes declared: this repository
     foreign = sorted({r["pin"]["repository"] for r in learning["evidence"]
-                      if not same_scope(r["pin"]["repository"], learning["scope"])})
+                      if not same_scope(r["pin"]["repository"], learning["scope"])
+                      and not admits(home, r["pin"]["repository"])})
     if foreign:
         found.append(f"evidence pinned to another repository ({', '.join(foreign)})")
     if found:

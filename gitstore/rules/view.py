@@ -30,6 +30,10 @@ class View:
 
     scope: str
     items: list[Item] = field(default_factory=list)
+    # the store's scope with the former scopes its default branch declares (``scope.Scope``, read
+    # when first asked for): whose records are this repository's (``scope.admits``); the scope alone
+    # when the view has no store
+    home: str | None = field(default=None, repr=False, compare=False)
     grants: dict[str, dict[str, Any]] = field(default_factory=dict)
     withdrawals: list[dict[str, Any]] = field(default_factory=list)
     episodes: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -79,7 +83,7 @@ class View:
         whether a grant is this clone's own (``Store.own``); without one, store order stands
         for the first and every record is the clone's own."""
         view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem,
-                                                          copies=store.copies, own=store.own)
+                                                          copies=store.copies, own=store.own, home=store.scope)
         view.add(items)
         return view
 
