@@ -300,3 +300,26 @@ def test_a_learning_citing_evidence_of_a_declared_former_scope_is_promoted_as_th
     learning["evidence"][0]["pin"]["repository"] = "github.com/acme/sprockets"
     with pytest.raises(Stopped, match=r"evidence pinned to another repository \(github.com/acme/sprockets\)"):
         check_audience(View.of(Scope(NEW, (OLD,)), []), learning, "Retries use jitter")
+
+
+def test_review_material_saved_under_the_former_name_is_imported_once_it_is_declared(tmp_path: Path) -> None:
+    """A snapshot of the repository's pull requests saved before the rename names it by its old
+    owner/name: refused while nothing says that repository is this one, imported once the
+    default branch declares its scope a former one (stored under the current scope, as any new
+    record is); another repository's is still refused."""
+    from .test_cli_dream import _snapshot
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
+    snapshot = tmp_path / "pr-12.json"
+    snapshot.write_text(json.dumps(_snapshot(12, [(501, 1001, "Use jitter on retries.")])))  # acme/widgets
+    refused = cli.fails(1, "import", "reviews", str(snapshot), "--by", "github:9", cwd=root)
+    assert f"snapshot is for acme/widgets, this repository's scope is {NEW}" in refused, refused
+    follow(root, command(cli.ok("scope", "formerly", OLD, cwd=root)))
+    said = cli.ok("import", "reviews", str(snapshot), "--by", "github:9", cwd=root)
+    assert said.startswith("imported 1 comment(s)"), said
+    [episode] = json.loads(cli.ok("episodes", "--json", cwd=root))
+    assert {item.record["scope"] for item in Context.open(root).store.items()} == {NEW}, episode
+    snapshot.write_text(json.dumps({**_snapshot(13, [(502, 1001, "Jitter here too.")]), "repository": "acme/sprockets"}))
+    refused = cli.fails(1, "import", "reviews", str(snapshot), "--by", "github:9", cwd=root)
+    assert f"snapshot is for acme/sprockets, this repository's scope is {NEW}" in refused, refused

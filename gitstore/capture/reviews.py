@@ -918,11 +918,15 @@ def store_imports(built: list[BuiltImport]) -> list[ImportReport]:
 
 
 def check_repository(ctx: Context, repository: str, what: str) -> None:
-    """Refuse review material of another repository than this checkout's scope, saying where
-    the scope comes from (origin) and how it comes to name the material's repository."""
-    if ctx.scope.endswith("/" + repository.lower()) or ctx.scope.lower().endswith("/" + repository.lower()):
+    """Refuse review material of another repository than this checkout's scope, or a scope its
+    default branch declares it had before a rename or move (``scope.formerly``: the repository
+    under its old name), saying where the scope comes from (origin) and how it comes to name the
+    material's repository."""
+    from gitstore.scope import formerly, origin_of, scope_kept_gone
+
+    names = "/" + repository.lower()
+    if ctx.scope.lower().endswith(names) or any(old.lower().endswith(names) for old in formerly(ctx.workspace.scope)):
         return
-    from gitstore.scope import origin_of, scope_kept_gone
 
     url, end = origin_of(ctx.workspace.repo)
     github = f"https://github.com/{repository}.git"
