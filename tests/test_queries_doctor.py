@@ -605,6 +605,9 @@ def test_an_origin_named_after_memory_was_set_up_is_named_until_init_makes_it_th
     assert check["detail"].startswith("origin was pointed elsewhere after this clone's memory was set up under "
                                       "github.com/acme/widgets") and \
         check["todo"].endswith(", or point origin back at github.com/acme/widgets"), check
+    assert "made again); if the repository was renamed or moved from github.com/acme/widgets, `gitstore scope " \
+           "formerly github.com/acme/widgets`, committed and merged into the default branch, has what was stored " \
+           "under it read" in check["todo"], check  # the rename is named: nothing need be made again
     git(root, "remote", "remove", "origin")
     [check] = checks(root, "scope")
     assert check["detail"].startswith("origin was removed after") and check["todo"].endswith(", or add origin again")

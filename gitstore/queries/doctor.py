@@ -138,12 +138,16 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else
                        ("origin was pointed elsewhere", f", or point origin back at {kept}"))
+        renamed = "" if kept.startswith("local/") or scope.startswith("local/") else (
+            f"; if the repository was renamed or moved from {kept}, `gitstore scope formerly {shlex.quote(kept)}`, "
+            "committed and merged into the default branch, has what was stored under it read under the new scope, "
+            "by every clone")
         report.add("scope", WARN, f"{since} after this clone's memory was set up under {kept}: what it stored "
                                   f"there is not read under {scope}",
                    f"`gitstore init` makes {scope} this clone's scope from now on, under a new writer id where its "
                    f"own holds records of {kept}, of which a sync pushes none (what it stored under {kept} "
                    f"stays, unread: a session can be captured again with `gitstore import transcript FILE`, "
-                   f"grants and decisions made again){back}")
+                   f"grants and decisions made again){renamed}{back}")
     try:
         workspace = Workspace.find(root)
     except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
