@@ -218,7 +218,12 @@ def test_scope_formerly_writes_the_declaration_from_any_folder_and_names_each_sc
     shown = cli.ok("scope", "show", cwd=root)
     assert shown.startswith(f"scope     {NEW} (origin https://{NEW}.git)\nformerly  none declared "
                             "(.gitstore/scope.json on main)\n  .gitstore/scope.json in the work tree differs"), shown
-    follow(root, command(then))  # committed on main, the default branch: in force
+    git(root, "checkout", "-q", "-b", "declare")
+    follow(root, command(then))  # committed on a branch: not yet in force
+    said = cli.ok("scope", "formerly", OLD, cwd=root)
+    assert "next: it is committed on this branch, have it reviewed and merged into main" in said, said
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "declare")  # merged into main, the default branch: in force
     shown = json.loads(cli.ok("scope", "show", "--json", cwd=root))
     assert shown["formerly"] == [OLD, "git.acme.example/Acme/Widgets"] and not shown["pending"], shown
     said = cli.ok("scope", "formerly", OLD, cwd=root)

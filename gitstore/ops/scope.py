@@ -111,13 +111,27 @@ def _next(workspace: Workspace, old: str, written: bool) -> str:
         return (f"none: {branch_name(branch)}, the default branch, declares it already, and what was stored under "
                 f"{old} is read here (and by each clone once its `gitstore sync` fetches that branch)")
     commit = declare_former(old).split(" && ", 1)[1]
-    said = (f"commit it (`{commit}`), have it reviewed and merged into "
+    step = "it is committed on this branch" if not written and _committed(workspace) else f"commit it (`{commit}`)"
+    said = (f"{step}, have it reviewed and merged into "
             f"{branch_name(branch) if branch else 'the default branch'} and pushed: it counts only once the default "
             f"branch holds it; then `gitstore sync` in each clone reads what was stored under {old}")
     if branch is None:
         why, todo = no_default_branch(workspace.repo)
         said += f"; but {why}, so no declaration is read here until one is named: {todo}"
     return said
+
+
+def _committed(workspace: Workspace) -> bool:
+    """Whether the commit checked out holds the work tree's ``FORMER_FILE`` as it stands."""
+    import pygit2
+
+    from gitstore.providers._policy_git import _file
+
+    try:
+        there = _file(workspace.repo, workspace.repo.head.peel(pygit2.Commit).tree, FORMER_FILE)
+        return there is not None and there == read_regular(workspace.root / FORMER_FILE, _MAX_FORMER_BYTES)
+    except (KeyError, ValueError, OSError, InvalidInput, pygit2.GitError):
+        return False
 
 
 def branch_name(branch: str) -> str:
