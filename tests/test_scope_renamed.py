@@ -232,7 +232,8 @@ def test_scope_formerly_writes_the_declaration_from_any_folder_and_names_each_sc
 
 
 @pytest.mark.parametrize(("given", "said"), [
-    (NEW, f"{NEW} is this repository's scope now: a former scope is one it had before"),
+    (NEW, f"{NEW} is this repository's scope now: a former scope is one it had before a rename or move; once it is "
+          "renamed or moved, point origin at its new URL (`git remote set-url origin NEW-URL`)"),
     ("https://GitHub.com/ACME/gadgets.git", f"github.com/ACME/gadgets is this repository's scope now, spelled {NEW}"),
     ("local/0123456789abcdef", "local/0123456789abcdef is a local scope: its records never leave the machine"),
     ("widgets", "'widgets' is no scope (host/owner/name"),

@@ -48,7 +48,8 @@ def declare(workspace: Workspace, given: str) -> FormerChange:
     if same_scope(old, scope):
         spelled = "" if old == scope else f", spelled {scope} here"
         raise Refused(f"{old} is this repository's scope now{spelled}: a former scope is one it had before a rename "
-                      "or move, as its origin was named then")
+                      "or move; once it is renamed or moved, point origin at its new URL (`git remote set-url origin "
+                      "NEW-URL`) and declare the old scope then")
     root = workspace.root
     link = first_link(root, FORMER_FILE)
     if link is not None:  # a commit can make .gitstore a link: the file would be written wherever it points
