@@ -311,10 +311,12 @@ def _continues(kind: str, record: Mapping[str, Any], scope: str) -> bool:
     """Whether ``record``, of a former scope this repository's default branch declares
     (``admits``), may still be written: a later version of a learning of that scope (a decision
     on it), which keeps its learning's scope as every version does (the learning's id and
-    contentDigest cover it), and the audit entry of such a step, which names the scope of the
-    decision it vouches for. Every other record gets the current scope."""
-    return kind in ("learning", "audit") and record["scope"] != str(scope) and admits(scope, record["scope"]) \
-        and (kind == "audit" or record.get("previous") is not None)
+    contentDigest cover it), the packet of its promotion, which names its learning's scope (so
+    the promotion planned again, by ``promote`` or the promotion gate, is the same packet on
+    either side of a rename), and the audit entry of such a step, which names the scope of the
+    records it vouches for. Every other record gets the current scope."""
+    return kind in ("learning", "audit", "packet") and record["scope"] != str(scope) \
+        and admits(scope, record["scope"]) and (kind != "learning" or record.get("previous") is not None)
 
 
 class Store:

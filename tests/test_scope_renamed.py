@@ -281,10 +281,11 @@ def test_scope_formerly_leaves_a_declaration_it_cannot_keep_whole_as_it_is(tmp_p
     assert refused.startswith("gitstore: error: .gitstore is a link") and not (tmp_path / "scope.json").exists()
 
 
-def test_a_learning_citing_evidence_of_a_declared_former_scope_is_promoted_as_the_repositorys(tmp_path: Path) -> None:
+def test_learnings_of_and_citing_a_declared_former_scope_are_promoted_as_the_repositorys(tmp_path: Path) -> None:
     """Evidence captured before the rename is pinned to the scope the repository had then: once
     that scope is declared a former one, a project learning citing it stands on this repository
-    alone, and is promoted; evidence of an undeclared repository still is not."""
+    alone, and is promoted; evidence of an undeclared repository still is not. A learning
+    accepted before the rename is promoted too, its packet keeping the learning's scope."""
     from gitstore.promote.gates import promotion as promotion_gate
     from gitstore.promote.verify import Stopped, check_audience
     from gitstore.rules.view import View
@@ -295,14 +296,19 @@ def test_a_learning_citing_evidence_of_a_declared_former_scope_is_promoted_as_th
     ctx = wiki_repo(tmp_path / "widgets")
     root = ctx.workspace.root
     refs = Evidence(ctx).comments(["Retries need full jitter.", "Add jitter to this backoff too."])
+    before = accepted_learning(ctx, title="Backoff is capped", text="Every backoff in src/retry.py is capped.")
     git(root, "remote", "set-url", "origin", f"https://{NEW}.git")
     cli.ok("init", cwd=root)
     follow(root, command(cli.ok("scope", "formerly", OLD, cwd=root)))  # committed on main, the default branch
     learning = accepted_learning(Context.open(root), evidence=refs)
     assert learning["scope"] == NEW and {r["pin"]["repository"] for r in learning["evidence"]} == {OLD}
-    said = cli.ok("promote", learning["id"], cwd=root)
-    assert said.startswith(f"promoted {learning['id']}"), said
-    assert promotion_gate.check([], root, "main", f"memory/promote/{learning['id']}") == []  # as CI judges it
+    for promoted in (learning, before):  # accepted after the rename, and before it (of the former scope)
+        said = cli.ok("promote", promoted["id"], cwd=root)
+        assert said.startswith(f"promoted {promoted['id']}"), said
+        assert promotion_gate.check([], root, "main", f"memory/promote/{promoted['id']}") == []  # as CI judges it
+    packets = {item.record["learning"]: item.record["scope"] for item in Context.open(root).store.items()
+               if item.kind == "packet"}
+    assert packets == {learning["id"]: NEW, before["id"]: OLD}, packets  # each its learning's scope
     learning["evidence"][0]["pin"]["repository"] = "github.com/acme/sprockets"
     with pytest.raises(Stopped, match=r"evidence pinned to another repository \(github.com/acme/sprockets\)"):
         check_audience(View.of(Scope(NEW, (OLD,)), []), learning, "Retries use jitter")
