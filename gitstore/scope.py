@@ -201,29 +201,39 @@ def declared_former(repo: pygit2.Repository, scope: str) -> tuple[tuple[str, ...
     default branch reads the same. A local scope is never one: it names a folder on some machine,
     whose records never leave it, and a shared file must not pull them in; nor is the current
     scope, or a string that is no scope."""
-    from gitstore.providers._policy_git import _file, default_branch
-
-    branch = default_branch(repo)
-    if branch is None:
-        return (), None
-    try:
-        data = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE)
-    except (KeyError, ValueError, pygit2.GitError) as exc:
-        return (), f"{FORMER_FILE} on {branch} cannot be read: {exc}"
-    if data is None:
-        return (), None
-    return _parse_former(data, scope, branch)
-
-
-def _parse_former(data: bytes, scope: str, branch: str) -> tuple[tuple[str, ...], str | None]:
-    named, problem = named_former(data, f"{FORMER_FILE} on {branch}")
-    if named is None:
-        return (), problem
+    named, problem = _declared(repo)
     kept: list[str] = []
     for old in named:
         if not same_scope(old, scope) and old not in kept:
             kept.append(old)
-    return tuple(kept), None
+    return tuple(kept), problem
+
+
+def declares_itself(repo: pygit2.Repository, scope: str) -> bool:
+    """Whether the default branch declares ``scope``, this clone's, a former scope of the
+    repository (``declared_former`` leaves it out): origin names the repository by a name or
+    place it had before (a clone of its old URL, which the forge still serves), so what the team
+    stores since, under its current scope, is not read here, and what this clone stores goes
+    under the old one."""
+    return any(same_scope(old, scope) for old in _declared(repo)[0])
+
+
+def _declared(repo: pygit2.Repository) -> tuple[list[str], str | None]:
+    """Every scope ``FORMER_FILE`` on the default branch names, and why it cannot be used (none
+    of them then)."""
+    from gitstore.providers._policy_git import _file, default_branch
+
+    branch = default_branch(repo)
+    if branch is None:
+        return [], None
+    try:
+        data = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        return [], f"{FORMER_FILE} on {branch} cannot be read: {exc}"
+    if data is None:
+        return [], None
+    named, problem = named_former(data, f"{FORMER_FILE} on {branch}")
+    return named or [], problem
 
 
 def named_former(data: bytes, where: str) -> tuple[list[str] | None, str | None]:
@@ -286,6 +296,16 @@ def former_todo(old: str) -> str:
     return (f"if this repository was renamed or moved from {old}, declare it on the default branch: "
             f"`{declare_former(old)}`, merged into the default branch and pushed as the policy is, then "
             "`gitstore sync` in each clone")
+
+
+def origin_todo(scope: str, found: str | None = None) -> str:
+    """What mends a clone whose origin names the repository by ``scope``, a former scope the
+    default branch declares (``declares_itself``); ``found``: the scope of memory found there,
+    likely the repository's current one."""
+    likely = f" (the memory found there is of {found})" if found else ""
+    return (f"origin names {scope}, which the default branch declares a former scope of this repository: point "
+            f"origin at the repository's current URL{likely} and take its scope: "
+            "`git remote set-url origin NEW-URL && gitstore init`, then `gitstore sync`")
 
 
 def declare_former(old: str) -> str:

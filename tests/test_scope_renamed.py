@@ -335,3 +335,39 @@ def test_review_material_saved_under_the_former_name_is_imported_once_it_is_decl
     snapshot.write_text(json.dumps({**_snapshot(13, [(502, 1001, "Jitter here too.")]), "repository": "acme/sprockets"}))
     refused = cli.fails(1, "import", "reviews", str(snapshot), "--by", "github:9", cwd=root)
     assert f"snapshot is for acme/sprockets, this repository's scope is {NEW}" in refused, refused
+
+
+def test_a_clone_of_the_old_url_is_told_to_point_origin_at_the_new_one_not_to_declare_it(tmp_path: Path) -> None:
+    """A newcomer who clones the repository by its old URL (the forge still serves it there)
+    gets the old scope: the team's memory stored since is quarantined as of another scope.
+    Doctor's advice is to point origin at the current URL, never to declare the current scope a
+    former one of the old (which the command refuses), and following it the clone reads all."""
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    a, b = alice.workspace.root, bob.workspace.root
+    moved = renamed(tmp_path)
+    for root in (a, b):
+        moved_to(root, moved)
+    cli.gitstore("sync", cwd=b)
+    declare(a, checks(b, "fetched memory")[0]["todo"])
+    cli.ok("sync", cwd=b)
+    made = json.loads(cli.ok("grant", "--purpose", "review", "--by", "github:10", "--json", cwd=b))  # the new scope's
+    cli.ok("sync", cwd=b)
+    git(moved, "push", "-q", "--mirror", str(tmp_path / "remote.git"))  # the old URL serves the same repository
+    dave = team_clone(tmp_path, tmp_path / "remote.git", "dave").workspace.root
+    assert cli.gitstore("sync", cwd=dave).returncode == 3 and made["digest"] not in seen(dave)[0]
+    stale = (f"origin names {OLD}, which the default branch declares a former scope of this repository: point origin "
+             "at the repository's current URL")
+    [left] = checks(dave, "fetched memory")
+    assert left["todo"].startswith(f"{stale} (the memory found there is of {NEW}) and take its scope: `git remote "
+                                   "set-url origin NEW-URL && gitstore init`"), left
+    [former] = checks(dave, "former scopes")
+    assert former["state"] == "warn" and former["todo"].startswith(stale), former
+    assert f"  warning: {stale}" in cli.ok("scope", "show", cwd=dave)
+    declared = (dave / ".gitstore" / "scope.json").read_bytes()  # the team's, as checked out
+    refused = cli.fails(1, "scope", "formerly", NEW, cwd=dave)
+    assert stale in refused and "nothing was written" in refused
+    assert (dave / ".gitstore" / "scope.json").read_bytes() == declared
+    git(dave, "remote", "set-url", "origin", str(moved))
+    cli.ok("init", cwd=dave)
+    cli.ok("sync", cwd=dave)
+    assert seen(dave) == seen(b) and made["digest"] in seen(dave)[0] and checks(dave, "former scopes")[0]["state"] == "ok"

@@ -28,6 +28,8 @@ def show(as_json: bool = JSON_OPTION) -> None:
         typer.echo(f"formerly  none read: {found.problem}")
     else:
         typer.echo(f"formerly  {', '.join(found.formerly) or 'none declared'} ({where})")
+    if found.stale:
+        typer.echo(f"  warning: {found.stale}")
     if found.pending:
         typer.echo(f"  {FORMER_FILE} in the work tree differs from the default branch's: it counts once merged there")
 

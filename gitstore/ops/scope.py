@@ -20,7 +20,7 @@ from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
 from gitstore.scope import (_MAX_FORMER, _MAX_FORMER_BYTES, FORMER_FILE, FORMER_SCHEMA, declared_former,
-                            formerly, named_former, named_scope, origin_of, same_scope)
+                            declares_itself, formerly, named_former, named_scope, origin_of, origin_todo, same_scope)
 
 
 @dataclass
@@ -50,6 +50,8 @@ def declare(workspace: Workspace, given: str) -> FormerChange:
         raise Refused(f"{old} is this repository's scope now{spelled}: a former scope is one it had before a rename "
                       "or move; once it is renamed or moved, point origin at its new URL (`git remote set-url origin "
                       "NEW-URL`) and declare the old scope then")
+    if declares_itself(workspace.repo, scope):  # declaring the current name a former one of the old would invert it
+        raise Refused(f"{origin_todo(scope)}; nothing was written")
     root = workspace.root
     link = first_link(root, FORMER_FILE)
     if link is not None:  # a commit can make .gitstore a link: the file would be written wherever it points
@@ -155,10 +157,11 @@ class ScopeReport:
     formerly: list[str]
     problem: str | None
     pending: bool
+    stale: str | None = None  # what mends an origin naming a former scope (``scope.declares_itself``)
 
     def to_json(self) -> dict[str, Any]:
         return {"scope": self.scope, "origin": self.origin, "file": FORMER_FILE, "branch": self.branch,
-                "formerly": self.formerly, "problem": self.problem, "pending": self.pending}
+                "formerly": self.formerly, "problem": self.problem, "pending": self.pending, "staleOrigin": self.stale}
 
 
 def show(workspace: Workspace) -> ScopeReport:
@@ -182,8 +185,9 @@ def show(workspace: Workspace) -> ScopeReport:
         here = None
     except (OSError, InvalidInput):  # a folder, a FIFO, too big: not what the default branch holds
         here = b""
+    stale = origin_todo(str(workspace.scope)) if declares_itself(repo, str(workspace.scope)) else None
     return ScopeReport(str(workspace.scope), origin_of(repo)[0], branch, list(named), problem,
-                       here is not None and here != there)
+                       here is not None and here != there, stale)
 
 
 __all__ = ["FormerChange", "ScopeReport", "branch_name", "declare", "former_text", "show"]

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import GitstoreError
-from gitstore.scope import former_todo, same_scope
+from gitstore.scope import declares_itself, former_todo, origin_todo, same_scope
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
@@ -325,6 +325,8 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
         if UNMENDED_NOTE in why:
             return UNMENDABLE
         old = _former_in(why, provider.scope)
+        if old is not None and declares_itself(provider.repo, provider.scope):  # this clone's origin is the stale one
+            return origin_todo(provider.scope, old)
         if old is not None:  # nothing its writer does mends it: the records keep the scope they were stored under
             return former_todo(old)
         return DEEPENS if names_shallow(why) else fetch if judged_again(provider.repo, why) else todo
@@ -435,7 +437,12 @@ def _former(report: Report, workspace: Any) -> None:
     from gitstore.scope import FORMER_FILE, FORMER_SCHEMA, declared_former, formerly
 
     _, problem = declared_former(workspace.repo, str(workspace.scope))
-    if problem is not None:
+    if problem is None and declares_itself(workspace.repo, str(workspace.scope)):
+        report.add("former scopes", WARN, f"this clone's scope, {workspace.scope}, is one {FORMER_FILE} on the default "
+                   "branch declares this repository had before: what the team stores under its current scope is not "
+                   "read here, and what this clone stores goes under the old one",
+                   origin_todo(str(workspace.scope)))
+    elif problem is not None:
         report.add("former scopes", WARN, f"{problem}, so what was stored under a former scope is not read here",
                    f"fix {FORMER_FILE} on the default branch: an object with \"schema\": \"{FORMER_SCHEMA}\" and "
                    "\"formerly\", a list of the hosted scopes (host/owner/name) this repository had before (or "
