@@ -221,13 +221,15 @@ def declares_itself(repo: pygit2.Repository, scope: str) -> bool:
 def _declared(repo: pygit2.Repository) -> tuple[list[str], str | None]:
     """Every scope ``FORMER_FILE`` on the default branch names, and why it cannot be used (none
     of them then)."""
-    from gitstore.providers._policy_git import _file, default_branch
+    from gitstore.providers._policy_git import Oversized, _file, default_branch
 
     branch = default_branch(repo)
     if branch is None:
         return [], None
     try:
-        data = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE)
+        data = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE, _MAX_FORMER_BYTES)
+    except Oversized:  # told by its header, never read: a commit can hold a file of any size there
+        return [], f"{FORMER_FILE} on {branch} is over {_MAX_FORMER_BYTES} bytes: no former scope is read"
     except (KeyError, ValueError, pygit2.GitError) as exc:
         return [], f"{FORMER_FILE} on {branch} cannot be read: {exc}"
     if data is None:

@@ -6,6 +6,7 @@ by every clone alike; until then it is named, with the declaration that keeps it
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -371,3 +372,30 @@ def test_a_clone_of_the_old_url_is_told_to_point_origin_at_the_new_one_not_to_de
     cli.ok("init", cwd=dave)
     cli.ok("sync", cwd=dave)
     assert seen(dave) == seen(b) and made["digest"] in seen(dave)[0] and checks(dave, "former scopes")[0]["state"] == "ok"
+
+
+def test_a_declaration_too_big_to_read_is_told_by_its_size_never_read(tmp_path: Path) -> None:
+    """A commit can put a file of any size at .gitstore/scope.json: the reader takes at most
+    16384 bytes, and a bigger file is told by its object's header, never read into memory."""
+    import os
+    import sys
+
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
+    big = tmp_path / "big.json"
+    with open(big, "wb") as out:
+        out.write(json.dumps({"schema": "gitstore.scope/v1", "formerly": [OLD]}).encode())
+        out.write(b" " * (64 << 20))
+    blob = git(root, "hash-object", "-w", str(big)).strip()
+    git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},.gitstore/scope.json")
+    git(root, "commit", "-q", "-m", "A declaration of 64 MiB")
+    script = ("from gitstore.cli import main\n"
+              "code = main(['scope', 'show'])\n"
+              "status = open('/proc/self/status').read()\n"  # VmHWM: this process's own peak
+              "print(code, int(status.split('VmHWM:')[1].split()[0]) if 'VmHWM:' in status else 0)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert "formerly  none read: .gitstore/scope.json on refs/heads/main is over 16384 bytes" in done.stdout, done
+    code, peak_kib = done.stdout.split()[-2:]
+    assert code == "0" and int(peak_kib) < 64 * 1024, f"peak {int(peak_kib) // 1024} MiB"

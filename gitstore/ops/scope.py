@@ -131,7 +131,7 @@ def _committed(workspace: Workspace) -> bool:
     from gitstore.providers._policy_git import _file
 
     try:
-        there = _file(workspace.repo, workspace.repo.head.peel(pygit2.Commit).tree, FORMER_FILE)
+        there = _file(workspace.repo, workspace.repo.head.peel(pygit2.Commit).tree, FORMER_FILE, _MAX_FORMER_BYTES)
         return there is not None and there == read_regular(workspace.root / FORMER_FILE, _MAX_FORMER_BYTES)
     except (KeyError, ValueError, OSError, InvalidInput, pygit2.GitError):
         return False
@@ -176,9 +176,9 @@ def show(workspace: Workspace) -> ScopeReport:
     there: bytes | None = None
     if branch is not None:
         try:
-            there = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE)
-        except (KeyError, ValueError, pygit2.GitError):  # unreadable: ``problem`` says so
-            pass
+            there = _file(repo, repo.references[branch].peel(pygit2.Commit).tree, FORMER_FILE, _MAX_FORMER_BYTES)
+        except (KeyError, ValueError, pygit2.GitError):  # unreadable, or too big (never read): ``problem`` says so
+            there = b""
     try:
         here: bytes | None = read_regular(workspace.root / FORMER_FILE, _MAX_FORMER_BYTES)
     except FileNotFoundError:

@@ -118,11 +118,23 @@ def files_at(repo: pygit2.Repository, revision: str | None) -> tuple[bytes | Non
         return None, None
 
 
-def _file(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None:
+class Oversized(ValueError):
+    """A file of a commit over the bytes its reader takes, told by its object's header: never
+    read, whatever its size (``_file``'s ``limit``)."""
+
+
+def _file(repo: pygit2.Repository, tree: pygit2.Tree, path: str, limit: int | None = None) -> bytes | None:
     try:
         entry = tree[path]
     except KeyError:
         return None
+    if limit is not None:
+        try:
+            size: int | None = repo.odb.read_header(entry.id)[1]
+        except (KeyError, ValueError, pygit2.GitError):  # not here (left out by a partial clone's fetch): read below
+            size = None
+        if size is not None and size > limit:
+            raise Oversized(f"{path} is over {limit} bytes")
     found = repo.get(entry.id)
     if found is None and is_partial(repo) and fetch_left_out(repo, entry.id):
         found = repo.get(entry.id)  # a partial clone's fetch of the branch left it out
