@@ -28,7 +28,7 @@ from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
 from gitstore.errors import GitstoreError, InvalidInput, Unignored
-from gitstore.records.ids import AGREED, episode_id, event_id, versioned_key
+from gitstore.records.ids import AGREED, episode_id, event_id, spelled_episode_id, versioned_key
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
@@ -192,7 +192,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
              reasons: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     session = transcript.session or hook.session or transcript_key(hook)
     source = {"kind": "agent-session", "origin": hook.harness, "ref": screen.key(session)}
-    eid = episode_id(ctx.scope, source)
+    eid, held = _episode_held(ctx, source)
     started = _time(transcript.started_at) or _first_turn_time(transcript) or EPOCH
     ended = _time(transcript.ended_at) or started
     commit = _commit_at(ctx.workspace.repo, ended)
@@ -200,8 +200,6 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         reasons.append("revision-unknown")
     agent = f"agent:{hook.harness}"
     events: list[dict[str, Any]] = []
-
-    held = _held_events(ctx, eid)
 
     def add(key: str, seq: int, at: str | None, author: str, payload: dict[str, Any]) -> None:
         event = seal({
@@ -272,6 +270,19 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         "mode": mode, "grants": _grants(ctx, started),
     })
     return episode, events
+
+
+def _episode_held(ctx: Context, source: dict[str, str]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """The session's episode id and the events the store holds of it: ``episode_id``'s, or the
+    one it was stored under before ids read the scope's key (``spelled_episode_id``), where the
+    scope is spelled otherwise and that one holds events while the other holds none, so a
+    session captured again adds to the episode it has."""
+    eid = episode_id(ctx.scope, source)
+    held = _held_events(ctx, eid)
+    spelled = spelled_episode_id(ctx.scope, source)
+    if not held and spelled != eid and (before := _held_events(ctx, spelled)):
+        return spelled, before
+    return eid, held
 
 
 def _held_events(ctx: Context, episode: str) -> dict[str, dict[str, Any]]:

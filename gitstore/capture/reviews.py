@@ -389,7 +389,9 @@ class KnownReviews:
         self.versions: dict[str, dict[str, Any]] = {}
         self.retracted: set[str] = set()
         self.redacted: set[str] = set()
+        self.threads: dict[tuple[Any, ...], str] = {}  # a thread's source -> the episode stored for it
         self._learn(events.values())
+        self._thread_episodes(episodes.values())
 
     @classmethod
     def load(cls, ctx: Context) -> KnownReviews:
@@ -415,6 +417,21 @@ class KnownReviews:
                 self.events[rid] = record
                 events.append(record)
         self._learn(events)
+        self._thread_episodes(r for r in records if r.get("schema") == "gitstore.episode/v1")
+
+    def _thread_episodes(self, episodes: Iterable[dict[str, Any]]) -> None:
+        """Note each thread's episode by its source. One stored under an id another spelling of
+        this repository's scope gave (``spelled_episode_id``: before ids read the scope's key), or
+        under a scope this repository had before (``Scope.formerly``), is the thread's: an
+        import adds to it rather than starting a second episode of the same thread. Of several,
+        the least id, so every clone holding them picks the same."""
+        for episode in episodes:
+            source = episode.get("source")
+            if isinstance(source, dict) and source.get("kind") == THREAD:
+                key = (source.get("kind"), source.get("origin"), source.get("ref"))
+                known = self.threads.get(key)
+                if known is None or episode["id"] < known:
+                    self.threads[key] = episode["id"]
 
     def _learn(self, events: Iterable[dict[str, Any]]) -> None:
         for event in events:
@@ -463,6 +480,8 @@ class _Builder:
         pin is outside that payload: a head ref the scanner would change is no branch at all."""
         source = {"kind": THREAD, "origin": "github", "ref": ref}
         eid = episode_id(self.ctx.scope, source)
+        if eid not in self.known.episodes:
+            eid = self.known.threads.get((THREAD, "github", ref), eid)
         if eid not in self.known.episodes and eid not in self.records:
             self.records[eid] = seal({
                 "schema": "gitstore.episode/v1", "scope": self.ctx.scope, "id": eid, "source": source,

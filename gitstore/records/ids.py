@@ -1,6 +1,9 @@
 """Content-derived ids: replaying the same session or thread gives the same ids.
 
-- episode: ``ep_`` + the first 32 hex digits of sha256 over canonical ``{"scope", "source"}``;
+- episode: ``ep_`` + the first 32 hex digits of sha256 over canonical ``{"scope", "source"}``, the
+  scope as ``scope_key`` gives it, so one repository's thread or session has one id whatever the
+  spelling of its scope (clones whose origins differ only in case); an episode stored before
+  under another spelling's id keeps it (``spelled_episode_id``), and capture finds it there;
 - event: ``ev_`` + the first 32 hex digits of sha256 over canonical ``{"episode", "key"}``, the
   key being the origin's own id for that event version (a comment id and its updated time, a
   transcript line's uuid); where the origin rewrites what it keeps under its own id (Gemini
@@ -15,6 +18,7 @@ import hashlib
 from typing import Any
 
 from gitstore.records.canonical import canonicalize
+from gitstore.scope import scope_key
 
 
 def _hex(value: Any) -> str:
@@ -22,7 +26,17 @@ def _hex(value: Any) -> str:
 
 
 def episode_id(scope: str, source: dict[str, str]) -> str:
-    """The id of the episode for this source (kind, origin, ref) in this scope."""
+    """The id of the episode for this source (kind, origin, ref) in this scope, any spelling of
+    it (``scope_key``): two clones importing one review thread under two spellings of their
+    repository write one episode, not two that every removal of a comment would have to find."""
+    return "ep_" + _hex({"scope": scope_key(scope), "source": source})
+
+
+def spelled_episode_id(scope: str, source: dict[str, str]) -> str:
+    """The id ``episode_id`` gave before it read the scope's key: the scope as spelled. Stored
+    records are never rewritten, so an episode a clone stored under it keeps it, and a capture
+    of the same session or thread adds to it (the same as ``episode_id`` wherever the scope is
+    spelled as its key)."""
     return "ep_" + _hex({"scope": scope, "source": source})
 
 
