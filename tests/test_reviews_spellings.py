@@ -1,7 +1,8 @@
-"""Review material and the repository it belongs to, across spellings of one scope: one review
-thread is one episode whichever spelling of the repository's scope imported it (clones whose
-origins differ only in case, episodes stored before ids read the scope's key, a scope the
-repository had before it was renamed)."""
+"""Review material and the repository it belongs to, across hosts and spellings of one scope:
+material is this repository's only when its host is this scope's (the same owner/name on
+another host is another repository), and one review thread is one episode whichever spelling
+of the repository's scope imported it (clones whose origins differ only in case, episodes
+stored before ids read the scope's key, a scope the repository had before it was renamed)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.capture.reviews import import_reviews
+from gitstore.errors import Refused
 from gitstore.context import Context
 from gitstore.ops.redact import redact
 from gitstore.ops.setup import init
@@ -131,3 +133,85 @@ def test_a_session_stored_under_the_spelled_scope_is_captured_again_into_its_epi
     again = import_transcript(Context.open(ctx.workspace.root), path)
     assert again.episode["id"] == first.episode["id"]
     assert len(Context.open(ctx.workspace.root).view().episodes) == 1
+
+
+SELF_HOSTED = "https://git.example.com/Codertocat/Hello-World.git"
+
+
+def _on(tmp: Path, name: str, host: str) -> Path:
+    """The delivery ``name`` as GitHub Enterprise Server on ``host`` sends it: its addresses
+    there (``HOST/api/v3`` for the API)."""
+    text = hook(name).read_text().replace("https://api.github.com/", f"https://{host}/api/v3/")
+    path = tmp / f"{host}.json"
+    path.write_text(text.replace("https://github.com/", f"https://{host}/"))
+    return path
+
+
+def test_material_from_github_is_refused_in_a_clone_of_the_same_owner_and_name_elsewhere(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "hello", origin=SELF_HOSTED)
+    with pytest.raises(Refused, match=r"snapshot is for Codertocat/Hello-World on github\.com, this repository's "
+                                      r"scope is git\.example\.com/Codertocat/Hello-World \(from origin .*import the "
+                                      r"reviews of Codertocat/Hello-World in a clone of github\.com/Codertocat/"
+                                      r"Hello-World: the same owner/name on another host is another repository\)\Z"):
+        import_reviews(ctx, hook("pull_request_review_comment/created.payload.json"), "github:9")
+    assert list(ctx.store.items()) == []
+    import_reviews(ctx, _on(tmp_path, "pull_request_review_comment/created.payload.json", "git.example.com"),
+                   "github:9")  # its own server's
+    assert len(_threads(ctx)) == 1
+
+
+def test_material_from_a_github_enterprise_server_is_refused_in_a_clone_of_github_com(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "hello", origin=LOWER)
+    with pytest.raises(Refused, match=r"is for Codertocat/Hello-World on git\.example\.com, this repository's"):
+        import_reviews(ctx, _on(tmp_path, "pull_request_review/submitted.payload.json", "git.example.com"),
+                       "github:9")
+    assert list(ctx.store.items()) == []
+
+
+def test_a_snapshot_is_of_the_host_its_items_name_and_of_one_host_only(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "hello", origin=SELF_HOSTED)
+    comment = json.loads(hook("pull_request_review_comment/created.payload.json").read_text())["comment"]
+    other = {**comment, "id": comment["id"] + 1, "html_url": "https://git.example.com/Codertocat/Hello-World/pull/2",
+             "url": "https://git.example.com/api/v3/repos/Codertocat/Hello-World/pulls/comments/1"}
+    snapshot = {"format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": 2,
+                "head": {"ref": "changes", "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"},
+                "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": [comment]},
+                              {"collection": "reviews", "page": 1, "link": "", "body": []},
+                              {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot))
+    with pytest.raises(Refused, match=r"is for Codertocat/Hello-World on github\.com"):
+        import_reviews(ctx, path, "github:9")
+    snapshot["responses"][0]["body"].append(other)
+    path.write_text(json.dumps(snapshot))
+    with pytest.raises(Refused, match=r"\Athe material's addresses name 2 hosts \(git\.example\.com, github\.com\)"):
+        import_reviews(ctx, path, "github:9")
+    assert list(ctx.store.items()) == []
+    bare = {k: v for k, v in comment.items() if not k.endswith("url") and k != "_links"}
+    snapshot["responses"][0]["body"] = [bare]  # no address at all: its owner/name alone is matched
+    path.write_text(json.dumps(snapshot))
+    assert import_reviews(ctx, path, "github:9").events == 1
+
+
+class _Asked:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def get(self, url: str, headers: object) -> object:
+        raise AssertionError(f"asked {url}")
+
+
+@pytest.mark.parametrize(("api", "refused"), [("https://api.github.com", True),
+                                              ("https://git.example.com/api/v3", False)])
+def test_import_github_asks_only_the_github_of_this_clones_host(tmp_path: Path, api: str, refused: bool) -> None:
+    """A clone of git.example.com/Codertocat/Hello-World is refused before github.com is asked
+    for the other repository of that owner/name; its own server's API is asked."""
+    from gitstore.capture.github import import_github
+
+    ctx = ready_repo(tmp_path / "hello", origin=SELF_HOSTED)
+    if refused:
+        with pytest.raises(Refused, match=r"--repo names Codertocat/Hello-World on github\.com, this repository's"):
+            import_github(ctx, "Codertocat/Hello-World", "github:9", pulls=[2], api=api, http=_Asked())
+    else:
+        with pytest.raises(AssertionError, match="asked https://git.example.com/api/v3/repos/"):
+            import_github(ctx, "Codertocat/Hello-World", "github:9", pulls=[2], api=api, http=_Asked())

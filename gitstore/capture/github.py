@@ -450,6 +450,22 @@ def api_from_environment() -> str:
     return os.environ.get("GITHUB_API_URL") or DEFAULT_API
 
 
+def api_host(api: str) -> str | None:
+    """The host of the GitHub whose REST API ``api`` is: github.com for ``https://api.github.com``,
+    HOST for GitHub Enterprise Server's ``https://HOST/api/v3``, TENANT.ghe.com for
+    ``https://api.TENANT.ghe.com``; None for any other address (a stand-in on this machine, a
+    proxy), whose snapshots' own addresses then say which GitHub they come from."""
+    try:
+        parts = urllib.parse.urlsplit(api.strip())
+        host = (parts.hostname or "").rstrip(".")
+    except ValueError:
+        return None
+    path = parts.path.rstrip("/")
+    if host == "api.github.com" or re.fullmatch(r"api\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ghe\.com", host):
+        return host[4:] if path == "" else None
+    return host if host and path == "/api/v3" else None
+
+
 def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pulls: list[int] | None = None,
                   api: str | None = None, token: str | None = None, out: Path | None = None,
                   http: Http | None = None, sleep: Callable[[float], None] | None = None) -> GithubReport:
@@ -458,7 +474,7 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
 
     api = api or api_from_environment()
     check_asked(repo, pulls, api)  # a value of the wrong shape is a usage error, before any refusal
-    check_repository(ctx, repo, "--repo names")
+    check_repository(ctx, repo, "--repo names", api_host(api))
     if out is not None and out.exists() and not out.is_dir():  # found before a request, not after all of them
         raise Refused(f"--out {out} is a file, not a folder: name the folder snapshots are saved in")
     fetched = fetch(repo, api=api, token=token, since=since, pulls=pulls,

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import urllib.parse
 from datetime import datetime, timedelta, timezone
 from collections import ChainMap
 from collections.abc import Iterable
@@ -878,7 +879,7 @@ def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str
     """What ``import_loaded`` would store, or the error it would stop at, with nothing stored:
     a folder's pass tries its deliveries this way to tell which file a failure comes from."""
     repository = _repository(source, data)
-    check_repository(ctx, repository, "snapshot is for")
+    check_repository(ctx, repository, "snapshot is for", material_host(source, data))
     if known is None:
         known = KnownReviews.load(ctx)
     builder = _Builder(ctx, known, repository)
@@ -936,19 +937,24 @@ def store_imports(built: list[BuiltImport]) -> list[ImportReport]:
     return reports
 
 
-def check_repository(ctx: Context, repository: str, what: str) -> None:
+def check_repository(ctx: Context, repository: str, what: str, host: str | None = None) -> None:
     """Refuse review material of another repository than this checkout's scope, or a scope its
     default branch declares it had before a rename or move (``scope.formerly``: the repository
     under its old name), saying where the scope comes from (origin) and how it comes to name the
-    material's repository."""
+    material's repository. The material's repository is ``host``/``repository`` (``host``: the
+    GitHub it came from, ``material_host``), one scope with this checkout's (or a former one)
+    when ``same_scope`` says so, owner/name compared without regard to case as GitHub names them
+    on every host; the same owner/name on another host is another repository. Material naming no
+    host (no URL in it) matches a scope ending in its owner/name, on any host. The declaration is
+    read only when the current scope does not match."""
     from gitstore.scope import formerly, origin_of, scope_kept_gone
 
-    names = "/" + repository.lower()
-    if ctx.scope.lower().endswith(names) or any(old.lower().endswith(names) for old in formerly(ctx.workspace.scope)):
+    if _names(ctx.scope, repository, host) or any(_names(old, repository, host)
+                                                  for old in formerly(ctx.workspace.scope)):
         return
 
     url, end = origin_of(ctx.workspace.repo)
-    github = f"https://github.com/{repository}.git"
+    github = f"https://{host or 'github.com'}/{repository}.git"
     gone = scope_kept_gone(ctx.workspace.repo)[2] if url is not None else None
     if url is None:
         why = "it has no origin remote: `git remote add origin <its GitHub address>` names it"
@@ -957,15 +963,68 @@ def check_repository(ctx: Context, repository: str, what: str) -> None:
     elif end is not None:
         why = (f"origin is {url}, a repository on this machine: a clone of one takes the scope its origin names, "
                f"and {end} has no origin, so the scope is local; review imports need the scope to name the "
-               f"material's repository (github.com/{repository}): give {end} that origin, for every clone of it, "
+               f"material's repository ({host or 'github.com'}/{repository}): give {end} that origin, for every clone of it, "
                f"with `git -C {shlex.quote(str(end))} remote add origin {github}`")
     elif ctx.scope.startswith("local/"):
         why = f"origin is {url}, which names no GitHub repository"
+    elif host is not None:
+        why = (f"from origin {url}; import the reviews of {repository} in a clone of {host}/{repository}: the same "
+               "owner/name on another host is another repository")
     else:
         hosted = "" if ctx.scope.startswith("github.com/") else \
             f", or of a self-hosted origin whose scope is HOST/{repository} (the scope must end in owner/name)"
         why = f"from origin {url}; import the reviews of {repository} in a clone of github.com/{repository}{hosted}"
-    raise Refused(f"{what} {repository}, this repository's scope is {ctx.scope} ({why}){_rescoped(ctx.scope)}")
+    on = "" if host is None else f" on {host}"
+    raise Refused(f"{what} {repository}{on}, this repository's scope is {ctx.scope} ({why}){_rescoped(ctx.scope)}")
+
+
+def _names(scope: str, repository: str, host: str | None) -> bool:
+    """Whether ``scope`` is the repository ``repository`` (owner/name) on ``host`` (None: on any)."""
+    from gitstore.scope import scope_key
+
+    if host is None:
+        return scope.lower().endswith("/" + repository.lower())
+    ours, _, path = scope.partition("/")
+    return scope_key(f"{ours}/{path.lower()}") == scope_key(f"{host}/{repository.lower()}")
+
+
+def material_host(source: str, data: Any) -> str | None:
+    """The host of the GitHub review material comes from, read from the addresses its objects
+    carry (``web_host``): a webhook delivery's repository, a REST snapshot's comments and
+    reviews; None when it carries none (a snapshot written by hand). Refused, naming them, when
+    they name several hosts: no one repository is the material's."""
+    if source == "github-rest":
+        objects = [item for response in data.get("responses", []) if isinstance(response, dict)
+                   and isinstance(response.get("body"), list) for item in response["body"]]
+    else:
+        objects = [payload.get("repository") for payload in data]
+    hosts = sorted({found for obj in objects if isinstance(obj, dict) for name in ("html_url", "url")
+                    if (found := web_host(obj.get(name))) is not None})
+    if len(hosts) > 1:
+        raise Refused(f"the material's addresses name {len(hosts)} hosts ({', '.join(hosts[:5])}); the reviews "
+                      "of one repository are on one host: import each host's material apart")
+    return hosts[0] if hosts else None
+
+
+def web_host(url: Any) -> str | None:
+    """The host of the GitHub an address of its names, in lower case without a port: a web
+    address's own (``html_url``: ``https://github.com/acme/widgets/pull/2``), an API
+    address's web host (``url``: ``https://api.github.com/repos/...`` is github.com's,
+    ``https://HOST/api/v3/repos/...`` GitHub Enterprise Server's HOST,
+    ``https://api.TENANT.ghe.com/repos/...`` TENANT.ghe.com's); None for anything else."""
+    if not isinstance(url, str) or len(url) > 2000:
+        return None
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    host = host.rstrip(".")
+    if host.startswith("api.") and parts.path.startswith("/repos/"):
+        return host[4:]
+    return host or None
 
 
 def _rescoped(scope: str) -> str:
