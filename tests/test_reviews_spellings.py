@@ -215,3 +215,22 @@ def test_import_github_asks_only_the_github_of_this_clones_host(tmp_path: Path, 
     else:
         with pytest.raises(AssertionError, match="asked https://git.example.com/api/v3/repos/"):
             import_github(ctx, "Codertocat/Hello-World", "github:9", pulls=[2], api=api, http=_Asked())
+
+
+def test_deliveries_naming_one_repository_in_two_cases_are_one_repositorys(tmp_path: Path) -> None:
+    """GitHub names a repository without regard to case, and a delivery sent after its owner
+    respelled it names it in the new case: a folder holding both is one repository's."""
+    ctx = ready_repo(tmp_path / "hello", origin=UPPER)
+    folder = tmp_path / "deliveries"
+    folder.mkdir()
+    for name, spelled in (("pull_request_review_comment/created.payload.json", "Codertocat/Hello-World"),
+                          ("issue_comment/created.payload.json", "codertocat/hello-world")):
+        delivery = json.loads(hook(name).read_text())
+        delivery["repository"]["full_name"] = spelled
+        (folder / name.replace("/", "-")).write_text(json.dumps(delivery))
+    report = import_reviews(ctx, folder, "github:9")
+    assert report.record["repository"] == "Codertocat/Hello-World" and report.events == 2
+    delivery["repository"]["full_name"] = "octocat/Hello-World"
+    (folder / "other.json").write_text(json.dumps(delivery))
+    with pytest.raises(Refused, match=r"deliveries name 2 repositories \(Codertocat/Hello-World, octocat/Hello-World\)"):
+        import_reviews(ctx, folder, "github:9")

@@ -1063,13 +1063,16 @@ def _repository(source: str, data: Any) -> str:
     if source == "github-rest":
         name = data.get("repository")
     else:
-        names = sorted({p["repository"].get("full_name") for p in data if isinstance(p.get("repository"), dict)}, key=str)
-        if not names:
+        named = sorted({p["repository"].get("full_name") for p in data if isinstance(p.get("repository"), dict)}, key=str)
+        if not named:
             raise InvalidInput("the deliveries name no repository (no repository object with a full_name)")
+        # GitHub names repositories without regard to case: deliveries from before and after
+        # an owner respelled one name it in both cases
+        names = list({str(n).lower(): n for n in reversed(named)}.values())[::-1]
         if len(names) != 1:
             raise Refused(f"deliveries name {len(names)} repositories ({', '.join(map(str, names[:5]))}); "
                           "import one repository at a time")
-        name = names.pop()
+        name = names[0]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name):
         raise InvalidInput(f"snapshot names no owner/name repository ({name!r})")
     return name
