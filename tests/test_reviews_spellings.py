@@ -115,6 +115,10 @@ def test_a_thread_imported_before_a_rename_is_added_to_after_it(tmp_path: Path) 
     assert renamed.scope == "github.com/Codertocat/Hello-Universe"
     import_reviews(renamed, tmp_path / "dismissed.json", "github:9")
     assert _threads(renamed) == [stored]
+    view = Context.open(root).view()
+    assert sorted(e["payload"]["state"] for e in view.events.values() if e["type"] == "status") == \
+        ["commented", "dismissed"]
+    assert not verify(Context.open(root).store).problems
 
 
 def test_a_session_stored_under_the_spelled_scope_is_captured_again_into_its_episode(
