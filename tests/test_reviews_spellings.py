@@ -93,13 +93,9 @@ def test_a_thread_stored_under_the_spelled_scope_is_added_to_not_started_again(t
     assert _threads(ctx) == [stored]
 
 
-def test_a_thread_imported_before_a_rename_is_added_to_after_it(tmp_path: Path) -> None:
-    """The repository renamed and its former scope declared: the same review delivered again
-    under the new name is the thread stored under the old one."""
-    ctx = ready_repo(tmp_path / "hello", origin=UPPER)
-    root = ctx.workspace.root
-    import_reviews(ctx, hook("pull_request_review/submitted.payload.json"), "github:9")
-    [stored] = _threads(ctx)
+def _renamed(root: Path) -> None:
+    """The repository renamed on GitHub to Codertocat/Hello-Universe: origin points there, and
+    the default branch declares the scope it had."""
     git(root, "remote", "set-url", "origin", "https://github.com/Codertocat/Hello-Universe.git")
     (root / ".gitstore").mkdir(exist_ok=True)
     (root / ".gitstore" / "scope.json").write_text(json.dumps(
@@ -107,6 +103,16 @@ def test_a_thread_imported_before_a_rename_is_added_to_after_it(tmp_path: Path) 
     git(root, "add", ".gitstore/scope.json")
     git(root, "commit", "-q", "-m", "Renamed")
     init(root)
+
+
+def test_a_thread_imported_before_a_rename_is_added_to_after_it(tmp_path: Path) -> None:
+    """The repository renamed and its former scope declared: the same review delivered again
+    under the new name is the thread stored under the old one."""
+    ctx = ready_repo(tmp_path / "hello", origin=UPPER)
+    root = ctx.workspace.root
+    import_reviews(ctx, hook("pull_request_review/submitted.payload.json"), "github:9")
+    [stored] = _threads(ctx)
+    _renamed(root)
     delivery = json.loads(hook("pull_request_review/dismissed.payload.json").read_text())
     delivery["repository"].update(full_name="Codertocat/Hello-Universe",
                                   html_url="https://github.com/Codertocat/Hello-Universe")
@@ -137,6 +143,21 @@ def test_a_session_stored_under_the_spelled_scope_is_captured_again_into_its_epi
     again = import_transcript(Context.open(ctx.workspace.root), path)
     assert again.episode["id"] == first.episode["id"]
     assert len(Context.open(ctx.workspace.root).view().episodes) == 1
+
+
+
+def test_material_of_a_declared_former_scope_is_this_repositorys(tmp_path: Path) -> None:
+    """A delivery saved before the rename and imported after it names the old name: the
+    declaration says that repository is this one, so it is imported under the new scope; one of
+    a name never declared is still refused."""
+    ctx = ready_repo(tmp_path / "hello", origin=UPPER)
+    _renamed(ctx.workspace.root)
+    renamed = Context.open(ctx.workspace.root)
+    report = import_reviews(renamed, hook("pull_request_review_comment/created.payload.json"), "github:9")
+    assert report.events == 1 and report.record["scope"] == "github.com/Codertocat/Hello-Universe"
+    with pytest.raises(Refused, match=r"is for Codertocat/Hello-World on git\.example\.com"):
+        import_reviews(renamed, _on(tmp_path, "pull_request_review/submitted.payload.json", "git.example.com"),
+                       "github:9")
 
 
 SELF_HOSTED = "https://git.example.com/Codertocat/Hello-World.git"

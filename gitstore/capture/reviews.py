@@ -968,8 +968,8 @@ def check_repository(ctx: Context, repository: str, what: str, host: str | None 
     elif ctx.scope.startswith("local/"):
         why = f"origin is {url}, which names no GitHub repository"
     elif host is not None:
-        why = (f"from origin {url}; import the reviews of {repository} in a clone of {host}/{repository}: the same "
-               "owner/name on another host is another repository")
+        elsewhere = ": the same owner/name on another host is another repository" if _names(ctx.scope, repository, None) else ""
+        why = f"from origin {url}; import the reviews of {repository} in a clone of {host}/{repository}{elsewhere}"
     else:
         hosted = "" if ctx.scope.startswith("github.com/") else \
             f", or of a self-hosted origin whose scope is HOST/{repository} (the scope must end in owner/name)"
