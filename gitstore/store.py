@@ -396,6 +396,8 @@ class Store:
             raise Refused(f"the store is read-only while {guard.why}; nothing was written")
         self.check_policy()
         removals = tuple(removals)
+        if len({r.payload_digest for r in removals}) != len(removals):  # readers take such an append for damage
+            raise Refused("an append removes one payload twice: list each payload once; nothing was written")
         self._refreshed, self._looked = False, set()
         sides = Sides(self._where)
         written: list[tuple[str, str]] = []  # (kind, stream) of each record

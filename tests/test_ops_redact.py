@@ -382,3 +382,31 @@ def test_gc_removes_a_later_version_of_a_comment_a_plain_fetch_found_redacted(tm
     assert LATER_VERSION.encode() not in all_objects(bob.workspace.root)
     assert "redaction" in Context.open(bob.workspace.root).view().events[edit["id"]]
     assert collect(Context.open(bob.workspace.root))[3] == [], "nothing left to remove"
+
+
+def test_a_comment_edited_back_to_an_earlier_text_is_removed_and_the_store_stays_readable(tmp_path: Path) -> None:
+    """Its first and last versions hold the same payload: one removal takes it from both, and
+    no append lists one payload twice (which every later read would take for damage)."""
+    ctx = ready_repo(tmp_path / "widgets")
+    thread = Thread(ctx, 7, "100")
+    first = thread.comment("100", REMOVED, "2026-03-01T10:00:00.000000Z")
+    second = thread.edit(first, "100", KEPT, "2026-03-01T11:00:00.000000Z")
+    third = thread.edit(second, "100", REMOVED, "2026-03-01T12:00:00.000000Z")
+    thread.save()
+    assert first["payloadDigest"] == third["payloadDigest"]
+    report = redact(ctx, "github:comment:100", "github:9", "asked to")
+    assert sorted(report.removed) == sorted(e["id"] for e in (first, second, third))
+    events = Context.open(ctx.workspace.root).view().events
+    assert all("payload" not in events[e["id"]] for e in (first, second, third))
+    assert ctx.store.verify().ok
+
+
+def test_an_append_listing_one_payload_twice_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from gitstore.providers import Removal
+
+    ctx = ready_repo(tmp_path / "widgets")
+    digest, note = "sha256:" + "1" * 64, b'{"reason":"x"}'
+    before = git(ctx.workspace.root, "for-each-ref", "refs/memory/")
+    with pytest.raises(Refused, match=r"\Aan append removes one payload twice: list each payload once; nothing was written\Z"):
+        ctx.store.append([], removals=[Removal(digest, note), Removal(digest, note)])
+    assert git(ctx.workspace.root, "for-each-ref", "refs/memory/") == before

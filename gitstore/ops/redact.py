@@ -336,6 +336,11 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         note = {"at": at, "by": by, "reason": reason, "sourceId": report.source_id if event_id in versions else None}
         audits, removals = groups.setdefault(places[event_id], ([], []))
         audits.append(_audit(ctx, event, note))
+        if any(r.payload_digest == event["payloadDigest"] for r in removals):
+            # another event holding the same payload (a comment edited back to an earlier
+            # text): one removal takes it from both
+            report.removed.append(event_id)
+            continue
         stored = _own_note(ctx, event["payloadDigest"], places[event_id])
         if stored is not None:  # made again here: the note as stored, listed again by an append with authority
             _check_again(ctx, stored, by, report.source_id)
