@@ -44,6 +44,20 @@ def hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return bare
 
 
+def _two_clones(tmp: Path) -> tuple[Path, Path]:
+    """Alice's clone, whose origin spells the repository Codertocat/Hello-World, and bob's,
+    spelling it in lower case; both set up for gitstore."""
+    alice, bob = tmp / "alice", tmp / "bob"
+    git(tmp, "init", "-q", "-b", "main", str(alice))
+    git(alice, "remote", "add", "origin", UPPER)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "root")
+    git(alice, "push", "-q", "-u", "origin", "main")
+    git(tmp, "clone", "-q", LOWER, str(bob))
+    for root in (alice, bob):
+        init(root)
+    return alice, bob
+
+
 def _threads(ctx: Context) -> list[str]:
     return sorted(eid for eid, e in Context.open(ctx.workspace.root).view().episodes.items()
                   if e["source"]["kind"] == "review-thread")
@@ -53,14 +67,7 @@ def test_one_thread_imported_by_two_clones_spelling_the_scope_apart_is_one_episo
                                                                                     hosted: Path) -> None:
     """Each clone imports the same delivery before either syncs: one episode, and removing the
     comment's text removes it from the only thread that holds it."""
-    alice, bob = tmp_path / "alice", tmp_path / "bob"
-    git(tmp_path, "init", "-q", "-b", "main", str(alice))
-    git(alice, "remote", "add", "origin", UPPER)
-    git(alice, "commit", "-q", "--allow-empty", "-m", "root")
-    git(alice, "push", "-q", "-u", "origin", "main")
-    git(tmp_path, "clone", "-q", LOWER, str(bob))
-    for root in (alice, bob):
-        init(root)
+    alice, bob = _two_clones(tmp_path)
     material = hook("pull_request_review_comment/created.payload.json")
     for root, who in ((alice, "github:9"), (bob, "github:10")):
         import_reviews(Context.open(root), material, who)
@@ -259,3 +266,26 @@ def test_deliveries_naming_one_repository_in_two_cases_are_one_repositorys(tmp_p
     (folder / "other.json").write_text(json.dumps(delivery))
     with pytest.raises(Refused, match=r"deliveries name 2 repositories \(Codertocat/Hello-World, octocat/Hello-World\)"):
         import_reviews(ctx, folder, "github:9")
+
+
+def test_a_comment_in_one_thread_stored_twice_before_is_removed_from_both(tmp_path: Path, hosted: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two clones spelling the scope apart stored one thread under two ids (before ids were
+    keyed by the scope's key): both episodes are that thread, so removing the comment's text
+    removes every copy of it, and no copy is left for agents to read."""
+    import gitstore.capture.reviews as reviews
+    from gitstore.records import ids
+
+    alice, bob = _two_clones(tmp_path)
+    material = hook("pull_request_review_comment/created.payload.json")
+    with monkeypatch.context() as before:
+        before.setattr(reviews, "episode_id", getattr(ids, "spelled_episode_id", ids.episode_id))
+        for root, who in ((alice, "github:9"), (bob, "github:10")):
+            import_reviews(Context.open(root), material, who)
+    for root in (alice, bob, alice):
+        assert not sync(str(root)).quarantined
+    assert len(_threads(Context.open(bob))) == 2
+    comment = f"github:comment:{json.loads(material.read_text())['comment']['id']}"
+    report = redact(Context.open(bob), comment, "github:10", "asked to")
+    assert len(report.removed) == 2, report
+    assert not [e for e in Context.open(bob).view().events.values() if e.get("payload", {}).get("sourceId") == comment]

@@ -81,7 +81,8 @@ def versions_of(ctx: Context, view: View, source_id: str, episode: str | None = 
     Refuses a history that links two comments, and versions in several threads unless
     ``episode`` (an episode id, or a unique prefix of one) chooses the thread: review and issue
     comments share one namespace of ids, and anyone who can push may store an event naming any
-    comment, so which thread holds the words to remove is a person's choice, never a guess."""
+    comment, so which thread holds the words to remove is a person's choice, never a guess.
+    Episodes of one source are one thread (``_one_thread``): the versions in each go."""
     named, _ = _sources(ctx, view)
     found = named.get(source_id, [])
     episodes = sorted({str(e["episode"]) for e in found})
@@ -92,7 +93,7 @@ def versions_of(ctx: Context, view: View, source_id: str, episode: str | None = 
             raise Refused(f"episode {_episode_shown(episode)} {what} of comment {source_id}; "
                           f"its versions are in {', '.join(_episode_shown(e) for e in episodes)}")
         found, episodes = [e for e in found if e["episode"] == chosen[0]], chosen
-    if len(episodes) > 1:
+    if len(episodes) > 1 and not _one_thread(view, episodes):
         raise Refused(f"comment {source_id} appears in {len(episodes)} threads "
                       f"({', '.join(_episode_shown(e) for e in episodes)}); refusing to guess whose words to remove: "
                       "choose one with --episode")
@@ -102,6 +103,15 @@ def versions_of(ctx: Context, view: View, source_id: str, episode: str | None = 
         if event["type"] == "edit" and parent not in ids:
             raise Refused(f"edit {event['id']} of {source_id} links to another comment ({parent}); refusing")
     return sorted(found, key=lambda e: (e["at"], e["id"]))
+
+
+def _one_thread(view: View, episodes: list[str]) -> bool:
+    """Whether ``episodes`` are one thread stored under several ids: episodes of one source (the
+    same review thread), as clones spelling the repository's scope apart stored them before
+    episode ids were keyed by the scope's key (``gitstore.records.ids.episode_id``). Which of
+    them holds the comment's words is no choice to make: each holds a copy of the same versions."""
+    sources = [view.episodes.get(e, {}).get("source") for e in episodes]
+    return all(isinstance(source, dict) and source == sources[0] for source in sources)
 
 
 def _episode_shown(episode: str) -> str:
@@ -337,8 +347,8 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         audits, removals = groups.setdefault(places[event_id], ([], []))
         audits.append(_audit(ctx, event, note))
         if any(r.payload_digest == event["payloadDigest"] for r in removals):
-            # another event holding the same payload (a comment edited back to an earlier
-            # text): one removal takes it from both
+            # another event holding the same payload (a comment edited back to an earlier text,
+            # one thread stored under two ids): one removal takes it from both
             report.removed.append(event_id)
             continue
         stored = _own_note(ctx, event["payloadDigest"], places[event_id])
