@@ -410,3 +410,20 @@ def test_an_append_listing_one_payload_twice_is_refused_before_anything_is_writt
     with pytest.raises(Refused, match=r"\Aan append removes one payload twice: list each payload once; nothing was written\Z"):
         ctx.store.append([], removals=[Removal(digest, note), Removal(digest, note)])
     assert git(ctx.workspace.root, "for-each-ref", "refs/memory/") == before
+
+
+def test_a_comment_whose_versions_carry_the_same_label_is_removed_and_the_store_stays_readable(
+        tmp_path: Path) -> None:
+    """A label names its theme, not the version it judges (that is its parent): the same theme
+    on two versions is one payload, taken by one removal."""
+    ctx = ready_repo(tmp_path / "widgets")
+    thread = Thread(ctx, 7, "100")
+    first = thread.comment("100", REMOVED, "2026-03-01T10:00:00.000000Z")
+    second = thread.edit(first, "100", KEPT, "2026-03-01T11:00:00.000000Z")
+    labels = [thread.label(version, "retry-jitter", "2026-03-01T12:00:00.000000Z") for version in (first, second)]
+    thread.save()
+    assert labels[0]["payloadDigest"] == labels[1]["payloadDigest"]
+    report = redact(ctx, "github:comment:100", "github:9", "asked to")
+    assert sorted(report.removed) == sorted(e["id"] for e in (first, second, *labels))
+    events = Context.open(ctx.workspace.root).view().events
+    assert all("payload" not in events[e["id"]] for e in (first, second, *labels))
