@@ -460,8 +460,10 @@ def api_host(api: str) -> str | None:
         host = (parts.hostname or "").rstrip(".")
     except ValueError:
         return None
+    from gitstore.capture.reviews import API_HOST
+
     path = parts.path.rstrip("/")
-    if host == "api.github.com" or re.fullmatch(r"api\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ghe\.com", host):
+    if API_HOST.fullmatch(host):
         return host[4:] if path == "" else None
     return host if host and path == "/api/v3" else None
 

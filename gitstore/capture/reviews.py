@@ -63,6 +63,9 @@ THREAD = "review-thread"  # the source kind of the episodes an import writes: on
 SEQ_MAX = 2**53 - 1  # the contracts' bound on an event's ``seq``
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(days=1)  # how far a snapshot's times may run ahead of this clock
+# the REST API's own hosts, whose web host is the name after ``api.``: github.com's and GitHub
+# Enterprise Cloud's (``TENANT.ghe.com``); GitHub Enterprise Server serves it at ``HOST/api/v3``
+API_HOST = re.compile(r"api\.(?:github\.com|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ghe\.com)")
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
 
@@ -963,12 +966,13 @@ def check_repository(ctx: Context, repository: str, what: str, host: str | None 
     elif end is not None:
         why = (f"origin is {url}, a repository on this machine: a clone of one takes the scope its origin names, "
                f"and {end} has no origin, so the scope is local; review imports need the scope to name the "
-               f"material's repository ({host or 'github.com'}/{repository}): give {end} that origin, for every clone of it, "
-               f"with `git -C {shlex.quote(str(end))} remote add origin {github}`")
+               f"material's repository ({host or 'github.com'}/{repository}): give {end} that origin, for every "
+               f"clone of it, with `git -C {shlex.quote(str(end))} remote add origin {github}`")
     elif ctx.scope.startswith("local/"):
         why = f"origin is {url}, which names no GitHub repository"
     elif host is not None:
-        elsewhere = ": the same owner/name on another host is another repository" if _names(ctx.scope, repository, None) else ""
+        elsewhere = (": the same owner/name on another host is another repository"
+                     if _names(ctx.scope, repository, None) else "")
         why = f"from origin {url}; import the reviews of {repository} in a clone of {host}/{repository}{elsewhere}"
     else:
         hosted = "" if ctx.scope.startswith("github.com/") else \
@@ -1022,7 +1026,7 @@ def web_host(url: Any) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not host:
         return None
     host = host.rstrip(".")
-    if host.startswith("api.") and parts.path.startswith("/repos/"):
+    if API_HOST.fullmatch(host) and parts.path.startswith("/repos/"):
         return host[4:]
     return host or None
 
