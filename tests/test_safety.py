@@ -627,6 +627,15 @@ def test_an_allow_list_line_ends_at_a_line_feed_as_git_and_a_review_show_it(sepa
     assert Allowlist.parse("# ours\r\nconfig.txt:github-token:2\r\n").entries == {("config.txt", "github-token", 2)}
 
 
+@pytest.mark.parametrize("first", ["config.txt:github-token:2", "# reviewed", "submodule: vendor/web"])
+def test_an_allow_list_saved_with_a_byte_order_mark_reads_its_first_line(first: str) -> None:
+    """Notepad saves UTF-8 with a byte order mark: read into the first line, it left the first
+    entry clearing nothing without a word (or called a comment there a malformed entry)."""
+    text = f"{first}\nconfig.txt:jwt:3\n"
+    assert Allowlist.parse("\ufeff" + text) == Allowlist.parse(text)
+    assert Allowlist.parse("\ufeff" + text.replace("\n", "\r\n")) == Allowlist.parse(text)
+
+
 @pytest.mark.parametrize("number", ["\u00b2", "\u0663", "1" * 5000])
 def test_an_allow_list_line_number_is_ascii_digits_or_a_one_line_error(number: str) -> None:
     """``int()`` refused ``²`` though ``isdigit()`` took it, and any number of over 4,300 digits:

@@ -130,13 +130,16 @@ class Allowlist(NamedTuple):
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
         """Read an allow list; a malformed entry is an error naming its line. Lines end at a
         line feed alone (a carriage return before it is dropped), as git and a review show them:
-        a form feed or a Unicode line separator inside a comment hides no entry there."""
+        a form feed or a Unicode line separator inside a comment hides no entry there. A byte
+        order mark first (Notepad and other Windows editors save UTF-8 with one) is no part of the
+        first line, as git and a review show it: read into the path, it left the first entry
+        clearing nothing, without a word."""
         from gitstore.errors import InvalidInput  # the scanner imports no other part of gitstore
 
         entries = set()
         submodules = set()
         pinned = set()
-        for number, line in enumerate(text.split("\n"), start=1):
+        for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
             line = line.strip(" \t\r")
             if not line or line.startswith("#"):
                 continue
