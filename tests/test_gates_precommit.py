@@ -1201,3 +1201,33 @@ def test_sync_shares_memory_past_the_installed_pre_push_gates(hooked: tuple[Path
     assert report.pushed and not report.not_pushed, report.line
     listed = _git(root, "ls-remote", "upstream", "refs/memory/*")
     assert "refs/memory/v1/records/shared/" in listed and "refs/memory/v1/payloads/shared/" in listed
+
+
+_UNKNOWN = "lrn_" + "cd" * 16
+
+
+def _block_by_hand(root: Path, branch: str, token: bool = False) -> None:
+    """A branch off main, its commit made without the hooks: a promoted block written by hand
+    (of a learning the store lacks) and, with ``token``, a file holding a GitHub token."""
+    _git(root, "checkout", "-q", "-b", branch, "main")
+    page = root / "okf/wiki/storage.md"
+    page.write_text(page.read_text() + f"\n<!-- gitstore:promoted {_UNKNOWN} sha256:{'6' * 64} -->\nRetries never "
+                    f"need jitter.\nCited: `{_UNKNOWN}@sha256:{'6' * 64}`.\n")
+    if token:
+        (root / "deploy.txt").write_text("token = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+        _git(root, "add", "deploy.txt")
+    _git(root, "add", "okf/wiki/storage.md")
+    _git(root, "commit", "-q", "--no-verify", "-m", "Deploy with the token")
+    _git(root, "checkout", "-q", "main")
+
+
+def test_the_first_push_of_a_branch_other_than_head_has_the_promotion_gate_judge_that_branch(
+        hooked: tuple[Path, dict, str]) -> None:
+    """At the first push of a whole history pre-commit sets no range, only the ref pushed: the
+    promotion gate judged HEAD's commits instead, so a branch pushed from another one (``git push
+    fresh leak`` on main) sent a promoted block written by hand unjudged."""
+    root, _, _ = hooked
+    _block_by_hand(root, "leak")
+    _git(root.parent, "init", "-q", "--bare", "fresh.git")
+    out = _git(root, "push", str(root.parent / "fresh.git"), "leak", code=1)
+    assert f"a promoted block names {_UNKNOWN}, which is not a learning of this repository's store" in out, out

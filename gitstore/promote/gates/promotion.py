@@ -122,8 +122,8 @@ from typing import TYPE_CHECKING, Any
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.errors import GitstoreError
-from gitstore.promote.gates._common import (SUBMODULE, ZERO, Finding, Listing, blobs, entries, git, parser, relative,
-                                            report, run, top_level)
+from gitstore.promote.gates._common import (SUBMODULE, ZERO, Finding, Listing, blobs, entries, git, parser,
+                                            pushed_whole, relative, report, run, top_level)
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import (LOAD_PATHSPECS, PATHSPECS as PUBLISHED, carried_problems,
                                                judged_as_published, link_leads, load_place, loaded_by_agents,
@@ -1254,6 +1254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         end = args.to_ref or os.environ.get("PRE_COMMIT_TO_REF")
         if start and not end:
             end = "HEAD"
+        if not start and not end:  # a push of a whole history: the ref pushed, HEAD or not
+            end = pushed_whole()
         return report(check(args.files, root, start, end))
 
     return run(PROG, gate)
