@@ -1231,3 +1231,25 @@ def test_the_first_push_of_a_branch_other_than_head_has_the_promotion_gate_judge
     _git(root.parent, "init", "-q", "--bare", "fresh.git")
     out = _git(root, "push", str(root.parent / "fresh.git"), "leak", code=1)
     assert f"a promoted block names {_UNKNOWN}, which is not a learning of this repository's store" in out, out
+
+
+def test_a_push_of_several_refs_has_each_ref_judged(hooked: tuple[Path, dict, str]) -> None:
+    """git hands a pre-push hook every ref it pushes, and pre-commit runs the hooks on the first
+    alone: ``git push upstream notes leak`` (or ``--all``, ``--tags``) sent ``leak`` unjudged,
+    its token and its promoted block written by hand. Each gate runs again for every other ref
+    the push's command line names, over the range pre-commit would have given it; a push of one
+    ref judges that ref alone, whatever another branch holds."""
+    root, _, _ = hooked
+    _git(root, "checkout", "-q", "-b", "notes", "main")
+    (root / "notes.txt").write_text("Retries back off.\n")
+    _git(root, "add", "notes.txt")
+    _git(root, "commit", "-q", "-m", "Note how retries go")
+    _git(root, "checkout", "-q", "main")
+    _block_by_hand(root, "leak", token=True)
+    out = _git(root, "push", "upstream", "notes", "leak", code=1)
+    assert "gitstore-scan: leak, which this push sends too:" in out, out
+    assert "deploy.txt:1: secret or private path: github-token" in out, out
+    assert "gitstore-promotion: leak, which this push sends too:" in out and f"names {_UNKNOWN}" in out, out
+    assert "refs/heads/" not in _git(root, "ls-remote", "upstream", "notes", "leak")  # nothing was pushed
+    out = _git(root, "push", "upstream", "notes")  # the branch leak is not pushed: it blocks nothing
+    assert "leak" not in out and "deploy.txt" not in out, out

@@ -1258,4 +1258,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             end = pushed_whole()
         return report(check(args.files, root, start, end))
 
-    return run(PROG, gate)
+    return run(PROG, gate, again=__name__)

@@ -1098,4 +1098,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(warning)
         return report(failing)
 
-    return run(PROG, gate)
+    return run(PROG, gate, again=__name__)

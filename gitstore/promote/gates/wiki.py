@@ -852,4 +852,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = top_level()
         return report(check(files_of_change(files, root, PROG), root, wiki, base_revision(base, root)))
 
-    return run(PROG, gate)
+    return run(PROG, gate, again=__name__)
