@@ -876,6 +876,35 @@ def test_workers_get_runs_of_about_as_many_bytes_in_order(tmp_path: Path, monkey
     assert [list(s) for s in _common._shares(["a", "b"], 4)] == [["a"], ["b"]]
 
 
+def test_the_history_is_shared_among_workers_by_the_bytes_of_its_blobs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A push's history is read oldest first, and a file's later versions are mostly its larger
+    ones: workers given as many blobs each finished far apart (over pallets/click's first push,
+    35 and 77 MB). Each gets about as many bytes, sized by one ``git cat-file --batch-check``,
+    and only when the blobs are split."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    items = []
+    for size in (5, 5, 5, 5, 5, 5, 40, 40):
+        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"x" * size,
+                             capture_output=True, check=True).stdout.decode().strip()
+        items.append(f"{oid}\t100644\t{'c' * 40}\t\tnotes-{size}-{len(items)}.txt")
+    items.append(f"{'0' * 39}1\t100644\t{'c' * 40}\t\tgone.txt")  # git holds no such blob: it weighs nothing
+    assert scan._blob_sizes(tmp_path, items) == [5, 5, 5, 5, 5, 5, 40, 40, 0]
+    shares = _common._shares(items, 2, scan._blob_sizes(tmp_path, items))
+    assert [len(share) for share in shares] == [7, 2]  # 70 and 40 bytes (as many blobs each: 20 and 125)
+    asked: list[int] = []
+
+    def weights(listed: Sequence[str]) -> list[int]:
+        asked.append(len(listed))
+        return scan._blob_sizes(tmp_path, listed)
+
+    monkeypatch.setattr(_common, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(_common.os, "cpu_count", lambda: 1)
+    assert _common.in_parallel(items, list, str, weights=weights) == items and asked == []  # one worker: no sizes
+    monkeypatch.setattr(_common.os, "cpu_count", lambda: 2)
+    assert _common.in_parallel(items, list, str, weights=weights) == items and asked == [len(items)]
+
+
 def test_scan_names_the_line_and_honours_the_allow_list(leaks: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (leaks / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
     code, lines = run(scan.main, ["config.txt"], capsys)

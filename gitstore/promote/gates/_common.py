@@ -575,18 +575,22 @@ def read_store(root: Path) -> Store:
 
 
 def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], rebuild: Callable[[list], object],
-                *, by_bytes: bool = False) -> list:
+                *, by_bytes: bool = False, weights: Callable[[Sequence[str]], Sequence[int]] | None = None) -> list:
     """``work`` over the items, split across workers forked after the gate's imports when there
     are many items and several cores: a gate runs as one process (``require_serial``), so its
     start-up is paid once and its whole-repository checks run once. Each worker gets a run of
     the items in their order: as many items each, or with ``by_bytes`` (items that are files
-    of any size, from the current folder) about as many bytes each (``_shares``). Each
+    of any size, from the current folder) or ``weights`` (the bytes of each item, asked only
+    when the items are split) about as many bytes each (``_shares``). Each
     worker's rows come back as JSON and are made whole again by ``rebuild``; a worker that
     fails has its share done here."""
     workers = min(os.cpu_count() or 1, 4, len(items) // max(PARALLEL_FROM // 2, 1) or 1)
     if workers < 2 or len(items) < PARALLEL_FROM or not hasattr(os, "fork"):
         return work(items)
-    chunks = _shares(items, workers) if by_bytes else _even(items, workers)
+    if weights is not None:
+        chunks = _shares(items, workers, weights(items))
+    else:
+        chunks = _shares(items, workers) if by_bytes else _even(items, workers)
     children = [_fork(work, chunk) for chunk in chunks[1:]]
     rows = work(chunks[0])
     for (pid, read_end), chunk in zip(children, chunks[1:]):
@@ -600,14 +604,15 @@ def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], reb
     return rows
 
 
-def _shares(items: Sequence[str], workers: int) -> list[Sequence[str]]:
+def _shares(items: Sequence[str], workers: int, weights: Sequence[int] | None = None) -> list[Sequence[str]]:
     """``items`` cut into ``workers`` runs in their order, each about as many bytes as the next
-    (each item a file's path from the current folder; one that cannot be read weighs nothing):
+    (each item a file's path from the current folder, one that cannot be read weighing nothing;
+    or each as many bytes as ``weights`` says):
     a scan's work grows with the bytes it reads, and the last worker to finish decides when the
     gate does (over the bench's wiki and skills, count-even halves took 63 and 75 ms). Where none
     can be read, as many items each."""
-    sizes = []
-    for item in items:
+    sizes = list(weights) if weights is not None else []
+    for item in items if weights is None else ():
         try:
             sizes.append(os.lstat(item).st_size)
         except (OSError, ValueError):

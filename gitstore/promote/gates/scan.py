@@ -151,7 +151,8 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
         past_scanner = ConservativeScanner(past)
         failing += [f for _, f in in_parallel(history, lambda chunk: _scan_history(chunk, root, past_scanner,
                                                                                    agents_read, called),
-                                              lambda row: (row[0], Finding(*row[1])))]
+                                              lambda row: (row[0], Finding(*row[1])),
+                                              weights=lambda items: _blob_sizes(root, items))]
     if commits:
         failing += _scan_messages(root, commits, scanner)
     return failing, [f for failing, f in rows if not failing]
@@ -222,6 +223,18 @@ def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
         if oid not in found and tip.get(path, ("", ""))[1] != oid and (taken is None or taken(path)):
             found[oid] = f"{oid}\t{mode}\t{commit}\t{parents}\t{path}"
     return list(found.values()), commits
+
+
+def _blob_sizes(root: Path, items: Sequence[str]) -> list[int]:
+    """The bytes of each blob of ``_history``'s items (0 for one git cannot size), asked of one
+    ``git cat-file --batch-check``: the scan's work grows with the bytes it reads, and a file's
+    later versions are mostly its larger ones, so workers given as many blobs each (oldest first)
+    finished far apart (over pallets/click's 3,329 commits, 35 and 77 MB)."""
+    oids = [item.split("\t", 1)[0] for item in items]
+    done = git("cat-file", "--batch-check=%(objectsize)", cwd=root, check=False,
+               data="".join(f"{oid}\n" for oid in oids).encode())
+    sizes = [int(line) if line.isdigit() else 0 for line in done.stdout.decode().splitlines()]
+    return sizes if len(sizes) == len(oids) else [0] * len(oids)
 
 
 # what the scanner guesses is a credential from the words around it (an assignment, a command's
