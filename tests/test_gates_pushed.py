@@ -110,3 +110,40 @@ def test_each_other_ref_is_judged_over_the_range_pre_commit_would_give(
     assert set(found) == {"b", "main"}
     assert all("PRE_COMMIT_FROM_REF" not in env and "PRE_COMMIT_TO_REF" not in env for env in found.values())
     assert found["b"]["PRE_COMMIT_LOCAL_BRANCH"] == b
+
+
+def test_a_push_by_the_url_of_a_configured_remote_judges_only_what_it_lacks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``git push https://host/team/repo topic`` names the remote by its URL, and ``--remotes=URL``
+    names no ref: the scan took the push for the first of a whole history, read every blob of it
+    (minutes over a long one) and refused the push for a token a commit removed long ago, which
+    the remote holds already and git never sends again. The remotes configured with that URL say
+    what it holds."""
+    from gitstore.promote.gates import scan
+
+    root = tmp_path / "work"
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "config", "user.name", "T")
+    git(root, "config", "user.email", "t@example.com")
+    (root / "old.txt").write_text("token = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+    git(root, "add", "old.txt")
+    git(root, "commit", "-q", "-m", "old")
+    git(root, "rm", "-q", "old.txt")
+    git(root, "commit", "-q", "-m", "drop old")
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "origin", "main")
+    git(root, "checkout", "-q", "-b", "topic")
+    (root / "notes.txt").write_text("Retries back off.\n")
+    git(root, "add", "notes.txt")
+    git(root, "commit", "-q", "-m", "notes")
+    monkeypatch.chdir(root)
+    for name, value in (("PRE_COMMIT_REMOTE_NAME", str(remote)), ("PRE_COMMIT_REMOTE_URL", str(remote)),
+                        ("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/topic"), ("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")):
+        monkeypatch.setenv(name, value)  # pre-commit's whole push: no range
+    monkeypatch.setattr(_pushed, "_git_push", lambda: None)
+    assert scan.main(["--", "notes.txt"]) == 0, capsys.readouterr().out
+    git(root, "remote", "set-url", "origin", str(tmp_path / "elsewhere.git"))  # no remote known by that URL
+    assert scan.main(["--", "notes.txt"]) == 1
+    assert "old.txt:1: in commit " in capsys.readouterr().out

@@ -228,6 +228,27 @@ def pushed_whole() -> str | None:
     return local if local and local != ZERO else None
 
 
+def on_the_remote(root: Path) -> list[str]:
+    """``git rev-list`` arguments naming what the remote a push goes to holds, as far as this
+    clone knows: its remote-tracking refs (``--remotes=NAME``, ``PRE_COMMIT_REMOTE_NAME``), and
+    for a push by URL (``git push https://host/team/repo topic``, where git names the remote by
+    its URL) those of every configured remote whose ``url`` or ``pushurl`` is that URL: git sends
+    none of what the remote advertises, and without them its whole history was judged (minutes
+    over a long one), a secret removed and pushed long ago refusing the push. Empty but at
+    pre-push."""
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
+    if not remote:
+        return []
+    names = [remote]
+    urls = {remote, os.environ.get("PRE_COMMIT_REMOTE_URL") or remote}
+    done = git("config", "-z", "--get-regexp", r"^remote\..*\.(push)?url$", cwd=root, check=False)
+    for entry in done.stdout.split(b"\0"):
+        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        if value in urls:
+            names.append(key[len("remote."):key.rindex(".")])
+    return [f"--remotes={name}" for name in dict.fromkeys(names)]
+
+
 def files_of_change(files: Sequence[str], root: Path, hook: str | None = None) -> list[str]:
     """The files a gate judges: those pre-commit passed and, in a run over a range, every file
     the range adds or changes (``git diff --name-only START...TIP``, as pre-commit lists them, a

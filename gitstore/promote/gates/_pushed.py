@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from gitstore.promote.gates._common import ZERO, _process, git, hook_filter
+from gitstore.promote.gates._common import _process, git, hook_filter, on_the_remote
 
 AGAIN = "GITSTORE_GATE_PUSHED_REF"  # set for a gate run again for another ref: it looks no further
 _RANGE = ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_ORIGIN", "PRE_COMMIT_SOURCE")
@@ -232,24 +232,24 @@ def pushed_refs(root: Path, push: Push | object, remote: str) -> list[Pushed]:
     return []  # the current branch alone: pre-commit's
 
 
-def _unsent(root: Path, commits: set[str], remote: str) -> set[str]:
-    """Those of ``commits`` the remote's refs do not reach, asked of git once (``--all`` of a
-    hundred branches the remote holds costs one call, not a hundred)."""
+def _unsent(root: Path, commits: set[str], held: Sequence[str]) -> set[str]:
+    """Those of ``commits`` the remote's refs (``held``: ``on_the_remote``) do not reach, asked of
+    git once (``--all`` of a hundred branches the remote holds costs one call, not a hundred)."""
     if not commits:
         return set()
-    done = git("rev-list", "--no-walk", "--stdin", "--not", f"--remotes={remote}", cwd=root, check=False,
+    done = git("rev-list", "--no-walk", "--stdin", "--not", *held, cwd=root, check=False,
                data="".join(f"{c}\n" for c in sorted(commits)).encode())
     if done.returncode != 0:
         return commits
     return set(done.stdout.decode().split()) & commits
 
 
-def _range(root: Path, commit: str, remote: str) -> tuple[str | None, bool] | None:
+def _range(root: Path, commit: str, held: Sequence[str]) -> tuple[str | None, bool] | None:
     """What pre-commit gives the hooks for a ref at ``commit`` whose commits the remote may lack:
     (the parent of the first commit the remote's refs do not reach, False), or (None, True) when
     that first commit is a root (the push sends the whole history), or None when the remote's
     refs reach every commit (nothing new is sent)."""
-    done = git("rev-list", commit, "--topo-order", "--reverse", "--not", f"--remotes={remote}", cwd=root, check=False)
+    done = git("rev-list", commit, "--topo-order", "--reverse", "--not", *held, cwd=root, check=False)
     first = done.stdout.split(b"\n", 1)[0].decode().strip()
     if done.returncode != 0 or not first:
         return None
@@ -292,13 +292,14 @@ def others(root: Path) -> list[tuple[str, dict[str, str]]]:
         return []
     judged = _commit_of(root, os.environ.get("PRE_COMMIT_TO_REF") or os.environ.get("PRE_COMMIT_LOCAL_BRANCH", ""))
     seen = {judged}
-    new = _unsent(root, {ref.commit for ref in pushed} - seen, remote)
+    held = on_the_remote(root)
+    new = _unsent(root, {ref.commit for ref in pushed} - seen, held)
     found = []
     for ref in pushed:
         if ref.commit in seen or ref.commit not in new:
             continue
         seen.add(ref.commit)
-        span = _range(root, ref.commit, remote)
+        span = _range(root, ref.commit, held)
         if span is None:
             continue
         start, whole = span

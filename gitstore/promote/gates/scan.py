@@ -95,8 +95,8 @@ from pathlib import Path
 from posixpath import basename, dirname
 
 from gitstore.promote.gates._common import (
-    blobs, CommittedFiles, entries, files_of_change, files_only, Finding, git, hook_filter, in_parallel, parser,
-    pushed_whole, range_of_change, relative, report, run, top_level,
+    blobs, CommittedFiles, entries, files_of_change, files_only, Finding, git, hook_filter, in_parallel, on_the_remote,
+    parser, pushed_whole, range_of_change, relative, report, run, top_level,
 )
 
 TYPE_CHECKING = False
@@ -158,11 +158,11 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     return failing, [f for failing, f in rows if not failing]
 
 
-def _pushed() -> list[str] | None:
+def _pushed(root: Path) -> list[str] | None:
     """What names the commits the change sends, for ``git log``: the range's (``START..TIP``),
     or the ref a push sends whole, less what the remote pushed to holds already (at pre-push,
-    ``--not --remotes=NAME``, as pre-commit finds a new branch's first commit); None at a commit
-    and by hand."""
+    ``--not --remotes=NAME``, as pre-commit finds a new branch's first commit, and for a push by
+    URL the remotes configured with it: ``on_the_remote``); None at a commit and by hand."""
     span, whole = range_of_change(), pushed_whole()
     if span is not None:
         spec = [f"{span[0]}..{span[1]}"]
@@ -170,8 +170,8 @@ def _pushed() -> list[str] | None:
         spec = [whole]
     else:
         return None
-    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
-    return spec + (["--not", f"--remotes={remote}"] if remote else [])
+    held = on_the_remote(root)
+    return spec + (["--not", *held] if held else [])
 
 
 def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
@@ -183,7 +183,7 @@ def _history(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     is pushed: every clone fetches it, though no tip holds it. One ``git log`` lists them all and
     one ``git ls-tree`` the tip, so a push costs its commits' changes, never their number times
     the repository's files. With them, (commit, parents) of each commit sent, for its message."""
-    spec = _pushed()
+    spec = _pushed(root)
     if spec is None:
         return [], []
     done = git("log", "--reverse", "--topo-order", "--format=%x01%H %P", "-c", "--raw", "-z", "--root", "--no-renames",
