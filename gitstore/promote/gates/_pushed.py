@@ -314,8 +314,9 @@ def others(root: Path) -> list[tuple[str, dict[str, str]]]:
 
 
 def judge_others(prog: str, module: str, root: Path) -> int:
-    """Run the gate ``prog`` (its module's ``main``) again for each other ref the push sends;
-    what each finds is printed under a line naming the ref. 1 when any found something."""
+    """Run the gate ``prog`` (its module's ``main``) again for each other ref the push sends; what
+    each finds follows a line naming the ref on standard error (pre-commit shows both streams as
+    one, and standard output stays one finding a line). 1 when any found something."""
     import subprocess
 
     code = 0
@@ -326,11 +327,12 @@ def judge_others(prog: str, module: str, root: Path) -> int:
                 "sys.exit(main(['--', *(n.decode('utf-8', 'surrogateescape') for n in names if n)]))")
         done = subprocess.run([sys.executable, "-c", read.format(module)], cwd=root, env=env, input=files,
                               capture_output=True)
-        out = done.stdout + done.stderr
-        if done.returncode != 0 or out.strip():
-            print(f"{prog}: {name}, which this push sends too:", flush=True)
-            sys.stdout.buffer.write(out)
+        if done.returncode != 0 or done.stdout.strip() or done.stderr.strip():
             sys.stdout.flush()
+            print(f"{prog}: {name}, which this push sends too:", file=sys.stderr, flush=True)
+            for stream, out in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
+                stream.buffer.write(out)
+                stream.flush()
         code |= 1 if done.returncode != 0 else 0
     return code
 
