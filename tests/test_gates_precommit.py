@@ -622,7 +622,7 @@ def test_a_submodule_or_a_link_wherever_agents_load_skills_or_rules_fails_the_pr
     commit = git(root, "rev-parse", "--short=12", "HEAD").strip()
     assert sorted(f.split(":")[0] for f in _findings(out) if "a submodule, added" in f) == sorted(submodules), out
     assert sorted(f for f in _findings(out) if "a symbolic link" in f) == [
-        f"{where}:1: a symbolic link to {links[where]!r}, added by commit {commit}, where agents load skills: they "
+        f"{where}:1: a symbolic link to {links[where][:80]!r}, added by commit {commit}, where agents load skills: they "
         "read whatever it leads to, which no gate reads as theirs; keep the skills as files of this repository, or "
         "link to a folder of skills in it (.agents/skills)"
         for where in sorted((".claude/skills/helper", ".github/skills/helper", "app/.agents/skills/helper"))], out
