@@ -657,6 +657,77 @@ def test_init_default_branch_is_read_from_the_file_git_config_global_names(
     assert _configured_default(str(repo / ".git")) == git(repo, "config", "init.defaultBranch").strip() == "trunk"
 
 
+def test_the_index_is_kept_through_git_settings_delivery_does_not_read(world: World) -> None:
+    """The index depends on the git settings that give the scope (origin's URL, a URL rewrite in
+    the user's file, the scope kept), not on the rest of git's configuration: a name, another
+    remote, a branch's upstream, an alias keep it (a rebuild of a few thousand learnings takes
+    longer than the hook waits, so the prompt after such an edit got nothing), and each edit
+    that changes the scope builds it again, agents then given the new scope's learnings."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    from .conftest import git
+
+    def ids() -> list[str]:  # a process of its own: the git library reads the user's file where it first found it
+        done = subprocess.run([sys.executable, "-m", "gitstore", "recall", PROMPT, "--json"], cwd=world.root,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return [i["id"] for i in json.loads(done.stdout)["items"]]
+
+    assert world.ids["jitter"] in ids()
+    place = locate(str(world.root))
+    before = heads.fingerprint(place)
+    git(world.root, "config", "--global", "url.https://github.com/other/.insteadOf", "https://github.com/acme/")
+    assert ids() == [], "the user's rewrite makes origin name another repository"
+    git(world.root, "config", "--global", "--unset", "url.https://github.com/other/.insteadOf")
+    assert world.ids["jitter"] in ids()
+    git(world.root, "config", "user.name", "Someone Else")
+    git(world.root, "remote", "add", "upstream", "https://github.com/acme/upstream.git")
+    git(world.root, "config", "branch.main.remote", "origin")
+    git(world.root, "config", "alias.co", "checkout")
+    git(world.root, "config", "--global", "user.email", "someone@example.com")
+    assert heads.fingerprint(place) == before
+    git(world.root, "remote", "set-url", "origin", "https://github.com/acme/gadgets.git")
+    assert heads.fingerprint(place) != before and ids() == []
+
+
+def test_the_git_settings_read_are_read_as_git_writes_them(tmp_path: Path) -> None:
+    """The lines of the sections the store's reading depends on, however written (the old
+    ``[remote.origin]`` header, a quoted subsection, a value continued on the next line, in a
+    file another includes), count; those of any other section do not."""
+    from types import SimpleNamespace
+
+    from gitstore.deliver.heads import settings_read
+
+    from .conftest import git
+
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    common = str(repo / ".git")
+    place = SimpleNamespace(common=common, gitdir=common)
+    config = repo / ".git" / "config"
+    base = config.read_text()
+
+    def digest(text: str) -> str:
+        config.write_text(base + text)
+        return settings_read(place)  # type: ignore[arg-type]
+
+    plain = digest("")
+    assert digest('[user]\n\tname = x\n[remote "upstream"]\n\turl = u\n[branch "main"]\n\tremote = o\n') == plain
+    assert digest('[remote "origin"]\n\turl = https://github.com/a/b\n') != plain
+    assert digest("[remote.origin]\n\turl = https://github.com/a/b\n") != plain
+    assert digest('[Remote "origin"] url = https://github.com/a/b\n') != plain
+    assert digest('[user]\n\tname = x\n[gitstore]\n\tscope = github.com/a/b\n') != plain
+    one = digest('[remote "origin"]\n\turl = https://github.com/a/\\\nb\n')
+    assert one != digest('[remote "origin"]\n\turl = https://github.com/a/\\\nc\n'), "a continued value"
+    (tmp_path / "team.cfg").write_text('[url "https://github.com/other/"]\n\tinsteadOf = https://github.com/a/\n')
+    included = digest(f'[includeIf "gitdir:{repo}/"]\n\tpath = "{tmp_path / "team.cfg"}"\n')
+    (tmp_path / "team.cfg").write_text('[user]\n\tname = y\n')
+    assert settings_read(place) != included, "an included file's rewrite counts"  # type: ignore[arg-type]
+    (tmp_path / "team.cfg").write_text('[user]\n\tname = z\n')
+    assert settings_read(place) == digest(f'[includeIf "gitdir:{repo}/"]\n\tpath = "{tmp_path / "team.cfg"}"\n')
+
+
 def _policy_without_the_reviewer(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  before: str) -> None:
     """Commit a policy that leaves out github:9, who accepted the jitter learning: the index's

@@ -7,9 +7,12 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
 - a secret of this clone (``<git common dir>/gitstore/delivery.salt``, made on the first build):
   an index a repository ships in its files can never match it;
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
-- the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings), and the digest
-  of the repository's git configuration file, which holds origin's URL and the scope kept: the
-  scope the store reads records of;
+- the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings), and a digest
+  of the settings of git's configuration the store's reading depends on (``settings_read``):
+  origin's, the URL rewrites applied to it and the scope kept (which give the scope the store
+  reads records of), the signature checks' program, the repository's format, and the files
+  they include; a setting nothing reads (``user.name``, another remote, a branch's upstream)
+  changes nothing agents are given, and rebuilds nothing;
 - the team's policy in force: the default branch the store reads it from (origin's HEAD, else
   ``init.defaultBranch``, read from git's configuration files, or asked as the store reads it
   when one includes another or a ``GIT_CONFIG_*`` variable points git elsewhere, else main or
@@ -49,12 +52,13 @@ if TYPE_CHECKING:
 
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/13"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
+FORMAT = "recall-index/14"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
 # 6: look-alike words marked; 7: paths as path terms; 8: learnings looked up by audience;
 # 9: paths as people write them (lines, backslashes, links, names without an extension);
 # 10: only files the field names without an extension give their word; 11: a learning's line is its text alone;
 # 12: a learning scored by the title it is named by (an edited one's, its accepted text's headline);
-# 13: the repository's git configuration (its scope) and its declared former scopes in the fingerprint
+# 13: the repository's git configuration (its scope) and its declared former scopes in the fingerprint;
+# 14: only the settings of git's configuration the store's reading depends on, from every file it reads
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
@@ -188,6 +192,114 @@ def _config_texts(common: str) -> list[str]:
         except OSError:
             continue
     return texts
+
+
+# The sections of git's configuration the store's reading depends on: origin's (its URLs give the
+# scope, ``gitstore.scope``), the URL rewrites the git library applies to them (``url.<base>.
+# insteadOf``, in any file), gitstore's own (``gitstore.scope``, the scope kept), the signature
+# checks' (``gpg.ssh.program``), the repository's format and work tree (``core``,
+# ``extensions``), and the files included (``include``, ``includeIf``), whose lines are read too.
+_READ_SECTIONS = frozenset({"url", "gitstore", "gpg", "core", "extensions", "include", "includeif"})
+_READ_REMOTE = "origin"
+_MAX_INCLUDES = 10  # as deep as git follows included files
+
+
+def settings_read(place: Place) -> str:
+    """The digest of the lines of git's configuration files (``_config_files``, the work tree's
+    own ``config.worktree`` and every file they include) in the sections the store's reading
+    depends on (``_READ_SECTIONS``, and origin's), each file named: an edit of any other setting
+    (``git config user.name``, ``git remote add``, ``git push -u`` naming a branch's upstream)
+    keeps the index. Read as text, without a git library, and generously: a header it cannot
+    read counts as such a section, a line continued after one counts too, and an included file
+    counts whatever the condition it is included under."""
+    kept: list[str] = []
+    for path in (*_config_files(place.common), os.path.join(place.gitdir, "config.worktree")):
+        _lines_read(path, kept, 0)
+    return sha256_hex("\n".join(kept).encode("utf-8", "surrogateescape"))
+
+
+def _lines_read(path: str, kept: list[str], depth: int) -> None:
+    """Add to ``kept`` the lines of the configuration file ``path`` in the sections the store's
+    reading depends on, and those of the files it includes."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(1 << 20).decode("utf-8", "surrogateescape")
+    except OSError:
+        return
+    start = len(kept)
+    section: tuple[str, str | None] | None = None
+    read = continued = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if continued:  # the value of a kept line goes on (a backslash ended it)
+            kept.append(line)
+            continued = _continues(line)
+            continue
+        body = line
+        if line.startswith("["):
+            found = _section(line)
+            section = None if found is None else found[:2]
+            body = "" if found is None else found[2].strip()
+            read = found is None or found[0] in _READ_SECTIONS or found[:2] == ("remote", _READ_REMOTE)
+        if not read or not line or line[0] in "#;":
+            continue
+        kept.append(line)
+        continued = _continues(line)
+        included = _included(body) if section is not None and section[0] in ("include", "includeif") else None
+        if included is not None and depth < _MAX_INCLUDES:
+            _lines_read(_include_path(included, path), kept, depth + 1)
+    if len(kept) > start:  # named only when it holds such lines: a file of other settings alone is none
+        kept.insert(start, f"file {path}")
+
+
+def _section(line: str) -> tuple[str, str | None, str] | None:
+    """(name in lower case, subsection or None, what follows on the line) of a section header
+    (``[remote "origin"]``, or ``[remote.origin]`` as git once wrote it); None when it is none
+    git would read."""
+    at = 1
+    while at < len(line) and (line[at].isalnum() or line[at] in "-."):
+        at += 1
+    name = line[1:at].lower()
+    if line[at:at + 1] == "]":
+        section, dot, sub = name.partition(".")
+        return section, (sub if dot else None), line[at + 1:]
+    rest = line[at:].lstrip()
+    if not name or not rest.startswith('"'):
+        return None
+    sub, at = [], 1
+    while at < len(rest) and rest[at] != '"':
+        at += rest[at] == "\\"  # an escaped character stands for itself
+        sub.append(rest[at:at + 1])
+        at += 1
+    if rest[at + 1:at + 2] != "]":
+        return None
+    return name, "".join(sub), rest[at + 2:]
+
+
+def _continues(line: str) -> bool:
+    """Whether a line's value goes on to the next line (it ends in an odd run of backslashes)."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _included(body: str) -> str | None:
+    """The file a ``path = FILE`` line of an include section names, else None."""
+    key, eq, value = body.partition("=")
+    if not eq or key.strip().lower() != "path":
+        return None
+    value = value.strip()
+    if value.startswith('"'):
+        value = value[1:].split('"', 1)[0]
+    else:
+        value = value.split("#", 1)[0].split(";", 1)[0].strip()
+    return value or None
+
+
+def _include_path(named: str, including: str) -> str:
+    """The file an include names, as git finds it: ``~/`` in the home folder, a relative path
+    beside the file including it."""
+    if named.startswith("~/"):
+        named = os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), named[2:])
+    return os.path.join(os.path.dirname(including), named)
 
 
 def _includes(text: str) -> bool:
@@ -362,11 +474,7 @@ def state(place: Place) -> list[str] | None:
             config = handle.read().hex()
     except OSError:
         return None
-    try:  # origin's URL and the scope kept, which give the scope the store reads records of
-        with open(os.path.join(place.common, "config"), "rb") as handle:
-            config += " " + sha256_hex(handle.read())
-    except OSError:
-        pass
+    config += " " + settings_read(place)  # origin's URL and the scope kept give the scope the store reads
     read: dict[str, bytes] = {}  # packed-refs, by git folder
     return [FORMAT, __version__, salt, config, policy(place, read), *storage(place, read)]
 
