@@ -335,6 +335,35 @@ def test_an_index_keyed_to_another_secret_is_never_read(world: World, tmp_path: 
     assert b"FORGED" not in done.stdout and world.ids["jitter"].encode() in done.stdout, "rebuilt from the store"
 
 
+def damage(index: Path) -> None:
+    """Overwrite every page of an index but the first and its meta table's with bytes no page
+    holds: SQLite opens it and reads its fingerprint, and fails every search."""
+    import sqlite3
+
+    with sqlite3.connect(index) as db:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        count = db.execute("PRAGMA page_count").fetchone()[0]
+        meta = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'meta'").fetchone()[0]
+    with open(index, "r+b") as handle:
+        for page in range(2, count + 1):
+            if page != meta:
+                handle.seek((page - 1) * size)
+                handle.write(b"\xff" * size)
+
+
+def test_a_damaged_index_is_built_again_at_once(world: World, tmp_path: Path) -> None:
+    """An index whose fingerprint is current but whose pages are damaged failed every prompt
+    until a ref of memory moved: it is removed and built again, and the log says so once."""
+    copy = world.copy(tmp_path / "widgets")
+    ensure(locate(str(copy.root)))
+    damage(copy.root / "okf" / ".memory" / "cache" / "recall.sqlite")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
+    log = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text()
+    assert log.count("\n") == 1 and "recall's index cannot be read (database disk image is malformed)" in log, log
+
+
 def test_configuration_cannot_raise_the_ceilings(world: World, tmp_path: Path) -> None:
     copy = world.copy(tmp_path / "widgets")
     config = copy.root / "okf" / ".memory" / "config.json"

@@ -507,6 +507,22 @@ def test_a_delivery_ledger_sqlite_cannot_open_is_named_in_one_line(
 
 
 
+def test_a_damaged_index_is_built_again_by_every_command(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """``recall``, ``recall --id`` and ``context`` on an index whose fingerprint is current but
+    whose pages are damaged printed SQLite's traceback: they remove it and build it again."""
+    from gitstore.deliver.build import ensure
+    from gitstore.deliver.place import locate
+
+    from .test_deliver_hooks import damage
+
+    index = world.root / "okf" / ".memory" / "cache" / "recall.sqlite"
+    for argv in (["recall", PROMPT], ["recall", "--id", world.ids["jitter"]],
+                 ["context", "--harness", "codex", "--prompt", PROMPT]):
+        ensure(locate(str(world.root)))
+        damage(index)
+        assert world.ids["jitter"] in str(run_json(capsys, *argv)), argv
+
+
 def test_an_index_the_disk_cannot_hold_is_named_in_one_line_and_leaves_no_temporary(world: World) -> None:
     import resource
 

@@ -9,17 +9,21 @@ holds only scanned text; this is the second look); what fails is named as unsafe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from gitstore.deliver import build, surfaces
 from gitstore.deliver.context import Answer, answer
-from gitstore.deliver.index import Index
+from gitstore.deliver.index import Candidate, Damaged, Index
+from gitstore.deliver.index import path as idx_path
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, check_trusted, locate
 from gitstore.deliver.recall import Recall, delivered, item_of, recall, scanner_verdict
 from gitstore.errors import IntegrityError, Refused, UsageError
+
+T = TypeVar("T")
 
 
 def place_here(start: str = ".") -> Place:
@@ -54,6 +58,24 @@ def current_index(place: Place) -> Index:
     raise IntegrityError("recall's index went stale three times while it was being read; try again")
 
 
+def read_index(place: Place, read: Callable[[Index], T]) -> T:
+    """What ``read`` takes from the current index (``current_index``). An index SQLite cannot
+    read through (damaged: ``Damaged``) is removed and built again, once; one built again that
+    still cannot be read is named in one line."""
+    for attempt in range(2):
+        index = current_index(place)
+        try:
+            return read(index)
+        except Damaged as exc:
+            if attempt:
+                raise IntegrityError(f"{exc}, even as built again: {idx_path(place)} (a disposable cache) "
+                                     "was removed; try again") from None
+            exc.discard()
+        finally:
+            index.close()
+    raise AssertionError("unreachable")
+
+
 def recall_here(query: str, start: str = ".", now: str | None = None, harness: str | None = None) -> Recall:
     """``gitstore recall QUERY``: the bounded, re-scanned answer for the repository here. Given
     the agent's ``harness``, it leaves out what that harness's hook leaves out (``for_harness``)."""
@@ -61,11 +83,8 @@ def recall_here(query: str, start: str = ".", now: str | None = None, harness: s
         raise UsageError("recall needs a query: what the agent is about to do")
     check_harness(harness)
     place = place_here(start)
-    index = current_index(place)
-    try:
-        return recall(index, query, now or clock(), place.limits, for_harness(index, harness), scanner_verdict())
-    finally:
-        index.close()
+    return read_index(place, lambda index: recall(index, query, now or clock(), place.limits,
+                                                  for_harness(index, harness), scanner_verdict()))
 
 
 def show_here(learning_id: str, start: str = ".", now: str | None = None, harness: str | None = None) -> dict[str, Any]:
@@ -75,12 +94,12 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None, harnes
     it to ``harness``'s agent: never one about another harness."""
     check_harness(harness)
     place = place_here(start)
-    index = current_index(place)
-    try:
+
+    def read(index: Index) -> tuple[Candidate | None, bool]:
         found = index.learning(learning_id, now or clock())
-        elsewhere = found is not None and found.digest in for_harness(index, harness)
-    finally:
-        index.close()
+        return found, found is not None and found.digest in for_harness(index, harness)
+
+    found, elsewhere = read_index(place, read)
     if found is None:
         raise Refused(f"{named(learning_id)} is not a learning agents may be given now "
                       "(unknown, not in force for instruction, or left out as unsafe)")
@@ -158,9 +177,6 @@ def preview(harness: str, prompt: str | None = None, session: str | None = None,
         payload["prompt"] = prompt
     else:
         payload["source"] = source
-    index = current_index(place)
-    try:
-        result = answer(place, harness, payload, now or clock(), lambda wait: index, write=False)
-    finally:
-        index.close()
+    result = read_index(place, lambda index: answer(place, harness, payload, now or clock(), lambda wait: index,
+                                                     write=False))
     return Preview(harness, event, payload["session_id"], result, payload)

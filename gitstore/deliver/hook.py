@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover - other Python builds
 
 from gitstore.capture.hooklog import described, failure, log, working_dir
 from gitstore.deliver import heads
-from gitstore.deliver.index import lock_path, open_index, writable
+from gitstore.deliver.index import Damaged, lock_path, open_index, writable
 from gitstore.deliver.index import path as index_path
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Untrusted
@@ -202,7 +202,12 @@ def respond(harness: str, payload: dict[str, Any], cwd: str, deadline: float) ->
     from gitstore.deliver.ledger import now
 
     place = locate(cwd)
-    result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
+    try:
+        result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
+    except Damaged as exc:  # its fingerprint current, it would fail every prompt until memory moved
+        exc.discard()
+        log(place.root, harness, f"{exc}: removed, and built again")
+        result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
     if result.output is None and "index is not ready" in result.reason:
         log(place.root, harness, _NOT_READY[0] or result.reason)
     elif result.output is None and result.reason.startswith(_SAID):

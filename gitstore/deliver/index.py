@@ -100,6 +100,45 @@ def writable(place: Place) -> bool:
     return True
 
 
+class Damaged(Exception):
+    """An index whose fingerprint is current but which SQLite cannot read through (a damaged
+    file: garbage or a cut where its pages were). Nothing would ever build it again, its
+    fingerprint matching: being a disposable cache, it is removed (``discard``) and built again."""
+
+    def __init__(self, file: str | None, stamp: tuple[int, int] | None, exc: Exception) -> None:
+        super().__init__(f"recall's index cannot be read ({' '.join(str(exc).split())[:120]})")
+        self.file, self.stamp = file, stamp
+
+    def discard(self) -> None:
+        """Remove the damaged file, unless another one (a build's) took its place meanwhile."""
+        if self.file is None or self.stamp is None or _stamp(self.file) != self.stamp:
+            return
+        try:
+            os.unlink(self.file)
+        except FileNotFoundError:
+            pass
+
+
+def _stamp(file: str) -> tuple[int, int] | None:
+    """Which file stands at ``file`` (a build renames a new one over it), None when none does."""
+    try:
+        found = os.stat(file)
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns
+
+
+def _reads(method: Any) -> Any:
+    """``method`` of an open index, a read SQLite fails taken for damage (``Damaged``)."""
+    def read(self: Index, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite_db.Error as exc:
+            raise Damaged(self.file, self.stamp, exc) from None
+    read.__doc__ = method.__doc__
+    return read
+
+
 class Candidate:
     """A learning the query matched, with its score."""
 
@@ -113,8 +152,9 @@ class Candidate:
 class Index:
     """An open, read-only index."""
 
-    def __init__(self, connection: Any) -> None:
+    def __init__(self, connection: Any, file: str | None = None, stamp: tuple[int, int] | None = None) -> None:
         self.db = connection
+        self.file, self.stamp = file, stamp  # the file it was read from (None: built in memory)
         self.meta = dict(connection.execute("SELECT name, value FROM meta"))
 
     def close(self) -> None:
@@ -124,6 +164,7 @@ class Index:
     def count(self) -> int:
         return int(self.meta.get("count", "0"))
 
+    @_reads
     def search(self, query: list[str], now: str, exclude: frozenset[str] | set[str] = frozenset()) -> list[Candidate]:
         """Learnings matching ``query`` terms, valid at ``now``, best first, zero scores left out;
         learnings whose contentDigest is in ``exclude`` are skipped."""
@@ -171,6 +212,7 @@ class Index:
         found.sort(key=lambda c: (-c.score, c.id))
         return found
 
+    @_reads
     def for_other_harnesses(self, harness: str) -> frozenset[str]:
         """The digests of the user-tooling learnings that name another agent harness and not
         ``harness`` ("Claude Code reads CLAUDE.md, so ..."): advice about one harness's
@@ -182,6 +224,7 @@ class Index:
                 found.add(digest)
         return frozenset(found)
 
+    @_reads
     def learning(self, learning_id: str, now: str) -> Candidate | None:
         """One indexed learning by id (valid now), scored 0: what ``show`` may hand an agent."""
         row = self.db.execute(
@@ -191,9 +234,11 @@ class Index:
             return None
         return Candidate(row, 0)
 
+    @_reads
     def dropped(self) -> list[tuple[str, str, str]]:
         return list(self.db.execute("SELECT id, digest, reason FROM dropped ORDER BY id"))
 
+    @_reads
     def evidence(self) -> frozenset[str] | None:
         """The only episodes whose records the rows depend on; None: any episode's."""
         if self.meta.get("evidence") != "listed":
@@ -284,8 +329,9 @@ def open_file(file: str, fingerprint: str | None) -> Index | None:
     """The index in ``file`` if it was built for ``fingerprint``, else None."""
     if fingerprint is None:
         return None
+    stamp = _stamp(file)
     try:
-        index = Index(sqlite_db.connect(file, readonly=True, immutable=True))
+        index = Index(sqlite_db.connect(file, readonly=True, immutable=True), file, stamp)
     except sqlite_db.Error:
         return None
     if index.meta.get("fingerprint") != fingerprint:
