@@ -450,6 +450,26 @@ def test_a_stale_index_past_the_time_limit_gives_nothing_now_and_serves_the_next
     assert world.ids["jitter"].encode() in again.stdout, "the background rebuild serves the next prompt"
 
 
+def test_a_rebuild_that_fails_ends_the_wait(world: World, tmp_path: Path) -> None:
+    """A rebuild that fails, as it will at every prompt until a person mends what it names (here
+    origin given a second URL naming another repository, so no scope is origin's), leaves no
+    index to wait for: the hook says so once it ended, and holds no prompt to its time limit."""
+    import time
+
+    copy = world.copy(tmp_path / "widgets")
+    git(copy.root, "remote", "set-url", "--add", "origin", "https://github.com/acme/gadgets.git")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "60"}
+    event = payload("claude-code", "UserPromptSubmit", copy.root, "failing", prompt=PROMPT)
+    started = time.monotonic()
+    done = subprocess.run(command, shell=True, input=json.dumps(event).encode(), capture_output=True,
+                          cwd=copy.root, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 30
+    log = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text().splitlines()
+    assert "recall index rebuild failed: _SeveralRepositories" in log[0], log
+    assert "recall's index could not be built (its rebuild failed: the log says why)" in log[1], log
+
+
 def test_an_index_written_out_of_date_ends_the_wait(world: World, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A rebuild that wrote an index already out of date (the store moved while it built) and

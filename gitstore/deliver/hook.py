@@ -15,7 +15,8 @@ modules; never the CLI framework, the schema validators or the store. It reads r
 otherwise it starts a rebuild in the background (``--rebuild ROOT``) and waits for it until
 shortly before its limit; a rebuild still running then serves the next prompt. A rebuild
 during which the store moved (an append) builds again, once; an index written out of date
-with no build running ends the wait at once, since none is coming. Where the cache
+with no build running ends the wait at once, since none is coming, and so does a rebuild that
+ended without writing one (it failed, and will at every prompt until what it logged is mended). Where the cache
 folder cannot be written (a checkout a sandbox mounts read-only) it builds the index in memory
 itself, within its limit, for this prompt alone; when it cannot write its log there either, the
 line goes to the temporary folder's log, or at last to standard error.
@@ -66,6 +67,7 @@ _BUSY = [""]  # what the hook is doing that may take long, for the line its time
 _NOT_READY = [""]  # why no index was ready, when it is not that a build is still running
 STALE_AS_BUILT = ("recall's index was out of date as soon as it was built (the store moved while it was built); "
                   "nothing this time")
+REBUILD_FAILED = "recall's index could not be built (its rebuild failed: the log says why); nothing this time"
 BUILDS = 2  # builds in one background rebuild: the store moved during the first, built again once
 
 
@@ -137,7 +139,7 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     if not writable(place):
         return _in_memory(place) if wait else None
     written = _written(place)
-    _start_rebuild(place)
+    rebuild = _start_rebuild(place)
     if not wait:
         return None
     while time.monotonic() + POLL_SECONDS < deadline:
@@ -148,6 +150,11 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
         if _written(place) != written and not _building(place):
             _NOT_READY[0] = STALE_AS_BUILT  # no build is coming that this prompt could wait for
             return None
+        if rebuild.poll() is not None and not _building(place):  # it ended, no index written: it failed
+            found = open_index(place, heads.fingerprint(place))
+            if found is None:
+                _NOT_READY[0] = REBUILD_FAILED
+            return found
     return None
 
 
@@ -186,10 +193,11 @@ def _in_memory(place: Place) -> Index:
         _BUSY[0] = ""
 
 
-def _start_rebuild(place: Place) -> None:
+def _start_rebuild(place: Place) -> Any:
+    """The background rebuild, started (its process)."""
     import subprocess
 
-    subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-P", "-m", "gitstore.deliver.hook", "--rebuild", place.root], cwd=place.root,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
