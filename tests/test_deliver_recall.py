@@ -707,6 +707,32 @@ def test_the_index_is_kept_through_git_settings_delivery_does_not_read(world: Wo
     assert heads.fingerprint(place) != before and ids() == []
 
 
+def test_the_index_follows_the_scope_an_origin_on_this_machine_gives(
+        world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An origin that is a path on this machine gives the scope of the repository there: once
+    that repository's own origin names another repository, agents are given what the store
+    reads under the new scope (nothing here), and no longer the old scope's learnings."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    from .conftest import git
+
+    def ids() -> list[str]:
+        return [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "init", "-q", "--bare", str(mirror))
+    git(mirror, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    git(world.root, "remote", "set-url", "origin", str(mirror))
+    assert world.ids["jitter"] in ids()
+    place = locate(str(world.root))
+    before = heads.fingerprint(place)
+    git(mirror, "config", "user.name", "Someone Else")
+    assert heads.fingerprint(place) == before
+    git(mirror, "remote", "set-url", "origin", "https://github.com/acme/gadgets.git")
+    assert ids() == []
+
+
 def test_the_git_settings_read_are_read_as_git_writes_them(tmp_path: Path) -> None:
     """The lines of the sections the store's reading depends on, however written (the old
     ``[remote.origin]`` header, a quoted subsection, a value continued on the next line, in a
@@ -720,7 +746,7 @@ def test_the_git_settings_read_are_read_as_git_writes_them(tmp_path: Path) -> No
     repo = tmp_path / "r"
     git(tmp_path, "init", "-q", str(repo))
     common = str(repo / ".git")
-    place = SimpleNamespace(common=common, gitdir=common)
+    place = SimpleNamespace(common=common, gitdir=common, root=str(repo))
     config = repo / ".git" / "config"
     base = config.read_text()
 

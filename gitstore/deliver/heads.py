@@ -211,16 +211,77 @@ def settings_read(place: Place) -> str:
     (``git config user.name``, ``git remote add``, ``git push -u`` naming a branch's upstream)
     keeps the index. Read as text, without a git library, and generously: a header it cannot
     read counts as such a section, a line continued after one counts too, and an included file
-    counts whatever the condition it is included under."""
+    counts whatever the condition it is included under. An origin that is a path on this
+    machine gives the scope of the repository there (``gitstore.scope.url_scope``): its
+    folder and its own configuration count too, and so on along the chain."""
     kept: list[str] = []
+    origins: list[str] = []
     for path in (*_config_files(place.common), os.path.join(place.gitdir, "config.worktree")):
-        _lines_read(path, kept, 0)
+        _lines_read(path, kept, 0, origins)
+    _origins_read(origins, place.root, kept, 0)
     return sha256_hex("\n".join(kept).encode("utf-8", "surrogateescape"))
 
 
-def _lines_read(path: str, kept: list[str], depth: int) -> None:
+_MAX_ORIGINS = 8  # clones whose origins are paths, followed as deep as the store follows them
+
+
+def _origins_read(urls: list[str], base: str, kept: list[str], depth: int) -> None:
+    """Add to ``kept``, for each of origin's URLs ``urls`` (of a repository whose work tree, or
+    git folder when it has none, is ``base``) that is a path on this machine, the repository
+    found there and the lines of its configuration the scope depends on, its origin's too."""
+    for url in urls:
+        local = _local_path(url, base)
+        if local is None:
+            continue
+        found = _repository_at(local)
+        kept.append(f"origin {local} {found[0] if found else 'none'}")
+        if found is None or depth >= _MAX_ORIGINS:
+            continue
+        gitdir, common, there = found
+        more: list[str] = []
+        for path in (os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")):
+            _lines_read(path, kept, 0, more)
+        _origins_read(more, there, kept, depth + 1)
+
+
+def _local_path(url: str, base: str) -> str | None:
+    """The folder a remote URL names on this machine (``gitstore.scope._local_path``), or None
+    for a URL naming another host (with a scheme, or scp-like: ``host:path``)."""
+    if url.startswith("file://"):
+        return url[len("file://"):]
+    colon = url.find(":")
+    if "://" in url or (colon > 0 and "/" not in url[:colon] and not url.startswith("//", colon + 1)):
+        return None
+    return os.path.realpath(os.path.join(base, url))
+
+
+def _repository_at(path: str) -> tuple[str, str, str] | None:
+    """(git folder, common git folder, work tree or the git folder when it has none) of the
+    repository holding ``path``, as git discovers it (from there up), or None."""
+    from gitstore.deliver.limits import Inert
+    from gitstore.deliver.place import git_folders
+
+    if not os.path.exists(path):
+        return None
+    here = path
+    while True:
+        try:
+            if os.path.isfile(os.path.join(here, "HEAD")) and os.path.isdir(os.path.join(here, "objects")):
+                return (*git_folders(here, here), here)
+            dotgit = os.path.join(here, ".git")
+            if os.path.exists(dotgit):
+                return (*git_folders(here, dotgit), here)
+        except (Inert, OSError):
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _lines_read(path: str, kept: list[str], depth: int, origins: list[str]) -> None:
     """Add to ``kept`` the lines of the configuration file ``path`` in the sections the store's
-    reading depends on, and those of the files it includes."""
+    reading depends on, and those of the files it includes; to ``origins``, origin's URLs."""
     try:
         with open(path, "rb") as handle:
             text = handle.read(1 << 20).decode("utf-8", "surrogateescape")
@@ -245,9 +306,11 @@ def _lines_read(path: str, kept: list[str], depth: int) -> None:
             continue
         kept.append(line)
         continued = _continues(line)
-        included = _included(body) if section is not None and section[0] in ("include", "includeif") else None
+        if section == ("remote", _READ_REMOTE) and (url := _value(body, "url")) is not None:
+            origins.append(url)
+        included = _value(body, "path") if section is not None and section[0] in ("include", "includeif") else None
         if included is not None and depth < _MAX_INCLUDES:
-            _lines_read(_include_path(included, path), kept, depth + 1)
+            _lines_read(_include_path(included, path), kept, depth + 1, origins)
     if len(kept) > start:  # named only when it holds such lines: a file of other settings alone is none
         kept.insert(start, f"file {path}")
 
@@ -281,10 +344,11 @@ def _continues(line: str) -> bool:
     return (len(line) - len(line.rstrip("\\"))) % 2 == 1
 
 
-def _included(body: str) -> str | None:
-    """The file a ``path = FILE`` line of an include section names, else None."""
+def _value(body: str, name: str) -> str | None:
+    """The value a ``name = VALUE`` line sets (``path`` of an include section: the file it
+    names), else None."""
     key, eq, value = body.partition("=")
-    if not eq or key.strip().lower() != "path":
+    if not eq or key.strip().lower() != name:
         return None
     value = value.strip()
     if value.startswith('"'):
