@@ -366,6 +366,20 @@ def test_a_damaged_index_is_built_again_at_once(world: World, tmp_path: Path) ->
     assert log.count("\n") == 1 and "recall's index cannot be read (database disk image is malformed)" in log, log
 
 
+def test_a_damaged_ledger_is_named_in_the_log_with_what_to_do(world: World, tmp_path: Path) -> None:
+    """A damaged delivery ledger stops every delivery, and is kept (it is a record, not a
+    cache): the log line names it and what mends it, not only the kind of error."""
+    copy = world.copy(tmp_path / "widgets")
+    ledger = copy.root / "okf" / ".memory" / "deliveries.sqlite"
+    ledger.write_bytes(b"not a database\n")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    assert done.returncode == 0 and done.stdout == b"" and ledger.read_bytes() == b"not a database\n"
+    last = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text().splitlines()[-1]
+    assert last.endswith(f"context hook failed: {ledger}: the delivery ledger is damaged (file is not a database); "
+                         "move it aside and the next delivery starts a new one"), last
+
+
 def test_configuration_cannot_raise_the_ceilings(world: World, tmp_path: Path) -> None:
     copy = world.copy(tmp_path / "widgets")
     config = copy.root / "okf" / ".memory" / "config.json"

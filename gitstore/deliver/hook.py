@@ -268,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     except Problem as exc:
         log(cwd, harness, str(exc))
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a failure
-        log(cwd, harness, f"context hook failed: {failure(exc)}")
+        said = getattr(exc, "loggable", False)  # words that quote nothing read, and say what to do
+        log(cwd, harness, f"context hook failed: {exc}" if said else f"context hook failed: {failure(exc)}")
     signal.setitimer(signal.ITIMER_REAL, 0)
     if text:
         _write(answer_fd, text.encode("utf-8"))

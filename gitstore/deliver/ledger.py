@@ -188,9 +188,12 @@ def unreadable(state: str, exc: Exception) -> Exception:
     from gitstore.errors import GitstoreError, IntegrityError
 
     if isinstance(exc, sqlite_db.OperationalError):
-        return GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc})")
-    return IntegrityError(f"{path(state)}: the delivery ledger is damaged ({exc}); move it aside "
-                          f"and the next delivery starts a new one")
+        found: GitstoreError = GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc})")
+    else:
+        found = IntegrityError(f"{path(state)}: the delivery ledger is damaged ({exc}); move it aside "
+                               f"and the next delivery starts a new one")
+    found.loggable = True  # type: ignore[attr-defined] # a path gitstore made and SQLite's reason: the hook's log says it
+    return found
 
 
 def sessions(state: str) -> list[list[dict[str, Any]]]:
