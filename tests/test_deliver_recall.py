@@ -768,6 +768,9 @@ def test_the_git_settings_read_are_read_as_git_writes_them(tmp_path: Path) -> No
     assert settings_read(place) != included, "an included file's rewrite counts"  # type: ignore[arg-type]
     (tmp_path / "team.cfg").write_text('[user]\n\tname = z\n')
     assert settings_read(place) == digest(f'[includeIf "gitdir:{repo}/"]\n\tpath = "{tmp_path / "team.cfg"}"\n')
+    on_main = digest(f'[includeIf "onbranch:main"]\n\tpath = "{tmp_path / "team.cfg"}"\n')
+    git(repo, "checkout", "-q", "-b", "other")
+    assert settings_read(place) != on_main, "the branch turns the included file on or off"  # type: ignore[arg-type]
 
 
 def _policy_without_the_reviewer(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -211,7 +211,8 @@ def settings_read(place: Place) -> str:
     (``git config user.name``, ``git remote add``, ``git push -u`` naming a branch's upstream)
     keeps the index. Read as text, without a git library, and generously: a header it cannot
     read counts as such a section, a line continued after one counts too, and an included file
-    counts whatever the condition it is included under. An origin that is a path on this
+    counts whatever the condition it is included under (and, under ``onbranch:``, so does the
+    branch checked out, which turns it on or off). An origin that is a path on this
     machine gives the scope of the repository there (``gitstore.scope.url_scope``): its
     folder and its own configuration count too, and so on along the chain."""
     kept: list[str] = []
@@ -219,6 +220,12 @@ def settings_read(place: Place) -> str:
     for path in (*_config_files(place.common), os.path.join(place.gitdir, "config.worktree")):
         _lines_read(path, kept, 0, origins)
     _origins_read(origins, place.root, kept, 0)
+    if any(line.lower().startswith('[includeif "onbranch:') for line in kept):  # it reads as the branch checked out
+        try:
+            with open(os.path.join(place.gitdir, "HEAD"), "rb") as handle:
+                kept.append("HEAD " + handle.read(4096).decode("utf-8", "surrogateescape").strip())
+        except OSError:
+            pass
     return sha256_hex("\n".join(kept).encode("utf-8", "surrogateescape"))
 
 
