@@ -115,7 +115,7 @@ class Damaged(Exception):
             return
         try:
             os.unlink(self.file)
-        except FileNotFoundError:
+        except OSError:  # gone already, or not to be removed (a checkout mounted read-only since)
             pass
 
 
