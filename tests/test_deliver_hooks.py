@@ -380,6 +380,43 @@ def test_a_damaged_ledger_is_named_in_the_log_with_what_to_do(world: World, tmp_
                          "move it aside and the next delivery starts a new one"), last
 
 
+def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stops(world: World, tmp_path: Path) -> None:
+    """A commit that un-ignores ``okf/.memory/`` leaves the index current (no ref of memory, no
+    setting moved), and the hook kept delivering and recording there, beside the index holding
+    this machine's personal learnings, all of which ``git add -A`` would commit. Once a capture
+    found it and left its marker, the context hook removes the index and stays inert; once git
+    ignores the folder again, it delivers again."""
+    import sys
+
+    copy = world.copy(tmp_path / "widgets")
+    ensure(locate(str(copy.root)))
+    index = copy.root / "okf" / ".memory" / "cache" / "recall.sqlite"
+    ledger = copy.root / "okf" / ".memory" / "deliveries.sqlite"
+    (copy.root / ".gitignore").write_text("!/okf/.memory/\n")
+    git(copy.root, "add", ".gitignore")
+    git(copy.root, "commit", "-q", "-m", "un-ignore")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_HOOK_INLINE": "1"}
+
+    def capture(session: str) -> None:
+        event = {"session_id": session, "transcript_path": str(tmp_path / f"{session}.jsonl"), "cwd": str(copy.root),
+                 "hook_event_name": "SessionEnd", "reason": "exit"}
+        subprocess.run([sys.executable, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"], env=env,
+                       input=json.dumps(event).encode(), capture_output=True, cwd=copy.root, timeout=60, check=True)
+
+    capture("first")
+    assert (copy.root / ".git" / "gitstore" / "unignored").exists()
+    recorded = ledger.read_bytes() if ledger.exists() else None
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    assert done.returncode == 0 and done.stdout == b"", done
+    assert not index.exists() and (ledger.read_bytes() if ledger.exists() else None) == recorded
+    git(copy.root, "rm", "-q", ".gitignore")
+    git(copy.root, "commit", "-q", "-m", "ignored again")
+    capture("second")
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "t", prompt=PROMPT), copy.root)
+    assert world.ids["jitter"].encode() in done.stdout, done
+
+
 def test_configuration_cannot_raise_the_ceilings(world: World, tmp_path: Path) -> None:
     copy = world.copy(tmp_path / "widgets")
     config = copy.root / "okf" / ".memory" / "config.json"

@@ -42,13 +42,13 @@ try:
 except ImportError:  # pragma: no cover - other Python builds
     import signal  # type: ignore[no-redef]
 
-from gitstore.capture.hooklog import described, failure, log, working_dir
+from gitstore.capture.hooklog import away, described, failure, log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import Damaged, lock_path, open_index, writable
 from gitstore.deliver.index import path as index_path
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Untrusted
-from gitstore.deliver.place import check_trusted, locate, not_own, work_tree
+from gitstore.deliver.place import NOT_IGNORED, check_trusted, locate, not_own, work_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,6 +132,8 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     """The current index, rebuilding it in the background if it is stale; None if it is not
     ready by the deadline (at once without ``wait``). Where the cache folder cannot be written
     (a checkout mounted read-only) no rebuild could keep one: it is built here, in memory."""
+    if away(place.root) is not None:  # a capture found git not ignoring okf/.memory/ since the index was built
+        _unignored(place)
     found = open_index(place, heads.fingerprint(place))
     if found is not None or place.provider == "memory":  # the memory provider keeps nothing to index
         return found
@@ -156,6 +158,18 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
                 _NOT_READY[0] = REBUILD_FAILED
             return found
     return None
+
+
+def _unignored(place: Place) -> None:
+    """Git does not ignore ``okf/.memory/`` any longer (a commit un-ignored it, and a capture left
+    its marker, ``hooklog.away``): whatever is written there, ``git add -A`` commits, the index
+    with the text of this machine's personal learnings too, and a current index holds the
+    verdict of the folder taken when it was built. The index, a disposable cache, is removed,
+    and the folder is inert, as git would say if asked: nothing is delivered or recorded."""
+    from gitstore._files import discard
+
+    discard(index_path(place))
+    raise Untrusted(NOT_IGNORED)
 
 
 def _written(place: Place) -> tuple[int, int] | None:
