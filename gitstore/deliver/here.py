@@ -21,7 +21,7 @@ from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, check_trusted, locate
 from gitstore.deliver.recall import Recall, delivered, item_of, recall, scanner_verdict
-from gitstore.errors import IntegrityError, Refused, UsageError
+from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 
 T = TypeVar("T")
 
@@ -67,6 +67,8 @@ def read_index(place: Place, read: Callable[[Index], T]) -> T:
         try:
             return read(index)
         except Damaged as exc:
+            if not exc.damaged:  # an I/O error, a lock: the file may be sound, and stays
+                raise GitstoreError(f"{exc}: {idx_path(place)}") from None
             if attempt:
                 raise IntegrityError(f"{exc}, even as built again: {idx_path(place)} (a disposable cache) "
                                      "was removed; try again") from None

@@ -227,6 +227,8 @@ def respond(harness: str, payload: dict[str, Any], cwd: str, deadline: float) ->
     try:
         result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
     except Damaged as exc:  # its fingerprint current, it would fail every prompt until memory moved
+        if not exc.damaged:
+            raise Problem(str(exc)) from None
         exc.discard()
         log(place.root, harness, f"{exc}: removed, and built again")
         result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))

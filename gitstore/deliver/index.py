@@ -101,17 +101,20 @@ def writable(place: Place) -> bool:
 
 
 class Damaged(Exception):
-    """An index whose fingerprint is current but which SQLite cannot read through (a damaged
-    file: garbage or a cut where its pages were). Nothing would ever build it again, its
-    fingerprint matching: being a disposable cache, it is removed (``discard``) and built again."""
+    """An index whose fingerprint is current but which SQLite cannot read through. ``damaged``:
+    the file is (garbage or a cut where its pages were: SQLite's own ``DatabaseError``, neither
+    an operational one, such as an I/O error or a lock, nor a misuse). Nothing would ever build
+    a damaged one again, its fingerprint matching: being a disposable cache, it is removed
+    (``discard``) and built again."""
 
     def __init__(self, file: str | None, stamp: tuple[int, int] | None, exc: Exception) -> None:
         super().__init__(f"recall's index cannot be read ({' '.join(str(exc).split())[:120]})")
         self.file, self.stamp = file, stamp
+        self.damaged = type(exc) is sqlite_db.sqlite.DatabaseError  # SQLITE_CORRUPT, SQLITE_NOTADB
 
     def discard(self) -> None:
         """Remove the damaged file, unless another one (a build's) took its place meanwhile."""
-        if self.file is None or self.stamp is None or _stamp(self.file) != self.stamp:
+        if not self.damaged or self.file is None or self.stamp is None or _stamp(self.file) != self.stamp:
             return
         try:
             os.unlink(self.file)
@@ -129,7 +132,7 @@ def _stamp(file: str) -> tuple[int, int] | None:
 
 
 def _reads(method: Any) -> Any:
-    """``method`` of an open index, a read SQLite fails taken for damage (``Damaged``)."""
+    """``method`` of an open index, a read SQLite fails raising ``Damaged``."""
     def read(self: Index, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
