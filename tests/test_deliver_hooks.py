@@ -24,6 +24,7 @@ from gitstore.deliver.limits import MAX_ITEM_CHARS, MAX_ITEMS, MAX_TOTAL_CHARS, 
 from gitstore.deliver.place import locate
 from gitstore.deliver.recall import item_of
 
+from . import cli
 from .cli import ok
 from .conftest import ROOT, git
 from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
@@ -519,7 +520,10 @@ def test_a_rebuild_that_fails_ends_the_wait(world: World, tmp_path: Path) -> Non
                           cwd=copy.root, env=env, timeout=120)
     assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 30
     log = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text().splitlines()
-    assert "recall index rebuild failed: _SeveralRepositories" in log[-2], log
+    assert ("recall index rebuild failed: _SeveralRepositories (gitstore cannot use this repository's settings or "
+            "records: `gitstore recall` here says why)") in log[-2], log
+    said = cli.gitstore("recall", "retry", cwd=copy.root)
+    assert said.returncode == 1 and "origin has 2 URLs naming different repositories" in said.stderr, said
     assert "recall's index could not be built (its rebuild failed: the log says why)" in log[-1], log
 
 

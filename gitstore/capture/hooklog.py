@@ -198,10 +198,11 @@ KINDS = {
 }
 
 
-def described(exc: BaseException) -> str:
+def described(exc: BaseException, kinds: dict[str, str] = KINDS) -> str:
     """An exception as a log line names it (``failure``), with what went wrong in words that
     quote nothing read: an operating system error's own text (``No space left on device``,
-    never the file it names), a gitstore error's kind (``KINDS``) and what to run."""
+    never the file it names), a gitstore error's kind (``kinds``, a capture's by default) and
+    what to run."""
     if isinstance(exc, OSError) and isinstance(exc.errno, int):
         what = os.strerror(exc.errno)
     elif _unaccepted(exc):
@@ -209,7 +210,7 @@ def described(exc: BaseException) -> str:
     elif _cut_short(exc):
         what = "memory's history is shallow here (a fetch with --depth cut it): `gitstore sync` fetches it whole"
     else:
-        what = next((KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in KINDS), "")
+        what = next((kinds[c.__name__] for c in type(exc).__mro__ if c.__name__ in kinds), "")
     name, _, where = failure(exc).partition(" at ")
     return f"{name}{f' ({what})' if what else ''}{f' at {where}' if where else ''}"
 

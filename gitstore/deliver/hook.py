@@ -42,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover - other Python builds
     import signal  # type: ignore[no-redef]
 
-from gitstore.capture.hooklog import away, described, failure, log, working_dir
+from gitstore.capture.hooklog import KINDS, away, described, failure, log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import Damaged, lock_path, open_index, writable
 from gitstore.deliver.index import path as index_path
@@ -68,6 +68,12 @@ _NOT_READY = [""]  # why no index was ready, when it is not that a build is stil
 STALE_AS_BUILT = ("recall's index was out of date as soon as it was built (the store moved while it was built); "
                   "nothing this time")
 REBUILD_FAILED = "recall's index could not be built (its rebuild failed: the log says why); nothing this time"
+# a rebuild reads this clone's settings and stored records, no session: what a capture's words
+# (``hooklog.KINDS``) say of a session is said of those, with the command that names the cause
+REBUILD_KINDS = {**KINDS,
+                 "InvalidInput": "gitstore cannot use this repository's settings or records: `gitstore recall` "
+                                 "here says why",
+                 "ContractError": "a stored record fails its contract: `gitstore verify` names it"}
 BUILDS = 2  # builds in one background rebuild: the store moved during the first, built again once
 
 
@@ -344,7 +350,7 @@ def _rebuild(root: str) -> int:
     except Inert:
         pass
     except BaseException as exc:  # noqa: BLE001
-        log(root, "-", f"recall index rebuild failed: {described(exc)}")
+        log(root, "-", f"recall index rebuild failed: {described(exc, REBUILD_KINDS)}")
     return 0
 
 
