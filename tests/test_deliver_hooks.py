@@ -418,6 +418,41 @@ def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stop
     assert world.ids["jitter"].encode() in done.stdout, done
 
 
+def test_links_a_pull_put_in_the_cache_are_never_read_through(world: World, tmp_path: Path) -> None:
+    """A plain ``git pull`` checks a symbolic link a commit added out over the clone's own
+    ignored files without a word. At the index or the scanner's kept verdicts, one at a FIFO
+    (or at ``/dev/tty``, whose read waits for what the user types) held the hook past its time
+    limit, reading through it: the hook reads neither through a link (one at the index makes
+    the folder inert) and opens no FIFO."""
+    import time
+
+    copy = world.copy(tmp_path / "widgets")
+    ensure(locate(str(copy.root)))
+    cache = copy.root / "okf" / ".memory" / "cache"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "30"}
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+
+    def prompt(session: str) -> tuple[bytes, float]:
+        started = time.monotonic()
+        done = subprocess.run(command, shell=True, env=env, cwd=copy.root, capture_output=True, timeout=90,
+                              input=json.dumps(payload("claude-code", "UserPromptSubmit", copy.root, session,
+                                                       prompt=PROMPT)).encode())
+        return done.stdout, time.monotonic() - started
+
+    (cache / "safety-verdicts.json").unlink(missing_ok=True)
+    (cache / "safety-verdicts.json").symlink_to(fifo)
+    said, took = prompt("verdicts")
+    assert world.ids["jitter"].encode() in said and took < 20, (said, took)
+    (cache / "recall.sqlite").unlink()
+    (cache / "recall.sqlite").symlink_to(fifo)
+    git(copy.root, "add", "-f", "okf/.memory/cache/recall.sqlite")
+    git(copy.root, "commit", "-q", "-m", "a link where the index is")
+    said, took = prompt("index")
+    assert said == b"" and took < 20, (said, took)
+
+
 def test_configuration_cannot_raise_the_ceilings(world: World, tmp_path: Path) -> None:
     copy = world.copy(tmp_path / "widgets")
     config = copy.root / "okf" / ".memory" / "config.json"

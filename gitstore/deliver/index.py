@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+from stat import S_ISREG
 
 from gitstore.deliver import db as sqlite_db
 
@@ -123,10 +124,14 @@ class Damaged(Exception):
 
 
 def _stamp(file: str) -> tuple[int, int] | None:
-    """Which file stands at ``file`` (a build renames a new one over it), None when none does."""
+    """Which file stands at ``file`` (a build renames a new one over it), None when no regular
+    file does (a symbolic link, a FIFO, a device: SQLite's read of one can block past any time
+    limit, a terminal's taking what the user types)."""
     try:
-        found = os.stat(file)
+        found = os.lstat(file)
     except OSError:
+        return None
+    if not S_ISREG(found.st_mode):
         return None
     return found.st_ino, found.st_mtime_ns
 
@@ -324,7 +329,12 @@ def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], t
 
 
 def open_index(place: Place, fingerprint: str | None) -> Index | None:
-    """The index if it exists and was built from exactly the current state, else None."""
+    """The index if it exists and was built from exactly the current state, else None; never
+    read through a symbolic link (Untrusted): a plain ``git pull`` checks one a commit added
+    out over the clone's own ignored index without a word, and SQLite's read through one to a
+    FIFO held the agent hook past its time limit (one to ``/dev/tty`` waits for what the user
+    types)."""
+    refuse_links(place)
     return open_file(path(place), fingerprint)
 
 
@@ -333,6 +343,8 @@ def open_file(file: str, fingerprint: str | None) -> Index | None:
     if fingerprint is None:
         return None
     stamp = _stamp(file)
+    if stamp is None:
+        return None
     try:
         index = Index(sqlite_db.connect(file, readonly=True, immutable=True), file, stamp)
     except sqlite_db.Error:

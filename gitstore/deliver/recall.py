@@ -88,6 +88,7 @@ class Verdicts:
         if self._known is None:
             import json
             import os
+            import stat
 
             folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
             stats = []
@@ -98,8 +99,11 @@ class Verdicts:
             self._version = ";".join([VERDICT, *stats])
             self._known = {}
             if self._kept is not None:
-                try:
-                    with open(self._kept, encoding="ascii") as handle:
+                try:  # never through a link nor from a FIFO or a device (``index._stamp``)
+                    fd = os.open(self._kept, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                    with open(fd, encoding="ascii") as handle:
+                        if not stat.S_ISREG(os.fstat(fd).st_mode):
+                            raise ValueError("not a file")
                         data = json.load(handle)
                     if isinstance(data, dict) and data.get("version") == self._version:
                         self._known = {k: v for k, v in data.get("verdicts", {}).items() if isinstance(v, bool)}
