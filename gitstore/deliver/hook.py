@@ -48,7 +48,7 @@ from gitstore.deliver.index import Damaged, lock_path, open_index, writable
 from gitstore.deliver.index import path as index_path
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Untrusted
-from gitstore.deliver.place import NOT_IGNORED, check_trusted, locate, not_own, work_tree
+from gitstore.deliver.place import check_trusted, locate, not_own, work_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     ready by the deadline (at once without ``wait``). Where the cache folder cannot be written
     (a checkout mounted read-only) no rebuild could keep one: it is built here, in memory."""
     if away(place.root) is not None:  # a capture found git not ignoring okf/.memory/ since the index was built
-        _unignored(place)
+        _unignored(place)  # (git asked again: that capture may have been the last, and the folder ignored since)
     found = open_index(place, heads.fingerprint(place))
     if found is not None or place.provider == "memory":  # the memory provider keeps nothing to index
         return found
@@ -167,15 +167,18 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
 
 
 def _unignored(place: Place) -> None:
-    """Git does not ignore ``okf/.memory/`` any longer (a commit un-ignored it, and a capture left
-    its marker, ``hooklog.away``): whatever is written there, ``git add -A`` commits, the index
-    with the text of this machine's personal learnings too, and a current index holds the
-    verdict of the folder taken when it was built. The index, a disposable cache, is removed,
-    and the folder is inert, as git would say if asked: nothing is delivered or recorded."""
+    """A capture found git not ignoring ``okf/.memory/`` (a commit un-ignored it) and left its
+    marker (``hooklog.away``), which only a later capture removes, while a current index holds
+    the verdict on the folder taken when it was built. Git is asked again; where the folder is
+    still not the clone's own, whatever is written there ``git add -A`` commits, the index with
+    the text of this machine's personal learnings too: the index, a disposable cache, is
+    removed, and the folder is inert (Untrusted): nothing is delivered or recorded."""
     from gitstore._files import discard
 
-    discard(index_path(place))
-    raise Untrusted(NOT_IGNORED)
+    reason = not_own(place.root)
+    if reason is not None:
+        discard(index_path(place))
+        raise Untrusted(reason)
 
 
 def _written(place: Place) -> tuple[int, int] | None:

@@ -127,9 +127,6 @@ def check_trusted(place: Place) -> None:
         raise Untrusted(reason)
 
 
-NOT_IGNORED = "git does not ignore okf/.memory/: this checkout's gitstore state is not local; delivery is inert"
-
-
 def not_own(root: str) -> str | None:
     """Why the state folder of the work tree at ``root`` is not the clone's own, or None when
     it is: git ignores ``okf/.memory/`` and tracks nothing under it. A repository can commit
@@ -151,7 +148,7 @@ def not_own(root: str) -> str | None:
     except OSError:
         return "git cannot be run to say whether okf/.memory/ is this clone's own; delivery is inert"
     if not ignored or listed.returncode != 0:
-        return NOT_IGNORED
+        return "git does not ignore okf/.memory/: this checkout's gitstore state is not local; delivery is inert"
     if tracked:
         return (f"git tracks {len(tracked)} file(s) under okf/.memory/ (they came with the repository); "
                 "delivery is inert")
