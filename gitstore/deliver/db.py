@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 Error = sqlite.Error
 OperationalError = sqlite.OperationalError  # cannot open, read-only, locked: not damage
+DatabaseError = sqlite.DatabaseError  # what damage (SQLITE_CORRUPT, SQLITE_NOTADB) raises, itself
 
 
 def uri_path(file: str) -> str:

@@ -336,14 +336,15 @@ def _section(line: str) -> tuple[str, str | None, str] | None:
     rest = line[at:].lstrip()
     if not name or not rest.startswith('"'):
         return None
-    sub, at = [], 1
+    chars: list[str] = []
+    at = 1
     while at < len(rest) and rest[at] != '"':
         at += rest[at] == "\\"  # an escaped character stands for itself
-        sub.append(rest[at:at + 1])
+        chars.append(rest[at:at + 1])
         at += 1
     if rest[at + 1:at + 2] != "]":
         return None
-    return name, "".join(sub), rest[at + 2:]
+    return name, "".join(chars), rest[at + 2:]
 
 
 def _continues(line: str) -> bool:

@@ -111,7 +111,7 @@ class Damaged(Exception):
     def __init__(self, file: str | None, stamp: tuple[int, int] | None, exc: Exception) -> None:
         super().__init__(f"recall's index cannot be read ({' '.join(str(exc).split())[:120]})")
         self.file, self.stamp = file, stamp
-        self.damaged = type(exc) is sqlite_db.sqlite.DatabaseError  # SQLITE_CORRUPT, SQLITE_NOTADB
+        self.damaged = type(exc) is sqlite_db.DatabaseError  # SQLITE_CORRUPT, SQLITE_NOTADB
 
     def discard(self) -> None:
         """Remove the damaged file, unless another one (a build's) took its place meanwhile."""
