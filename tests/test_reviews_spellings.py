@@ -20,6 +20,7 @@ from gitstore.queries.verify import verify
 from gitstore.sync.remote import sync
 
 from .conftest import git, shared
+from .test_scope_spellings import reached_under
 from .world import ready_repo
 
 UPPER = "https://github.com/Codertocat/Hello-World.git"
@@ -33,15 +34,8 @@ def hook(name: str) -> Path:
 
 @pytest.fixture
 def hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The team's remote, which git reaches under both spellings of its GitHub address (the
-    library computing the scope reads the origin URL as written)."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
-    for n, url in enumerate((UPPER, LOWER)):
-        monkeypatch.setenv(f"GIT_CONFIG_KEY_{n}", f"url.{bare}.insteadOf")
-        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{n}", url)
-    return bare
+    """The team's remote, which git reaches under both spellings of its GitHub address."""
+    return reached_under(tmp_path, monkeypatch, UPPER, LOWER)
 
 
 def _two_clones(tmp: Path) -> tuple[Path, Path]:

@@ -28,16 +28,22 @@ UPPER = "https://github.com/Acme/Widgets.git"
 LOWER = "https://github.com/acme/widgets.git"
 
 
-@pytest.fixture
-def hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The team's remote, which git reaches under both spellings of its GitHub address."""
+def reached_under(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *urls: str) -> Path:
+    """A bare remote, ``remote.git``, which git reaches under each of ``urls`` for this test (the
+    library computing the scope reads the origin URL as written)."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
-    for n, url in enumerate((UPPER, LOWER)):
+    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(urls)))
+    for n, url in enumerate(urls):
         monkeypatch.setenv(f"GIT_CONFIG_KEY_{n}", f"url.{bare}.insteadOf")
         monkeypatch.setenv(f"GIT_CONFIG_VALUE_{n}", url)
     return bare
+
+
+@pytest.fixture
+def hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The team's remote, which git reaches under both spellings of its GitHub address."""
+    return reached_under(tmp_path, monkeypatch, UPPER, LOWER)
 
 
 def _first(tmp: Path, origin: str, keys: dict[str, tuple[Path, str]]) -> Context:
