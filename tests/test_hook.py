@@ -508,6 +508,8 @@ def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: d
     assert done.returncode == 0 and done.stdout == b""
     assert not any("abandoned" in line for line in log_lines(repo)), "the agent never waits for capture"
     assert _wait_for(lambda: any("abandoned" in line for line in log_lines(repo)))
+    if Path("/proc/self/cmdline").exists():  # the process writing the timeout's receipt holds the kept job till it ends
+        assert _wait_for(lambda: not _running_with(str(state / "inbox"))), "the timeout's receipt is written"
     done, _ = hook(direct("claude-code"), detached, repo, payload(repo, session_id="next"))
     assert done.returncode == 0 and done.stdout == b""
     assert _wait_for(lambda: len(calls(detached)) == 2), "the next run captures its job and retries the kept one"
