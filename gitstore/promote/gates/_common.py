@@ -76,17 +76,12 @@ def files_only(argv: Sequence[str] | None) -> list[str] | None:
     return None if any(a.startswith("-") for a in args) else args
 
 
-def run(prog: str, gate: Callable[[], int], again: str | None = None) -> int:
-    """Run a gate; an error it cannot turn into findings is one line and exit 1. ``again``: the
-    gate's module, whose ``main`` a push of several refs runs once more for each ref pre-commit
-    did not hand it (``_pushed``)."""
+def run(prog: str, gate: Callable[[], int]) -> int:
+    """Run a gate; an error it cannot turn into findings is one line and exit 1. A gate that
+    judges a push's range is ``_pushed.with_others(gate)``, run again for each ref pre-commit did
+    not hand it."""
     try:
-        code = gate()
-        if again is not None and os.environ.get("PRE_COMMIT_REMOTE_NAME"):
-            from gitstore.promote.gates._pushed import judge_others
-
-            code |= judge_others(prog, again, top_level())
-        return code
+        return gate()
     except GitstoreError as exc:
         print(f"{prog}: error: {shown(one_line(str(exc)))}", file=sys.stderr)  # it may name a file
         return 1

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from gitstore.promote.gates._common import _process, git, hook_filter, on_the_remote
+from gitstore.promote.gates._common import _process, git, hook_filter, on_the_remote, top_level
 
 AGAIN = "GITSTORE_GATE_PUSHED_REF"  # set for a gate run again for another ref: it looks no further
 _RANGE = ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_ORIGIN", "PRE_COMMIT_SOURCE")
@@ -311,6 +311,19 @@ def others(root: Path) -> list[tuple[str, dict[str, str]]]:
                         "PRE_COMMIT_ORIGIN": start, "PRE_COMMIT_SOURCE": ref.commit})
         found.append((ref.name, env))
     return found
+
+
+def with_others(prog: str, gate: Callable[[], int], module: str) -> Callable[[], int]:
+    """``gate``, and at pre-push the gate ``prog`` (``module``'s ``main``) run again for each
+    other ref the push sends (``judge_others``)."""
+
+    def judged() -> int:
+        code = gate()
+        if os.environ.get("PRE_COMMIT_REMOTE_NAME"):
+            code |= judge_others(prog, module, top_level())
+        return code
+
+    return judged
 
 
 def judge_others(prog: str, module: str, root: Path) -> int:

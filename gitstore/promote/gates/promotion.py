@@ -1258,4 +1258,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             end = pushed_whole()
         return report(check(args.files, root, start, end))
 
-    return run(PROG, gate, again=__name__)
+    from gitstore.promote.gates._pushed import with_others
+
+    return run(PROG, with_others(PROG, gate, __name__))

@@ -1111,4 +1111,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(warning)
         return report(failing)
 
-    return run(PROG, gate, again=__name__)
+    from gitstore.promote.gates._pushed import with_others
+
+    return run(PROG, with_others(PROG, gate, __name__))

@@ -852,4 +852,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = top_level()
         return report(check(files_of_change(files, root, PROG), root, wiki, base_revision(base, root)))
 
-    return run(PROG, gate, again=__name__)
+    from gitstore.promote.gates._pushed import with_others
+
+    return run(PROG, with_others(PROG, gate, __name__))
