@@ -1253,3 +1253,28 @@ def test_a_push_of_several_refs_has_each_ref_judged(hooked: tuple[Path, dict, st
     assert "refs/heads/" not in _git(root, "ls-remote", "upstream", "notes", "leak")  # nothing was pushed
     out = _git(root, "push", "upstream", "notes")  # the branch leak is not pushed: it blocks nothing
     assert "leak" not in out and "deploy.txt" not in out, out
+
+
+def test_okf_memory_a_gitignore_no_longer_ignores_fails_the_scan_at_commit_and_at_pre_push(
+        hooked: tuple[Path, dict, str]) -> None:
+    """A ``.gitignore`` pulled from the team negates the ignore rule ``gitstore init`` wrote for
+    ``okf/.memory/``: ``git add`` then stages this clone's configuration and delivery ledger.
+    The scan refuses the commit naming each file, and a push of commits that added them is
+    refused even once a later commit ``git rm --cached`` them (the history still holds them)."""
+    root, learning, branch = hooked
+    assert (root / "okf/.memory/config.json").is_file()
+    (root / ".gitignore").write_text("!/okf/.memory/\n")
+    _git(root, "add", ".gitignore", "okf/.memory")
+    staged = _git(root, "diff", "--cached", "--name-only").split()
+    assert "okf/.memory/config.json" in staged, staged
+    out = _git(root, "commit", "-m", "ignore less", code=1)
+    said = "okf/.memory/config.json:1: this file is personal memory of this machine"
+    assert said in out and "git rm -r --cached okf/.memory" in out, out
+    _git(root, "commit", "-q", "--no-verify", "-m", "ignore less")
+    _git(root, "rm", "-r", "-q", "--cached", "okf/.memory")
+    _git(root, "commit", "-q", "--no-verify", "-m", "untrack")
+    out = _git(root, "push", "upstream", "main", code=1)
+    added = _git(root, "rev-parse", "HEAD~1").strip()[:12]
+    assert f"okf/.memory/config.json:1: in commit {added}, which the push sends" in out, out
+    assert "git rebase -i" in out, out
+    assert _git(root, "ls-remote", "upstream", "main").split()[0] == _git(root, "rev-parse", "HEAD~2").strip()

@@ -80,6 +80,10 @@ rewrite the history before pushing: a credential a later commit deletes is still
 every clone. Secrets are findings there in any text file, and quarantines by the tip's rules;
 the base's ``.gitstore-allow`` clears a value (``_history_allowlist``). Each message of those
 commits is scanned for a credential of a known format (``_scan_messages``).
+
+A file under ``okf/.memory/``, this clone's local state, fails whatever its bytes and whatever a
+``.gitignore`` says (``_local_state``), and so does one a commit of what is pushed added
+(``_local_history``).
 """
 
 from __future__ import annotations
@@ -153,6 +157,7 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
                                                                                    agents_read, called),
                                               lambda row: (row[0], Finding(*row[1])),
                                               weights=lambda items: _blob_sizes(root, items))]
+        failing += _local_history(history)
     if commits:
         failing += _scan_messages(root, commits, scanner)
     return failing, [f for failing, f in rows if not failing]
@@ -328,6 +333,21 @@ def _scan_history(items: Sequence[str], root: Path, scanner: ConservativeScanner
     finally:
         reader.close()
     return rows
+
+
+def _local_history(items: Sequence[str]) -> list[Finding]:
+    """A finding for each blob of ``_history`` under ``okf/.memory/`` (``is_local_state``): a
+    commit of the push added this clone's local state, which a later commit's ``git rm --cached``
+    leaves in what every clone fetches."""
+    found = []
+    for item in items:
+        _, _, commit, parents, rel = item.split("\t", 4)
+        if is_local_state(rel):
+            how = f"git rebase -i {commit[:12]}^" if parents else "git rebase -i --root"
+            fix = REWRITE.format(how=how, commit=commit[:12])
+            found.append(Finding(rel, 1, f"in commit {commit[:12]}, which the push sends though its tip no longer "
+                                         f"holds this: {LOCAL.format(what='this file', fix=fix)}"))
+    return found
 
 
 # what .gitattributes may say that has a checkout write a file otherwise than git holds it: a
@@ -569,7 +589,7 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
 def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: Callable[[str], bool],
               held: CommittedFiles, advice: _Advice) -> list[tuple[bool, Finding]]:
     rel = relative(name, root)
-    named = _named(name, rel, scanner, held)
+    named = _local_state(name, rel, held) + _named(name, rel, scanner, held)
     try:
         committed = _committed(name, rel, agents_read) if held.held is None else _in_git(rel, agents_read, held)
     except _NotAFile as exc:  # a FIFO, a device: never read (a FIFO would block), never committed
@@ -577,6 +597,33 @@ def _scan_one(name: str, root: Path, scanner: ConservativeScanner, agents_read: 
     if committed is None:
         return named
     return named + _scan_text(name, rel, committed, scanner, agents_read, advice)
+
+
+# this clone's own state, git-ignored by ``gitstore init`` (``gitstore.config.STATE_DIR``, which
+# loads pygit2: the gates do not): a commit of it publishes this machine's personal memory
+LOCAL_STATE = "okf/.memory"
+LOCAL = ("{what} is personal memory of this machine (okf/.memory/ holds the delivery ledger of what agents were "
+         "given, this clone's configuration and caches), never committed whatever .gitignore says: "
+         "{fix}, and keep the folder ignored (no !/okf/.memory/ rule in a .gitignore)")
+UNSTAGE = "git rm -r --cached okf/.memory"
+
+
+def is_local_state(rel: str) -> bool:
+    """Whether ``rel`` (from the repository's root) is ``okf/.memory/`` or lies in it, in any
+    case (a checkout that ignores case writes ``OKF/.Memory/x`` into the clone's own folder)."""
+    folded = rel.casefold()
+    return folded == LOCAL_STATE or folded.startswith(LOCAL_STATE + "/")
+
+
+def _local_state(name: str, rel: str, held: CommittedFiles) -> list[tuple[bool, Finding]]:
+    """A finding when the change holds a file under ``okf/.memory/`` (``LOCAL_STATE``): a
+    ``.gitignore`` un-ignoring the folder (``!/okf/.memory/``) or a ``git add -f`` has ``git add``
+    stage it, and a push would send it. By hand, a file the work tree holds there is one."""
+    if not is_local_state(rel):
+        return []
+    if held.held is None and not os.path.lexists(name) or held.held is not None and held.entry(rel) is None:
+        return []
+    return [(True, Finding(name, 1, LOCAL.format(what="this file", fix=UNSTAGE)))]
 
 
 _SEPARATORS = re.compile(r"[-_./\\]+")
