@@ -1534,3 +1534,25 @@ def test_an_edited_learning_is_verified_by_the_title_it_goes_by(tmp_path: Path) 
         result = promote(ctx, learning["id"], PERSON)
         assert result.packet["target"] == "okf/wiki/reliability.md", result.packet["target"]
         git(ctx.workspace.root, "branch", "-q", "-D", result.branch)
+
+
+def test_promote_push_refuses_a_branch_whose_commits_add_okf_memory(tmp_path: Path) -> None:
+    """A ``.gitignore`` pulled from the team un-ignores ``okf/.memory/``, and ``git add -A``
+    commits this clone's configuration on main; a promotion branched from there would publish it
+    with ``--push``: the push is refused, naming the commit and the file, and nothing is sent."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(root, "remote", "set-url", "origin", str(remote))
+    git(root, "push", "-q", "origin", "main")
+    (root / ".gitignore").write_text("!/okf/.memory/\n")
+    git(root, "add", ".gitignore", "okf/.memory")
+    git(root, "commit", "-q", "-m", "ignore less")
+    careless = git(root, "rev-parse", "HEAD").strip()
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON, push=True)
+    assert result.push is not None and not result.push.done, result.push
+    said = result.push.message
+    assert f"commit {careless[:12]} adds okf/.memory/config.json, personal memory of this machine" in said, said
+    assert git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/").split() == ["refs/heads/main"]

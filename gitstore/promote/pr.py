@@ -34,9 +34,18 @@ def push(root: Path, branch: str, remote: str = "origin", memory: Outcome | None
     """``git push REMOTE refs/heads/BRANCH``, never forced; ``memory`` is what sharing the
     memory refs before it did (its sentence joins the report)."""
     spec = f"refs/heads/{branch}:refs/heads/{branch}"
+    shared = f" (memory shared first: {memory.message})" if memory is not None else ""
+    local = _local_state(root, branch, remote)
+    if local is not None:
+        commit, path = local
+        return Outcome(False, f"{branch} was not pushed: its commit {commit[:12]} adds {path}, personal memory of "
+                              f"this machine (okf/.memory/ is this clone's local state: the delivery ledger of what "
+                              f"agents were given, its configuration, caches), which the push would publish: rewrite "
+                              f"the branch's history (git rebase -i {commit[:12]}^, then drop or edit that commit), "
+                              f"keep the folder ignored (no !/okf/.memory/ rule in a .gitignore), then push it again "
+                              f"with promote --push{shared}")
     done = subprocess.run(["git", "push", "--porcelain", remote, spec], cwd=root, env=git_env(),
                           capture_output=True, text=True)
-    shared = f" (memory shared first: {memory.message})" if memory is not None else ""
     if done.returncode != 0 and _rejected(done.stdout):
         return Outcome(False, f"{branch} was not pushed: {remote} has a branch of that name already (another "
                               f"clone's promotion of this learning?), which a push never replaces: review that one "
@@ -47,6 +56,27 @@ def push(root: Path, branch: str, remote: str = "origin", memory: Outcome | None
         return Outcome(False, f"{branch} was not pushed: git push {remote} {branch} failed: {why}{shared}; once "
                               f"that is fixed, push it again with promote --push")
     return Outcome(True, f"pushed {branch} to {remote}{shared}")
+
+
+def _local_state(root: Path, branch: str, remote: str) -> tuple[str, str] | None:
+    """(commit, path) of the oldest commit the push of ``branch`` would send (one no ref of
+    ``remote`` this clone fetched reaches) that adds or changes a file under ``okf/.memory/``,
+    in any case, as the ``gitstore-scan`` gate refuses it: a ``.gitignore`` un-ignoring the
+    folder has ``git add -A`` commit this clone's state; None when none does (or git cannot tell:
+    the push then says what is wrong)."""
+    done = subprocess.run(["git", "log", "--reverse", "--format=%x01%H", "--name-only", "--no-renames",
+                           "--diff-filter=d", "-z", f"refs/heads/{branch}", "--not", f"--remotes={remote}", "--",
+                           ":(icase)okf/.memory"], cwd=root, env=git_env(), capture_output=True)
+    if done.returncode != 0:
+        return None
+    commit = ""
+    for token in done.stdout.split(b"\0"):
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            commit = token[1:].decode()
+        elif token and commit:
+            return commit, token.decode("utf-8", "surrogateescape")
+    return None
 
 
 def _rejected(porcelain: str) -> bool:
