@@ -959,6 +959,20 @@ def tracked_under(root: Path, folder: Path) -> list[str]:
     return [path for path in done.stdout.split("\0") if path]
 
 
+def exposed_under(root: Path, folder: Path) -> list[str]:
+    """The files under ``folder`` git neither tracks nor ignores: what ``git add -A`` would
+    stage now (a ``.gitignore`` line un-ignoring the folder)."""
+    try:
+        rel = folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return []
+    import subprocess
+
+    done = subprocess.run(["git", "ls-files", "-z", "--others", "--exclude-standard", "--", rel], cwd=root,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, env=_git_env())
+    return sorted(path for path in done.stdout.split("\0") if path)
+
+
 def unignoring_rule(root: Path, folder: Path) -> str | None:
     """The ``!`` rule that keeps git from ignoring ``folder`` (or what it holds), as ``FILE:LINE:
     PATTERN`` (FILE from the root), or None when no such rule is the reason."""

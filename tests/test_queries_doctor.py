@@ -155,6 +155,17 @@ def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
 
 
+def test_the_state_folders_files_a_commit_would_take_are_named(repo: Path) -> None:
+    """Where a ``.gitignore`` line un-ignores ``okf/.memory/``, ``git add -A`` stages this
+    machine's personal memory: the failing check names the files it would commit."""
+    init(repo)
+    (repo / ".gitignore").write_text("!/okf/.memory/\n")
+    [check] = checks(repo, "init")
+    assert check["state"] == "fail", check
+    assert "`git add -A` would commit " in check["detail"] and "okf/.memory/config.json" in check["detail"], check
+    assert check["todo"].startswith("remove line 1 of .gitignore (!/okf/.memory/"), check
+
+
 def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None:
     init(repo)
     config = repo / "okf" / ".memory" / "config.json"

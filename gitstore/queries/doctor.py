@@ -160,7 +160,8 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
     ignored = git_ignores(workspace.root, workspace.state)
     report.add("init", OK if ignored else FAIL,
                f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
-               + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
+               + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there"
+                  + _exposed(workspace) + ")"),
                "" if ignored else _to_ignore(workspace))
     copied = copied_from(workspace.root, workspace.state, workspace.config.writer)
     if copied is not None:
@@ -250,6 +251,20 @@ def _links(report: Report, workspace: Any) -> None:
         report.add("init", WARN, f"{len(links)} symbolic link(s) under {STATE_DIR.as_posix()}/ ({shown}): a commit "
                                  "may have put them there, and gitstore never writes through one",
                    "delete them (`rm` each); `gitstore init` refuses them")
+
+
+def _exposed(workspace: Any) -> str:
+    """The state folder's files ``git add -A`` would stage now (``config.exposed_under``), as a
+    clause naming a few: this machine's personal memory (the delivery ledger, config.json, the
+    caches), which a commit and a push would publish."""
+    from gitstore._shown import one_line, shown
+    from gitstore.config import exposed_under
+
+    found = exposed_under(workspace.root, workspace.state)
+    if not found:
+        return ""
+    shown_ = ", ".join(one_line(shown(path)) for path in found[:3]) + (", ..." if len(found) > 3 else "")
+    return f"; `git add -A` would commit {len(found)} file(s) of it, this machine's personal memory: {shown_}"
 
 
 def _to_ignore(workspace: Any) -> str:
