@@ -397,6 +397,7 @@ def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stop
     (copy.root / ".gitignore").write_text("!/okf/.memory/\n")
     git(copy.root, "add", ".gitignore")
     git(copy.root, "commit", "-q", "-m", "un-ignore")
+    (copy.root / "okf" / ".memory" / ".gitignore").write_text("# a person's own\n")  # capture never replaces it
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_HOOK_INLINE": "1"}
 
     def capture(session: str) -> None:

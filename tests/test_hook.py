@@ -801,6 +801,35 @@ def test_a_failed_capture_is_logged_by_its_kind_never_quoting_what_it_read(repo:
                for line in lines), lines
 
 
+def test_a_capture_that_finds_the_state_folder_not_ignored_has_git_ignore_its_files_again(
+        repo: Path, env: dict[str, str], state: Path) -> None:
+    """A ``.gitignore`` line ``!/okf/.memory/`` pulled from the team: moving the hook's jobs and
+    log out left config.json, the delivery ledger and the caches where ``git add -A`` commits
+    them. The capture that finds it so writes ``okf/.memory/.gitignore`` holding ``*``, which git
+    reads over the line above it: nothing of the folder is staged, and the next capture stores
+    its records there again."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    (state / "deliveries.sqlite").write_bytes(b"SQLite format 3\x00")
+    real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}
+    (repo / ".gitignore").write_text("!/okf/.memory/\n")
+    subprocess.run(["git", "add", ".gitignore"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "un-ignore"], cwd=repo, check=True)
+
+    def staged() -> str:
+        return subprocess.run(["git", "add", "-A", "--dry-run"], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout
+
+    assert "okf/.memory/deliveries.sqlite" in staged()
+    done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id="first"))
+    assert done.returncode == 0 and (repo / ".git" / "gitstore" / "unignored").exists()
+    assert staged() == "", staged()
+    done, _ = hook(direct("claude-code"), real, repo, payload(repo, session_id="second"))
+    assert done.returncode == 0 and not (repo / ".git" / "gitstore" / "unignored").exists()
+    assert staged() == "", staged()
+
+
 def test_while_git_does_not_ignore_the_state_folder_no_job_or_log_line_is_left_there(
         repo: Path, env: dict[str, str], state: Path, tmp_path: Path) -> None:
     """A commit that un-ignores ``okf/.memory/`` makes a capture refuse; whatever the hook
@@ -815,6 +844,7 @@ def test_while_git_does_not_ignore_the_state_folder_no_job_or_log_line_is_left_t
     (repo / ".gitignore").write_text("!/okf/.memory/\n")
     subprocess.run(["git", "add", ".gitignore"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "un-ignore"], cwd=repo, check=True)
+    (state / ".gitignore").write_text("# a person's own\n")  # never replaced: the folder stays un-ignored
 
     def untracked() -> list[str]:
         listed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "okf/.memory/inbox",

@@ -833,6 +833,7 @@ def _move_away(spool: str, cwd: str) -> str:
         _move_log(os.path.join(root, "okf", ".memory", "logs"), os.path.join(folder, "logs"))
     except OSError as exc:
         _log(cwd, "", f"the hooks' log could not be moved out of okf/.memory/: {failure(exc)}")
+    _ignore_within(root, cwd)
     inbox = os.path.join(root, "okf", ".memory", "inbox")
     try:
         names = sorted(n for n in os.listdir(inbox) if n.endswith(".json") and
@@ -843,6 +844,28 @@ def _move_away(spool: str, cwd: str) -> str:
     for job in own:
         _hold(job, cwd)
     return _keep_or_drop(spool, cwd) if os.path.exists(spool) else f"; {HELD_KEPT}"
+
+
+IGNORE_WITHIN = "# gitstore: this clone's local state, never committed (a .gitignore un-ignored the folder)\n*\n"
+
+
+def _ignore_within(root: str, cwd: str) -> None:
+    """Write ``okf/.memory/.gitignore`` holding ``*`` where none is: a ``.gitignore`` deeper in
+    the tree takes precedence over a ``!/okf/.memory/`` line above it, so git ignores every
+    file of the folder again (this one too), and ``git add -A`` stages none of what stays
+    there (the delivery ledger, config.json, the caches). Never through a link: the folder
+    must be the work tree's own (no link on the way), and the file is created, never opened."""
+    state = os.path.join(root, "okf", ".memory")
+    try:
+        if os.path.realpath(state) != os.path.join(os.path.realpath(root), "okf", ".memory"):
+            return
+        fd = os.open(os.path.join(state, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(IGNORE_WITHIN)
+    except (FileExistsError, FileNotFoundError):  # one there already; no folder, nothing in it to stage
+        return
+    except OSError as exc:
+        _log(cwd, "", f"okf/.memory/.gitignore could not be written: {failure(exc)}")
 
 
 def _move_log(logs: str, folder: str) -> None:
