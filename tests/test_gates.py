@@ -2105,6 +2105,54 @@ def test_the_history_a_push_sends_is_scanned_whatever_its_shape(
     assert run(scan.main, ["README.md"], capsys) == (0, [])
 
 
+def test_a_value_the_history_holds_in_many_versions_is_one_finding_one_allow_line_clears(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first push of a long history sends every version of a file: a test's token kept while
+    lines around it change was a finding per version (and per line it was copied to), each with a
+    pinned line for its own line number, so one value took a dozen lines of the report and of the
+    allow list. Each value is now one finding, at the commit that added it, saying how many more
+    lines and versions hold it; the pinned line it prints clears it in every version, wherever
+    its line moved. Another value, on the same line too, is a finding of its own."""
+    token, other, _ = _tokens()
+    root = _history_repo(tmp_path, monkeypatch)
+    remote = tmp_path.parent / f"{tmp_path.name}-remote.git"
+    git(tmp_path.parent, "init", "-q", "--bare", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    test = root / "tests" / "test_login.py"
+    test.parent.mkdir()
+    versions = [f"KEY = '{token}'\n\nCOPY = '{token}'\n",  # added here, lines 1 and 3
+                f"import os\n\nKEY = '{token}'\nCOPY = '{token}'\n",  # moved to lines 3 and 4
+                f"import os\nimport re\n\nKEY = '{token}'\nCOPY = '{token}'\n",  # moved again
+                f"import os\nimport re\n\nKEY = '{token}'; OLD = '{other}'\n"]  # another value on its line
+    for n, text in enumerate(versions):
+        test.write_text(text)
+        git(root, "add", "tests/test_login.py")
+        git(root, "commit", "-q", "--no-verify", "-m", f"version {n}")
+        if n == 0:
+            added = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", "tests/test_login.py")
+    git(root, "commit", "-q", "--no-verify", "-m", "no test")
+    monkeypatch.setenv("PRE_COMMIT_REMOTE_NAME", "origin")
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")
+    code, lines = run(scan.main, ["README.md"], capsys)
+    assert code == 1 and len(lines) == 2, lines
+    assert lines[0].startswith(f"tests/test_login.py:1: in commit {added[:12]}, ") and "github-token" in lines[0], lines
+    assert lines[0].endswith("(held again on 1 more line of this version and in 3 later versions of the file, the "
+                             f"last in commit {git(root, 'rev-parse', 'HEAD~1').strip()[:12]}, which the push sends "
+                             "too: the same pinned line clears it there)"), lines
+    assert lines[1].startswith("tests/test_login.py:4: in commit ") and lines[1].count(" sha256=") == 2, lines
+    assert token not in "".join(lines) and other not in "".join(lines)
+    first = re.search(r"list (tests/test_login\.py:github-token:1 sha256=[0-9a-f]{16})", lines[0])
+    assert first, lines
+    # the one pinned line clears the value in every version, wherever its line moved; not the other
+    (root / ".gitstore-allow").write_text(first.group(1) + "\n")
+    git(root, "add", ".gitstore-allow")
+    git(root, "commit", "-q", "-m", "allow the test token")
+    code, lines = run(scan.main, ["README.md", ".gitstore-allow"], capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("tests/test_login.py:4: in commit "), lines
+    assert "held again" not in lines[0], lines
+
+
 @pytest.mark.parametrize("variable", ["PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"])
 def test_a_range_named_like_an_option_is_an_error_and_writes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str) -> None:

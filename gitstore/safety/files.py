@@ -115,8 +115,9 @@ class Allowlist(NamedTuple):
     one per entry ``submodule: PATH`` (the promotion gate's, which refuses any other submodule
     a commit adds or moves).
 
-    A pinned entry clears its value alone. One without a pin clears any finding of its kind on
-    its line, except where the list is judged against a ``base`` (the gates): there only the
+    A pinned entry clears its value alone, on its line (on any line of its file for the values
+    ``anywhere`` holds: a history's versions of a file, each with the value where it put it).
+    One without a pin clears any finding of its kind on its line, except where the list is judged against a ``base`` (the gates): there only the
     text the base holds starting on that line, so a change that puts another value on an
     allowed line (or a line shifted onto it) loses the allowance, and the finding says which
     pinned line to list."""
@@ -125,6 +126,9 @@ class Allowlist(NamedTuple):
     submodules: frozenset[str] = frozenset()
     pinned: frozenset[tuple[str, str, int, str]] = frozenset()
     base: Base | None = None
+    # (path, kind, digest) of values cleared on any line of their file: a history's blobs, which
+    # no change can renumber, hold a pinned value on the line each version put it on
+    anywhere: frozenset[tuple[str, str, str]] = frozenset()
 
     @classmethod
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
@@ -185,7 +189,7 @@ class Allowlist(NamedTuple):
         kinds = tuple(kinds)
         if self.pinned:
             digest = pin(secret)
-            if any((path, kind, line, digest) in self.pinned for kind in kinds):
+            if any((path, kind, line, digest) in self.pinned or (path, kind, digest) in self.anywhere for kind in kinds):
                 return True
         if not any((path, kind, line) in self.entries for kind in kinds):
             return False

@@ -78,7 +78,9 @@ each blob a commit of what is pushed adds or changes that the tip no longer hold
 scanned too (``_history``), each once, named by the commit that added it, whose finding says to
 rewrite the history before pushing: a credential a later commit deletes is still fetched by
 every clone. Secrets are findings there in any text file, and quarantines by the tip's rules;
-the base's ``.gitstore-allow`` clears a value (``_history_allowlist``). Each message of those
+the base's ``.gitstore-allow`` clears a value (``_history_allowlist``), a pinned line on any line
+of its file (``_anywhere``), and each value is one finding at its oldest commit, saying how many
+more lines and versions hold it (``_once``). Each message of those
 commits is scanned for a credential of a known format (``_scan_messages``).
 
 A file under ``okf/.memory/``, this clone's local state, fails whatever its bytes and whatever a
@@ -153,10 +155,10 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     if history:
         past, called = _history_allowlist(root)
         past_scanner = ConservativeScanner(past)
-        failing += [f for _, f in in_parallel(history, lambda chunk: _scan_history(chunk, root, past_scanner,
-                                                                                   agents_read, called),
-                                              lambda row: (row[0], Finding(*row[1])),
-                                              weights=lambda items: _blob_sizes(root, items))]
+        failing += _once(in_parallel(history, lambda chunk: _scan_history(chunk, root, past_scanner, agents_read,
+                                                                           called),
+                                     lambda row: (row[0], row[1], Finding(*row[2])),
+                                     weights=lambda items: _blob_sizes(root, items)))
         failing += _local_history(history)
     if commits:
         failing += _scan_messages(root, commits, scanner)
@@ -290,12 +292,21 @@ def _history_allowlist(root: Path) -> tuple[Allowlist, str]:
 
     base = _judged_against(root)
     if base is None:
-        return _allowlist(root), ""
+        return _anywhere(_allowlist(root)), ""
     revision, called = base
     if not revision:
         return Allowlist(), called
     at_base = _allowlist_at(root, revision)
-    return at_base._replace(base=Base.of(_texts_at(root, revision, sorted({p for p, _, _ in at_base.entries})))), called
+    return _anywhere(at_base._replace(base=Base.of(_texts_at(root, revision,
+                                                             sorted({p for p, _, _ in at_base.entries}))))), called
+
+
+def _anywhere(allow: Allowlist) -> Allowlist:
+    """The list with each pinned value cleared on any line of its file: the versions of a file a
+    history holds put a value on the line each one did, and none of them can be renumbered, so
+    the one pinned line a finding prints clears the value in every version (the same value, in
+    the same file: nothing another line could hold that the pin does not name)."""
+    return allow._replace(anywhere=frozenset((path, kind, digest) for path, kind, _, digest in allow.pinned))
 
 
 REWRITE = ("removing it in a later commit leaves it in what is pushed, which every clone fetches: rewrite the history "
@@ -304,15 +315,15 @@ _HISTORY_KINDS = ("secret or private path:", "quarantine:", "link target: secret
 
 
 def _scan_history(items: Sequence[str], root: Path, scanner: ConservativeScanner,
-                  agents_read: Callable[[str], bool], called: str) -> list[tuple[bool, Finding]]:
+                  agents_read: Callable[[str], bool], called: str) -> list[tuple[list[str], str, Finding]]:
     """The findings in the blobs of ``_history``, read through one ``git cat-file --batch``, each
     named by the commit that added it: secrets in any text file (a credential pushed leaks to
     whoever reads the history), what the scanner quarantines by the rules of the tip. What only
     the tip's checkout concerns (a Git LFS pointer, a document its reader cannot load) is the
-    tip's finding."""
+    tip's finding. Each comes with what it names (``_named_values``) and its commit, for ``_once``."""
     from gitstore.safety.files import NOT_ALLOWED
 
-    rows: list[tuple[bool, Finding]] = []
+    rows: list[tuple[list[str], str, Finding]] = []
     reader = CommittedFiles(root, ())
     try:
         for item in items:
@@ -323,11 +334,12 @@ def _scan_history(items: Sequence[str], root: Path, scanner: ConservativeScanner
             how = f"git rebase -i {commit[:12]}^" if parents else "git rebase -i --root"
             rewrite = REWRITE.format(how=how, commit=commit[:12])
             advice = _HistoryAdvice(rewrite, called)
+            lines: list[str] = []  # the blob's lines, split once, for a quarantine's (one finding per line)
             for failing, finding in _scan_text(rel, rel, committed, scanner, agents_read, advice):
                 if not failing or not finding.message.startswith(_HISTORY_KINDS):
                     continue
                 message = finding.message.replace(f"({NOT_ALLOWED})", f"({rewrite}; it {NOT_ALLOWED})")
-                rows.append((True, finding._replace(
+                rows.append((_named_values(rel, committed[0], finding, lines), commit, finding._replace(
                     message=f"in commit {commit[:12]}, which the push sends though its tip no longer holds this: "
                             f"{message}")))
     finally:
@@ -347,6 +359,56 @@ def _local_history(items: Sequence[str]) -> list[Finding]:
             fix = REWRITE.format(how=how, commit=commit[:12])
             found.append(Finding(rel, 1, f"in commit {commit[:12]}, which the push sends though its tip no longer "
                                          f"holds this: {LOCAL.format(what='this file', fix=fix)}"))
+    return found
+
+
+def _named_values(rel: str, text: str, finding: Finding, lines: list[str]) -> list[str]:
+    """What a finding in a blob of the history names, the same in every version of the file that
+    holds it: each value its pinned lines name (path, kind and digest, as ``_anywhere`` clears
+    them), else (a quarantine, which no line clears) the text of its line, ``lines`` holding the
+    blob's, split at the first such finding."""
+    values = [f"{rel}\0{kind}\0{digest}" for kind, digest in
+              re.findall(re.escape(rel) + r":([a-z0-9-]+):[0-9]+ (sha256=[0-9a-f]{16})", finding.message)]
+    if values:
+        return values
+    if not lines:
+        lines.extend(text.split("\n"))
+    from gitstore.safety.files import pin
+
+    said = finding.message.split(" (", 1)[0]
+    return [f"{rel}\0{said}\0line {pin(lines[finding.line - 1] if 0 < finding.line <= len(lines) else '')}"]
+
+
+def _once(rows: Sequence[tuple[list[str], str, Finding]]) -> list[Finding]:
+    """The history's findings, each value once (``_named_values``): at the first version that
+    holds it (``_history`` lists the oldest first), saying how many more lines and later versions
+    of the file the push sends hold it too. A file rewritten in many commits holds a test's
+    password in each version, on lines that move: one finding each made a first push of a long
+    history print dozens for a few values. A finding naming a value not named before stays,
+    whatever else it names: no distinct value is hidden."""
+    kept: list[tuple[Finding, str, list[str], bool]] = []
+    first: dict[str, int] = {}  # value -> the finding kept for it
+    for values, commit, finding in rows:
+        for at in {first[value] for value in values if value in first}:
+            kept[at][2].append(commit)
+        if values and all(value in first for value in values):
+            continue
+        for value in values:
+            first.setdefault(value, len(kept))
+        kept.append((finding, commit, [], bool(values) and all("\0sha256=" in value for value in values)))
+    found = []
+    for finding, commit, again, pinned in kept:
+        if again:
+            lines = again.count(commit)
+            later = list(dict.fromkeys(c for c in again if c != commit))
+            where = " and ".join(filter(None, (
+                f"on {lines} more line{'s' if lines > 1 else ''} of this version" if lines else "",
+                f"in {len(later)} later version{'s' if len(later) > 1 else ''} of the file, the last in commit "
+                f"{later[-1][:12]}" if later else "")))
+            clears = ": the same pinned line clears it there" if pinned else ""
+            finding = finding._replace(message=f"{finding.message} (held again {where}, which the push sends "
+                                               f"too{clears})")
+        found.append(finding)
     return found
 
 
