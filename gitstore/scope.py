@@ -310,6 +310,31 @@ def origin_todo(scope: str, found: str | None = None) -> str:
             "`git remote set-url origin NEW-URL && gitstore init`, then `gitstore sync`")
 
 
+_OTHER_SCOPE = re.compile(r"is of scope '([^'\s]{1,300})', not this repository's")
+
+
+def other_scope_in(why: str, scope: str | None) -> str | None:
+    """The scope a refusal ``why`` names a record of, when it is a scope of a hosted repository
+    other than ``scope``, this clone's (``_verify_git``'s "is of scope 'OLD', not this
+    repository's"): memory of what may be this repository under another name or host, which its
+    writer cannot mend. None otherwise."""
+    found = _OTHER_SCOPE.search(why)
+    if found is None or scope is None or not _is_scope(found.group(1)) or found.group(1).startswith("local/"):
+        return None
+    return found.group(1) if not same_scope(found.group(1), scope) else None
+
+
+def renamed_todo(repo: pygit2.Repository, scope: str | None, why: str) -> str | None:
+    """What reads memory a refusal ``why`` names as of another hosted scope (``other_scope_in``),
+    as a rename or move leaves it: when the default branch declares this clone's own scope a
+    former one (a clone of the old URL), pointing origin at the current URL (``origin_todo``);
+    otherwise declaring that scope a former one (``former_todo``). None for any other refusal."""
+    old = other_scope_in(why, scope)
+    if old is None or scope is None:
+        return None
+    return origin_todo(scope, old) if declares_itself(repo, scope) else former_todo(old)
+
+
 def declare_former(old: str) -> str:
     """The command line that declares ``old`` a former scope in the work tree and commits that
     file alone (from any folder of the work tree)."""

@@ -71,6 +71,9 @@ def test_a_renamed_repository_reads_its_former_memory_once_the_default_branch_de
     # undeclared: the old memory is not read, sync names why, and doctor says how to keep it
     done = cli.gitstore("sync", cwd=b)
     assert done.returncode == 3 and f"is of scope '{OLD}', not this repository's '{new}'" in done.stdout, done
+    way_out = f"if this repository was renamed or moved from {OLD}, declare it on the default branch: "
+    assert done.stdout.count(way_out) == 1 and done.stdout.count(f"gitstore scope formerly {OLD} && ") == 1, done
+    assert "merged into the default branch" in done.stdout and "set-url" not in done.stdout, done
     assert seen(b) == ([], [])
     [left] = checks(b, "fetched memory")
     assert "it is read again once that ref moves" not in left["todo"], left
@@ -351,16 +354,24 @@ def test_a_clone_of_the_old_url_is_told_to_point_origin_at_the_new_one_not_to_de
     cli.gitstore("sync", cwd=b)
     declare(a, checks(b, "fetched memory")[0]["todo"])
     cli.ok("sync", cwd=b)
+    cli.ok("grant", "--purpose", "evaluation", "--by", "github:9", cwd=a)  # two histories of the new scope
+    cli.ok("sync", cwd=a)
     made = json.loads(cli.ok("grant", "--purpose", "review", "--by", "github:10", "--json", cwd=b))  # the new scope's
     cli.ok("sync", cwd=b)
     git(moved, "push", "-q", "--mirror", str(tmp_path / "remote.git"))  # the old URL serves the same repository
     dave = team_clone(tmp_path, tmp_path / "remote.git", "dave").workspace.root
-    assert cli.gitstore("sync", cwd=dave).returncode == 3 and made["digest"] not in seen(dave)[0]
+    done = cli.gitstore("sync", cwd=dave)
+    assert done.returncode == 3 and made["digest"] not in seen(dave)[0]
     stale = (f"origin names {OLD}, which the default branch declares a former scope of this repository: point origin "
              "at the repository's current URL")
-    [left] = checks(dave, "fetched memory")
-    assert left["todo"].startswith(f"{stale} (the memory found there is of {NEW}) and take its scope: `git remote "
-                                   "set-url origin NEW-URL && gitstore init`"), left
+    assert done.stdout.count(f"is of scope '{NEW}', not this repository's") == 2, done
+    assert done.stdout.count(stale) == 1 and "git remote set-url origin NEW-URL && gitstore init" in done.stdout, done
+    assert "gitstore scope formerly" not in done.stdout, done
+    lefts = checks(dave, "fetched memory")
+    assert len(lefts) == 2, lefts
+    for left in lefts:  # alice's history and bob's
+        assert left["todo"].startswith(f"{stale} (the memory found there is of {NEW}) and take its scope: `git remote "
+                                       "set-url origin NEW-URL && gitstore init`"), left
     [former] = checks(dave, "former scopes")
     assert former["state"] == "warn" and former["todo"].startswith(stale), former
     assert f"  warning: {stale}" in cli.ok("scope", "show", cwd=dave)

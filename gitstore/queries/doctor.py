@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import GitstoreError
-from gitstore.scope import declares_itself, former_todo, origin_todo, same_scope
+from gitstore.scope import declares_itself, origin_todo, renamed_todo, same_scope
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
@@ -339,11 +339,9 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     def advice(why: str) -> str:
         if UNMENDED_NOTE in why:
             return UNMENDABLE
-        old = _former_in(why, provider.scope)
-        if old is not None and declares_itself(provider.repo, provider.scope):  # this clone's origin is the stale one
-            return origin_todo(provider.scope, old)
-        if old is not None:  # nothing its writer does mends it: the records keep the scope they were stored under
-            return former_todo(old)
+        renamed = renamed_todo(provider.repo, provider.scope, why)  # nothing its writer does mends it
+        if renamed is not None:
+            return renamed
         return DEEPENS if names_shallow(why) else fetch if judged_again(provider.repo, why) else todo
 
     todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
@@ -367,22 +365,6 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     for problem in left:
         report.add("fetched memory", WARN, str(problem), advice(problem.message))
     _kept_text(report, provider)
-
-
-def _former_in(why: str, scope: str | None) -> str | None:
-    """The scope a refusal ``why`` names a record of, when it is a scope of a hosted repository
-    other than ``scope``, this clone's (``_verify_git``'s "is of scope 'OLD', not this
-    repository's"): memory of what may be this repository under its former name or host, which
-    its writer cannot mend, and the default branch can declare (``former_todo``). None otherwise."""
-    from gitstore.scope import _is_scope
-
-    found = _OTHER_SCOPE.search(why)
-    if found is None or scope is None or not _is_scope(found.group(1)) or found.group(1).startswith("local/"):
-        return None
-    return found.group(1) if not same_scope(found.group(1), scope) else None
-
-
-_OTHER_SCOPE = re.compile(r"is of scope '([^'\s]{1,300})', not this repository's")
 
 
 def _unheld(report: Report, provider: Any, workspace: Any) -> None:

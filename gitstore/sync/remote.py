@@ -130,7 +130,7 @@ from gitstore.providers._unheld import unheld_line
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.contracts import CHECKS_VERSION
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
-from gitstore.scope import admits, same_scope, scope_label
+from gitstore.scope import admits, renamed_todo, same_scope, scope_label
 from gitstore.providers._message import message_of
 from gitstore.providers.git import KEPT_NOTE, PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -208,6 +208,7 @@ class SyncReport:
     remote: str
     came_in: list[Moved] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)  # what reads those of another scope a rename leaves, once each
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
     kept_text: list[str] = field(default_factory=list)  # snapshots that drop text no removal took: it stays read here
     restored: list[str] = field(default_factory=list)  # such text put back on the remote's snapshot of its writer
@@ -300,7 +301,8 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *self.other_repositories, *([self.policy_source] if self.policy_source else []),
                 *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
-                *(q.line for q in self.quarantined), *self.unheld, *self.kept_text, *self.brought_back, *self.restored,
+                *(q.line for q in self.quarantined), *self.renamed, *self.unheld, *self.kept_text, *self.brought_back,
+                *self.restored,
                 *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
                 *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
@@ -314,7 +316,8 @@ class SyncReport:
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
-                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested,
+                "quarantined": [q.to_json() for q in self.quarantined], "renamed": self.renamed,
+                "nested": self.nested,
                 "misnamed": self.misnamed, "cleared": self.cleared, "defaultMoved": self.default_moved,
                 "kept": self.kept, "keptText": self.kept_text, "broughtBack": self.brought_back,
                 "restored": self.restored, "parted": self.parted,
@@ -451,6 +454,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport, p
     report.misnamed = [shown_ref(name) for name in sorted(misnamed)]  # names whoever could push chose
     reading = _reopened(provider, ctx.workspace.scope)
     _held_by_reads(reading, remote, report)
+    todos = (renamed_todo(reading.repo, str(ctx.workspace.scope), q.damage) for q in report.quarantined)
+    report.renamed = list(dict.fromkeys(todo for todo in todos if todo is not None))  # as doctor advises, once
     report.unheld = unheld_lines(reading, former)  # the histories it just read, read once
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
