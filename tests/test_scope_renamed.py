@@ -374,7 +374,11 @@ def test_a_clone_of_the_old_url_is_told_to_point_origin_at_the_new_one_not_to_de
                                        "set-url origin NEW-URL && gitstore init`"), left
     [former] = checks(dave, "former scopes")
     assert former["state"] == "warn" and former["todo"].startswith(stale), former
-    assert f"  warning: {stale}" in cli.ok("scope", "show", cwd=dave)
+    shown = cli.ok("scope", "show", cwd=dave)  # the declaration is there, naming this clone's scope
+    assert f"  warning: {stale}" in shown and "none declared" not in shown, shown
+    assert (f"formerly  {OLD} (.gitstore/scope.json on main on origin): this clone's own scope, which the repository "
+            "had before") in shown, shown
+    assert json.loads(cli.ok("scope", "show", "--json", cwd=dave))["declared"] == [OLD]
     declared = (dave / ".gitstore" / "scope.json").read_bytes()  # the team's, as checked out
     refused = cli.fails(1, "scope", "formerly", NEW, cwd=dave)
     assert stale in refused and "nothing was written" in refused
@@ -410,3 +414,24 @@ def test_a_declaration_too_big_to_read_is_told_by_its_size_never_read(tmp_path: 
     assert "formerly  none read: .gitstore/scope.json on refs/heads/main is over 16384 bytes" in done.stdout, done
     code, peak_kib = done.stdout.split()[-2:]
     assert code == "0" and int(peak_kib) < 64 * 1024, f"peak {int(peak_kib) // 1024} MiB"
+
+
+def test_scope_show_names_a_declaration_of_this_clones_own_scope_and_what_it_means(tmp_path: Path) -> None:
+    """A clone whose origin is the repository's old URL reads a declaration naming its own scope
+    (and an older one): scope show prints what is declared, never "none declared", and what each
+    means here: its own scope is the stale name, the older one's memory is read."""
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "widgets").workspace.root  # origin: the old URL, github.com/acme/widgets
+    older = "github.com/acme/gizmos"
+    (root / ".gitstore").mkdir(exist_ok=True)
+    declared = {"schema": "gitstore.scope/v1", "formerly": [older, OLD]}
+    (root / ".gitstore" / "scope.json").write_text(json.dumps(declared))
+    git(root, "add", ".gitstore/scope.json")
+    git(root, "commit", "-q", "-m", "Declare")
+    shown = cli.ok("scope", "show", cwd=root)
+    assert "none declared" not in shown and "  warning: origin names " in shown, shown
+    assert (f"formerly  {older}, {OLD} (.gitstore/scope.json on main): {OLD} is this clone's own scope, which the "
+            f"repository had before") in shown and f"what was stored under {older} is read here" in shown, shown
+    found = json.loads(cli.ok("scope", "show", "--json", cwd=root))
+    assert found["declared"] == [older, OLD] and found["formerly"] == [older], found

@@ -26,6 +26,13 @@ def show(as_json: bool = JSON_OPTION) -> None:
     where = f"{FORMER_FILE} on {branch_name(found.branch)}" if found.branch else "no default branch to read them from"
     if found.problem:
         typer.echo(f"formerly  none read: {found.problem}")
+    elif found.stale:  # the file names this clone's own scope: origin names the repository as it was
+        own = [old for old in found.declared if old not in found.formerly]
+        meaning = ("this clone's own scope, which the repository had before: origin names the repository as it "
+                   "was, so what the team stores under its current scope is not read here (see the warning below)")
+        if found.formerly:
+            meaning = f"{', '.join(own)} is {meaning}; what was stored under {', '.join(found.formerly)} is read here"
+        typer.echo(f"formerly  {', '.join(found.declared)} ({where}): {meaning}")
     else:
         typer.echo(f"formerly  {', '.join(found.formerly) or 'none declared'} ({where})")
     if found.stale:

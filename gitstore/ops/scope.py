@@ -19,8 +19,9 @@ from gitstore._files import first_link, replace_file
 from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
-from gitstore.scope import (_MAX_FORMER, _MAX_FORMER_BYTES, FORMER_FILE, FORMER_SCHEMA, declared_former,
-                            declares_itself, formerly, named_former, named_scope, origin_of, origin_todo, same_scope)
+from gitstore.scope import (_MAX_FORMER, _MAX_FORMER_BYTES, FORMER_FILE, FORMER_SCHEMA, _declared,
+                            declared_former, declares_itself, formerly, named_former, named_scope, origin_of,
+                            origin_todo, same_scope)
 
 
 @dataclass
@@ -158,10 +159,12 @@ class ScopeReport:
     problem: str | None
     pending: bool
     stale: str | None = None  # what mends an origin naming a former scope (``scope.declares_itself``)
+    declared: list[str] = field(default_factory=list)  # every scope the file names, this clone's own among them
 
     def to_json(self) -> dict[str, Any]:
         return {"scope": self.scope, "origin": self.origin, "file": FORMER_FILE, "branch": self.branch,
-                "formerly": self.formerly, "problem": self.problem, "pending": self.pending, "staleOrigin": self.stale}
+                "formerly": self.formerly, "declared": self.declared, "problem": self.problem,
+                "pending": self.pending, "staleOrigin": self.stale}
 
 
 def show(workspace: Workspace) -> ScopeReport:
@@ -187,7 +190,7 @@ def show(workspace: Workspace) -> ScopeReport:
         here = b""
     stale = origin_todo(str(workspace.scope)) if declares_itself(repo, str(workspace.scope)) else None
     return ScopeReport(str(workspace.scope), origin_of(repo)[0], branch, list(named), problem,
-                       here is not None and here != there, stale)
+                       here is not None and here != there, stale, list(dict.fromkeys(_declared(repo)[0])))
 
 
 __all__ = ["FormerChange", "ScopeReport", "branch_name", "declare", "former_text", "show"]
