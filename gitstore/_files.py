@@ -66,6 +66,30 @@ def leads_out(root: Path, path: Path) -> Path | None:
     return None
 
 
+IGNORE_WITHIN = "# gitstore: this clone's local state, never committed (even where a .gitignore un-ignores the folder)\n*\n"
+
+
+def ignore_within(root: str) -> bool:
+    """Write ``okf/.memory/.gitignore`` holding ``*`` where none is; True if it was written. A
+    ``.gitignore`` deeper in the tree takes precedence over a ``!/okf/.memory/`` line above it,
+    so git ignores every file of the folder (this one too) whatever a team's ``.gitignore``
+    says, and ``git add -A`` stages none of what is kept there (the delivery ledger,
+    config.json, the caches). Never through a link: the folder must be the work tree's own (no
+    link on the way), and the file is created, never opened, so one a person or a commit put
+    there is never replaced. Raises OSError where it cannot be written (not where the folder is
+    missing: nothing in it to stage)."""
+    state = os.path.join(root, "okf", ".memory")
+    if os.path.realpath(state) != os.path.join(os.path.realpath(root), "okf", ".memory"):
+        return False
+    try:
+        fd = os.open(os.path.join(state, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except (FileExistsError, FileNotFoundError):  # one there already; no folder, nothing in it to stage
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(IGNORE_WITHIN)
+    return True
+
+
 def temporary_name(path: str | Path) -> str:
     """The name ``replace_file`` writes ``path`` under before the rename (hidden, per process)."""
     folder, name = os.path.split(os.fspath(path))

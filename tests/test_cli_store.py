@@ -153,6 +153,31 @@ def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:
     assert "okf/.memory" not in (repo / ".git" / "info" / "exclude").read_text()
 
 
+def test_a_gitignore_pulled_after_init_that_unignores_the_state_folder_exposes_nothing(repo: Path) -> None:
+    """A ``.gitignore`` line ``!/okf/.memory/`` a pull brings overrides the exclude rule: in a
+    clone with the context hook alone (no capture to notice) ``git add -A`` staged config.json
+    and the delivery ledger. init writes ``okf/.memory/.gitignore`` (``*``) up front, which git
+    reads over that line; a clone set up before gets it at its next init, which names the line."""
+    run_ok(repo, "init")
+    state = repo / "okf" / ".memory"
+    (state / "deliveries.sqlite").write_bytes(b"SQLite format 3\x00")
+    (repo / ".gitignore").write_text("!/okf/.memory/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "un-ignore")
+    assert git(repo, "add", "-A", "--dry-run") == ""
+    assert git(repo, "status", "--porcelain", "--ignored") == "!! okf/\n"
+    (state / ".gitignore").unlink()  # as a clone set up before init wrote it
+    assert "add 'okf/.memory/deliveries.sqlite'" in git(repo, "add", "-A", "--dry-run")
+    again = json.loads(run_ok(repo, "init", "--json"))
+    assert again["created"] == ["okf/.memory/.gitignore (*: git ignores every file of it)"], again
+    [left] = again["left"]
+    assert left.startswith("line 1 of .gitignore (!/okf/.memory/) un-ignores okf/.memory/"), left
+    assert git(repo, "add", "-A", "--dry-run") == ""
+    (state / ".gitignore").write_text("# a person's own\n")
+    assert gitstore(repo, "init").returncode == 1, "init never replaces it: the folder stays un-ignored"
+    assert (state / ".gitignore").read_text() == "# a person's own\n"
+
+
 def test_init_in_a_linked_worktree_has_the_shared_exclude_file_ignore_its_state(repo: Path, tmp_path: Path) -> None:
     """git reads info/exclude from the repository's common git folder only, never from a linked
     worktree's own: init there works without the main work tree being set up first."""

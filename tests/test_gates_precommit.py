@@ -1263,6 +1263,7 @@ def test_okf_memory_a_gitignore_no_longer_ignores_fails_the_scan_at_commit_and_a
     refused even once a later commit ``git rm --cached`` them (the history still holds them)."""
     root, learning, branch = hooked
     assert (root / "okf/.memory/config.json").is_file()
+    (root / "okf/.memory/.gitignore").unlink()  # as a clone set up before init wrote it
     (root / ".gitignore").write_text("!/okf/.memory/\n")
     _git(root, "add", ".gitignore", "okf/.memory")
     staged = _git(root, "diff", "--cached", "--name-only").split()

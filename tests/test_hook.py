@@ -811,6 +811,7 @@ def test_a_capture_that_finds_the_state_folder_not_ignored_has_git_ignore_its_fi
     from . import cli
 
     cli.ok("init", cwd=repo)
+    (state / ".gitignore").unlink()  # as a clone set up before init wrote it
     (state / "deliveries.sqlite").write_bytes(b"SQLite format 3\x00")
     real = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_TARGET"}
     (repo / ".gitignore").write_text("!/okf/.memory/\n")

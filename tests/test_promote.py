@@ -429,6 +429,7 @@ def test_a_staged_brief_is_never_written_where_git_would_track_it(tmp_path: Path
     session's words included) would go into the next ``git add -A``. Promote refuses, as a
     capture does, before anything is stored."""
     ctx = wiki_repo(tmp_path / "widgets", {".gitignore": "!okf/.memory/\n"})
+    (ctx.workspace.state / ".gitignore").unlink()  # as a clone set up before init wrote it
     text = "Retries in src/retry.py use jitter.\n\nTimeouts come from the caller and are never retried twice."
     learning = accepted_learning(ctx, text=text)
     _refused(ctx, learning["id"], r"okf/\.memory/ is not ignored by git, so the staged brief .* "
@@ -1546,6 +1547,7 @@ def test_promote_push_refuses_a_branch_whose_commits_add_okf_memory(tmp_path: Pa
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     git(root, "remote", "set-url", "origin", str(remote))
     git(root, "push", "-q", "origin", "main")
+    (root / "okf" / ".memory" / ".gitignore").unlink()  # as a clone set up before init wrote it
     (root / ".gitignore").write_text("!/okf/.memory/\n")
     git(root, "add", ".gitignore", "okf/.memory")
     git(root, "commit", "-q", "-m", "ignore less")

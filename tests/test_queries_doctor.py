@@ -145,6 +145,7 @@ def test_without_a_remote_the_default_branch_is_named_in_git_s_configuration(tmp
 
 def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -> None:
     init(repo)
+    (repo / "okf" / ".memory" / ".gitignore").unlink()  # as a clone set up before init wrote it
     (repo / ".gitignore").write_text("!okf/.memory/\nbuild/\n")
     [check] = checks(repo, "init")
     assert check["state"] == "fail" and "NOT ignored by git" in check["detail"], check
@@ -159,11 +160,26 @@ def test_the_state_folders_files_a_commit_would_take_are_named(repo: Path) -> No
     """Where a ``.gitignore`` line un-ignores ``okf/.memory/``, ``git add -A`` stages this
     machine's personal memory: the failing check names the files it would commit."""
     init(repo)
+    (repo / "okf" / ".memory" / ".gitignore").unlink()  # as a clone set up before init wrote it
     (repo / ".gitignore").write_text("!/okf/.memory/\n")
     [check] = checks(repo, "init")
     assert check["state"] == "fail", check
     assert "`git add -A` would commit " in check["detail"] and "okf/.memory/config.json" in check["detail"], check
     assert check["todo"].startswith("remove line 1 of .gitignore (!/okf/.memory/"), check
+
+
+def test_a_gitignore_line_that_unignores_the_state_folder_is_named_where_its_own_file_keeps_it_ignored(
+        repo: Path) -> None:
+    """init's ``okf/.memory/.gitignore`` keeps this clone's files ignored over a ``!`` line, but
+    the line reaches every clone, and one without that file is exposed: the check warns,
+    naming it, until it is removed."""
+    init(repo)
+    (repo / ".gitignore").write_text("!/okf/.memory/\n")
+    [check] = checks(repo, "init")
+    assert check["state"] == "warn" and "line 1 of .gitignore (!/okf/.memory/) un-ignores the folder" in check["detail"]
+    assert check["todo"].startswith("remove line 1 of .gitignore (!/okf/.memory/"), check
+    (repo / ".gitignore").write_text("")
+    assert [c["state"] for c in checks(repo, "init")] == ["ok"]
 
 
 def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None:

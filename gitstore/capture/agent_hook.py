@@ -846,24 +846,12 @@ def _move_away(spool: str, cwd: str) -> str:
     return _keep_or_drop(spool, cwd) if os.path.exists(spool) else f"; {HELD_KEPT}"
 
 
-IGNORE_WITHIN = "# gitstore: this clone's local state, never committed (a .gitignore un-ignored the folder)\n*\n"
-
-
 def _ignore_within(root: str, cwd: str) -> None:
-    """Write ``okf/.memory/.gitignore`` holding ``*`` where none is: a ``.gitignore`` deeper in
-    the tree takes precedence over a ``!/okf/.memory/`` line above it, so git ignores every
-    file of the folder again (this one too), and ``git add -A`` stages none of what stays
-    there (the delivery ledger, config.json, the caches). Never through a link: the folder
-    must be the work tree's own (no link on the way), and the file is created, never opened."""
-    state = os.path.join(root, "okf", ".memory")
+    """Have git ignore every file of ``okf/.memory/`` again (``_files.ignore_within``)."""
+    from gitstore._files import ignore_within
+
     try:
-        if os.path.realpath(state) != os.path.join(os.path.realpath(root), "okf", ".memory"):
-            return
-        fd = os.open(os.path.join(state, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(IGNORE_WITHIN)
-    except (FileExistsError, FileNotFoundError):  # one there already; no folder, nothing in it to stage
-        return
+        ignore_within(root)
     except OSError as exc:
         _log(cwd, "", f"okf/.memory/.gitignore could not be written: {failure(exc)}")
 

@@ -13,13 +13,13 @@ from typing import Any
 import pygit2
 
 from gitstore import _jsontext
-from gitstore._files import first_link, links_under
+from gitstore._files import first_link, ignore_within, links_under
 from gitstore._gitconfig import remotes
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
-                             changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
+                             changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, git_ignores, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
-                             set_up_here, tracked_under, write_config, writers_of_other_trees)
+                             set_up_here, tracked_under, unignoring_rule, write_config, writers_of_other_trees)
 from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
@@ -161,11 +161,14 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     try:
         if ensure_ignored(repo, root, state):
             report.created.append(f"ignore rule for {STATE_DIR.as_posix()}/ in .git/info/exclude")
-    except Refused:
-        _remove_empty(made)  # refused: the work tree is left as it was found
-        raise
+    except Refused:  # a .gitignore line un-ignores it: a clone set up before has what it keeps there ignored still
+        if made or not _ignore_within(root, report) or not git_ignores(root, state):
+            _remove_empty(made)  # refused: the work tree is left as it was found
+            raise
     for name in STATE_FOLDERS:
         (state / name).mkdir(exist_ok=True)
+    _ignore_within(root, report)
+    _name_unignoring(root, state, report)
     data = _existing(config_path)
     renewed = False
     here = here or set_up_elsewhere(repo, data)
@@ -470,6 +473,35 @@ def _refuse_links(root: Path, state: Path) -> None:
         being = "is a symbolic link" if len(links) == 1 else "are symbolic links"
         raise Refused(f"{shown} under {STATE_DIR.as_posix()}/ {being}; gitstore never writes through one: "
                       "delete them (`rm` each), then run `gitstore init` again")
+
+
+def _ignore_within(root: Path, report: InitReport) -> bool:
+    """``okf/.memory/.gitignore`` holding ``*``, written where none is (``_files.ignore_within``):
+    the exclude rule alone gives way to a ``.gitignore`` line ``!/okf/.memory/`` a pull may
+    bring, and ``git add -A`` would then stage this clone's personal memory; git reads the
+    folder's own ``.gitignore`` over that line. A clone that ran init before it was written
+    gets it at its next init, even with such a line there already."""
+    try:
+        if not ignore_within(str(root)):
+            return False
+    except OSError as exc:
+        report.left.append(f"{STATE_DIR.as_posix()}/.gitignore could not be written ({exc.strerror or exc}): "
+                           f"a .gitignore line un-ignoring {STATE_DIR.as_posix()}/ would expose its files")
+        return False
+    report.created.append(f"{STATE_DIR.as_posix()}/.gitignore (*: git ignores every file of it)")
+    return True
+
+
+def _name_unignoring(root: Path, state: Path, report: InitReport) -> None:
+    """A ``.gitignore`` line un-ignoring the state folder, named: this clone's files stay ignored
+    through the folder's own ``.gitignore``, but the line reaches every clone through git, and
+    one without that file is exposed."""
+    against = unignoring_rule(root, state)
+    if against is not None:
+        source, line, pattern = against.split(":", 2)
+        report.left.append(f"line {line} of {shown(one_line(source))} ({shown(one_line(pattern))}) un-ignores {STATE_DIR.as_posix()}/: this clone's "
+                           f"files stay ignored through {STATE_DIR.as_posix()}/.gitignore, but `git add -A` in a "
+                           "clone without it commits that clone's personal memory; remove the line")
 
 
 def _missing(folder: Path) -> list[Path]:

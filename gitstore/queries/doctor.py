@@ -158,11 +158,13 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
         _hook_log(report, None, root)
         return report
     ignored = git_ignores(workspace.root, workspace.state)
-    report.add("init", OK if ignored else FAIL,
+    against = _unignored_within(workspace) if ignored and (workspace.state / ".gitignore").exists() else None
+    report.add("init", FAIL if not ignored else WARN if against else OK,
                f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
-               + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there"
-                  + _exposed(workspace) + ")"),
-               "" if ignored else _to_ignore(workspace))
+               + ("(NOT ignored by git: capture refuses to write there" + _exposed(workspace) + ")" if not ignored
+                  else f"(ignored by git through its own .gitignore, but {against})" if against
+                  else "(ignored by git)"),
+               "" if ignored and not against else _to_ignore(workspace))
     copied = copied_from(workspace.root, workspace.state, workspace.config.writer)
     if copied is not None:
         report.add("writer", WARN, f"this folder is a copy of {copied}, whose clone writes as "
@@ -265,6 +267,22 @@ def _exposed(workspace: Any) -> str:
         return ""
     shown_ = ", ".join(one_line(shown(path)) for path in found[:3]) + (", ..." if len(found) > 3 else "")
     return f"; `git add -A` would commit {len(found)} file(s) of it, this machine's personal memory: {shown_}"
+
+
+def _unignored_within(workspace: Any) -> str | None:
+    """Where git ignores the state folder's files only through ``okf/.memory/.gitignore``
+    (``gitstore init`` writes it): the ``!`` line of a ``.gitignore`` that un-ignores the
+    folder, as a clause. This clone's files stay ignored, but the line reaches every clone
+    through git, and ``git add -A`` in one without that file commits its personal memory."""
+    from gitstore._shown import one_line, shown
+    from gitstore.config import unignoring_rule
+
+    found = unignoring_rule(workspace.root, workspace.state)
+    if found is None:
+        return None
+    source, line, pattern = found.split(":", 2)
+    return (f"line {line} of {one_line(shown(source))} ({one_line(shown(pattern))}) un-ignores the folder: "
+            "`git add -A` in a clone without that file commits its personal memory")
 
 
 def _to_ignore(workspace: Any) -> str:
