@@ -419,6 +419,30 @@ def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stop
     assert world.ids["jitter"].encode() in done.stdout, done
 
 
+def test_a_clone_with_the_context_hook_alone_keeps_its_state_ignored_over_a_pulled_gitignore(
+        world: World, tmp_path: Path) -> None:
+    """A clone set up before ``gitstore init`` wrote ``okf/.memory/.gitignore``, with the context
+    hook and no capture hook: a ``!/okf/.memory/`` line a pull brings had ``git add -A`` commit
+    the ledger and the index the hook went on writing. The hook, where it finds the folder its
+    own, writes that file, which git reads over the line."""
+    import shutil
+
+    copy = world.copy(tmp_path / "widgets")
+    state = copy.root / "okf" / ".memory"
+    (state / ".gitignore").unlink(missing_ok=True)  # as a clone set up before init wrote it
+    shutil.rmtree(state / "cache", ignore_errors=True)  # no current index: the hook asks git
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    assert done.returncode == 0, done
+    (copy.root / ".gitignore").write_text("!/okf/.memory/\n")
+    git(copy.root, "add", ".gitignore")
+    git(copy.root, "commit", "-q", "-m", "un-ignore")
+    for session in ("t", "u"):
+        run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, session, prompt=PROMPT), copy.root)
+    assert (state / "deliveries.sqlite").exists()
+    assert git(copy.root, "add", "-A", "--dry-run") == ""
+
+
 def test_links_a_pull_put_in_the_cache_are_never_read_through(world: World, tmp_path: Path) -> None:
     """A plain ``git pull`` checks a symbolic link a commit added out over the clone's own
     ignored files without a word. At the index or the scanner's kept verdicts, one at a FIFO

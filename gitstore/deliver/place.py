@@ -121,10 +121,20 @@ def locate(start: str) -> Place:
 
 
 def check_trusted(place: Place) -> None:
-    """Raise Untrusted unless this checkout's gitstore state is its own (``not_own``)."""
+    """Raise Untrusted unless this checkout's gitstore state is its own (``not_own``). Where it
+    is, ``okf/.memory/.gitignore`` (``*``) is written where none is (``_files.ignore_within``), as
+    ``gitstore init`` now does: in a clone set up before it did, with the context hook and no
+    capture hook, a ``!/okf/.memory/`` line a later pull brings would otherwise have
+    ``git add -A`` commit the ledger and the index written here."""
+    from gitstore._files import ignore_within
+
     reason = not_own(place.root)
     if reason is not None:
         raise Untrusted(reason)
+    try:
+        ignore_within(place.root)
+    except OSError:  # a checkout mounted read-only: nothing written here, so nothing to stage
+        pass
 
 
 def not_own(root: str) -> str | None:
