@@ -573,6 +573,7 @@ def test_orders_to_agents_pipes_into_a_shell_and_secrets_in_prose_never_reach_th
 def test_capture_refuses_a_state_folder_git_does_not_ignore(ctx: Context, tmp_path: Path) -> None:
     exclude = Path(ctx.workspace.repo.path) / "info" / "exclude"
     exclude.write_text(exclude.read_text().replace("/okf/.memory/", ""))
+    (ctx.workspace.root / "okf" / ".memory" / ".gitignore").unlink()  # as in a clone init set up before it wrote one
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "hi")])
     with pytest.raises(Refused, match="not ignored by git"):
         import_transcript(ctx, transcript)
