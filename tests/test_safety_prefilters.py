@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -515,3 +516,47 @@ def test_mostly_printable_counts_as_character_by_character(text: str) -> None:
     from gitstore.safety.values import mostly_printable
 
     assert mostly_printable(text) == _mostly_printable_by_characters(text)
+
+
+_PRINTING = ["pass show db", "gopass prod/db", "op\tread op://v/i/p", "op  read x", "sops -d s.yaml", "gpg -d f.gpg",
+             "vault kv get a", "aws secretsmanager get-secret-value --secret-id a", "aws ssm get-parameter --name a",
+             "kubectl get secret a -o yaml", "security find-generic-password -w", "keyring get a b",
+             "convertfrom-securestring $s", "get-secret -name a", "secret-tool lookup a b", "cat ~/.pgpass",
+             "bw get password a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts(*_PRINTING, "$ ", "me@box:~$ ", "ps c:\\> ", "+ ", "sudo ", "env a=b ", "(", "'", '"', ";", "&", "|",
+              " | jq", "\r", "/usr/bin/", "`", "pass", "password"))
+@example("ps c:\\> convertfrom-securestring $s -asplaintext")
+@example("x\top\tread a\n'op  read b")
+@example("pass\n$ pass show db")
+def test_commands_printing_secrets_are_found_as_when_the_whole_text_is_searched(low: str) -> None:
+    from gitstore.safety import printed
+
+    assert _spans(printed._command_matches(low)) == _spans(printed._COMMANDS.finditer(low))
+
+
+def test_a_text_of_code_is_searched_for_commands_on_its_lines_holding_their_words_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: a module of code with a ``password`` argument on one of its lines
+    (which lets the text through the first test for the commands' words) is searched on that
+    line only, not after each of its thousands of parentheses and quotes."""
+    from gitstore.safety import printed
+    from gitstore.safety.spans import Text
+
+    searched: list[tuple[int, int]] = []
+    commands = printed._COMMANDS
+
+    class Counting:
+        def finditer(self, text: str, pos: int = 0, endpos: int = 2**62) -> object:
+            searched.append((pos, min(endpos, len(text))))
+            return commands.finditer(text, pos, endpos)
+
+    monkeypatch.setattr(printed, "_COMMANDS", Counting())
+    code = 'def f(a, b="x"):\n    return g(a, (b, \'y\'))\n' * 2_000
+    line = 'def login(user, password=None):\n'
+    text = code + line + code + "$ pass show db\nhunter2-correct-horse\n"
+    list(printed.printed_secret_hits(Text.of(text)))
+    assert sum(end - start for start, end in searched) <= 2 * len(line), searched
+    assert [hit.kind for hit in printed.printed_secret_hits(Text.of(text))] != []
