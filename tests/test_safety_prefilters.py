@@ -560,3 +560,22 @@ def test_a_text_of_code_is_searched_for_commands_on_its_lines_holding_their_word
     list(printed.printed_secret_hits(Text.of(text)))
     assert sum(end - start for start, end in searched) <= 2 * len(line), searched
     assert [hit.kind for hit in printed.printed_secret_hits(Text.of(text))] != []
+
+
+_EDGES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")  # the pattern as it stood before it opened with its underscore
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts("_", "__", "a", "Z", "1", "é", "ß", "*", "`", "ignore_previous", "_ai_", "__init__", size=30))
+@example("a__b")
+@example("_a_")
+@example("x___ y")
+@example("é_é __ é")
+def test_underscores_at_word_edges_are_read_as_the_pattern_opening_with_a_look_behind_reads_them(raw: str) -> None:
+    from gitstore.safety import spans
+
+    assert spans._EDGE_UNDERSCORES.pattern.startswith("_")  # the engine skips ahead to each underscore
+    low = raw.lower()
+    assert spans._EDGE_UNDERSCORES.sub(" ", low) == _EDGES.sub(" ", low)
+    if raw.isascii():
+        assert spans.Text.of(raw).reading == _EDGES.sub(" ", low.replace("*", " ").replace("`", " "))

@@ -20,8 +20,10 @@ from gitstore.safety.rendered import renderings
 
 # Markdown emphasis and code marks split words for the eye but not for a reader: ``*``, `` ` ``
 # and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
-# (``ignore_previous``).
-_EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
+# (``ignore_previous``). That is ``(?<![^\W_])_+|_+(?![^\W_])`` with its first underscore taken
+# out in front, so the engine skips ahead to each underscore: opening with a look-behind, the
+# pattern was tried at every character of a text, some 0.05 us a byte of code.
+_EDGE_UNDERSCORES = lazy.Pattern(r"_(?:(?<=(?<![^\W_])_)_*|_*(?![^\W_]))")
 # The combining marks of the blocks that set diacritics on Latin, Greek and Cyrillic letters.
 _DIACRITICS = lazy.Pattern("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 # Latin letters drawn with a stroke or a bar through them, which no decomposition takes off (so
