@@ -579,3 +579,48 @@ def test_underscores_at_word_edges_are_read_as_the_pattern_opening_with_a_look_b
     assert spans._EDGE_UNDERSCORES.sub(" ", low) == _EDGES.sub(" ", low)
     if raw.isascii():
         assert spans.Text.of(raw).reading == _EDGES.sub(" ", low.replace("*", " ").replace("`", " "))
+
+
+def _first_characters(source: str) -> set[str]:
+    """Every character a match of SOURCE may open with, read from the parsed pattern (look-arounds
+    pass, being no character; an optional or repeated opening is refused, as the patterns read
+    here have none)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def first(items: list[tuple[object, object]]) -> set[str]:
+        for op, av in items:
+            if op in (c.ASSERT, c.ASSERT_NOT):
+                continue
+            if op is c.LITERAL:
+                return {chr(av)}  # type: ignore[arg-type]
+            if op is c.SUBPATTERN:
+                return first(list(av[3]))  # type: ignore[index]
+            if op is c.BRANCH:
+                return set().union(*(first(list(branch)) for branch in av[1]))  # type: ignore[index]
+            if op is c.IN:
+                found: set[str] = set()
+                for kind, value in av:  # type: ignore[attr-defined]
+                    if kind is c.LITERAL:
+                        found.add(chr(value))
+                    elif kind is c.RANGE:
+                        found.update(map(chr, range(value[0], value[1] + 1)))
+                    else:
+                        raise AssertionError(f"a class the test does not read: {kind}")
+                return found
+            raise AssertionError(f"an opening the test does not read: {op}")
+        raise AssertionError("a pattern that may match nothing")
+
+    return first(list(_parser.parse(source)))
+
+
+def test_patterns_led_by_their_first_letters_lead_with_every_letter_they_may_open_with() -> None:
+    """A look-ahead for the letters a pattern opens with lets the engine skip the rest at any
+    other character; a letter it left out would lose matches."""
+    from gitstore.safety import broken
+
+    unled = broken._OPENING_OR_CUT.pattern.split(")", 1)[1]
+    assert broken._OPENING_OR_CUT.pattern == f"(?=[{broken._OPENING_LETTERS}]){unled}"
+    assert _first_characters(unled) == set(broken._OPENING_LETTERS)
+    assert injection._READERS.pattern == f"(?=[{injection._READER_LETTERS}]){injection._READER}"
+    assert _first_characters(injection._READER) == set(injection._READER_LETTERS)

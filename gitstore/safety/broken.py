@@ -60,9 +60,12 @@ _CUTS = (
     r"g|gh|ghp|gho|ghu|ghs|ghr|gi|git|gith|githu|github|github_|github_p|github_pa|github_pat"
     r"|s|sk|sk-|sk-a|sk-an|sk-ant|x|xo|xox|xoxb|xoxp|A|AK|AKI|AS|ASI|gl|glp|glpa|glpat"
 )
-# Either, in one walk: an opening whole, or one cut (the group ``cut``).
+# Either, in one walk: an opening whole, or one cut (the group ``cut``). Led by the letters they
+# open with (``_OPENING_LETTERS``): opening with a look-behind, the pattern was tried whole at each
+# character of a text, some 0.07 us a byte; the engine checks the letter first.
+_OPENING_LETTERS = "APSadeghklnprswxy"
 _OPENING_OR_CUT = lazy.Pattern(
-    rf"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS}|(?P<cut>{_CUTS})(?={_CUT_BREAK.pattern}))"
+    rf"(?=[{_OPENING_LETTERS}])(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS}|(?P<cut>{_CUTS})(?={_CUT_BREAK.pattern}))"
 )
 _MOST_PIECES = 16  # a token cut more often than this is left to be read as it stands
 _LONGEST = 1024  # nor is one whose pieces run longer

@@ -495,7 +495,10 @@ _LATER_LEAD = lazy.Pattern(
     rf"|(?:(?:si|era)\s+)?(?:taht|ohw|hcihw)\s+{_LATER_PRODUCT_BACK}(?![\w@]))"  # "claude that"
 )
 _LATER_SPAN = lazy.Pattern(r"(?s).+")
-_READERS = lazy.Pattern(_READER)
+# Led by the letters every reader opens with: the engine checks one before trying the words,
+# which it otherwise tried whole at each character of a text that may name a reader.
+_READER_LETTERS = "acgl"
+_READERS = lazy.Pattern(rf"(?=[{_READER_LETTERS}]){_READER}")
 # Every reader _READER names ends in "ai", "ais", "llm" or "llms" at the end of a word ("genai
 # tools", "ai-review bots", "thai"), or holds one of these words ("a.i. agents", "gpt bots",
 # "language models", "coding assistants"...): a text with none names no AI reader, and substring
