@@ -159,6 +159,13 @@ its records per CPU second. The code of that day and of the morning's, timed bac
 first chunk 6.16, 6.04, 5.61 s and 6.14, 6.12, 5.90 s; verify of 400,000 records 21.9 and 23.6 s
 against 20.5 and 22.3 s, peak RSS 301 MB for both, whichever code built the store.
 
+Again on 2026-12-07, in the evening, on a quiet machine (load 1.0 at the end), with both
+baselines this time within 2% of each other: first chunk 5.45 s and 5.57 s, chunks 6.45, 6.79,
+6.99, 7.21, 7.90, 8.09, 8.82, 9.07, 8.79 s: 13.71x; verify 4.05 s and 4.13 s -> 47.65 s,
+11.65x (goal not met: the 9.09x above rested on a first baseline run taken on a cold machine),
+peak RSS 186 MB -> 427 MB; fast-import 48.01x its first, gitstore 3.62 times its records per CPU
+second. The later chunks cost what they did; the first chunk's steady 5.5 s is what moved.
+
 The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
 16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
 Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
