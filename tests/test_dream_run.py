@@ -248,7 +248,10 @@ def test_a_planted_proposal_whose_evidence_no_longer_serves_gets_no_one_behind_i
     assert len(ctx.view().learnings[planted["id"]]) == 1, "never revised"
 
 
-def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:
+def _same_refs(tmp_path: Path) -> tuple[Context, Path]:
+    """Two clones holding the same shared records (two themes raised by three reviewers each): the
+    second a clone of its own (a copied state folder is not taken: another clone's settings),
+    writing as the same person, whose history its first sync takes up."""
     ctx = w.repo(tmp_path, "one")
     w.jitter_theme(ctx)
     w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
@@ -256,11 +259,13 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     w.comment(ctx, 22, "github:203", "Include the request id in this error log, we cannot trace it otherwise.", 220)
     other = tmp_path / "two"
     subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
-    # a clone of its own (a copied state folder is not taken: another clone's settings), writing as
-    # the same person, whose history its first sync takes up: without a policy only a clone's own
-    # grants and decisions count
     init(other, writer=ctx.workspace.config.writer)
     sync(str(other))
+    return ctx, other
+
+
+def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:
+    ctx, other = _same_refs(tmp_path)  # without a policy only a clone's own grants and decisions count
     reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
                for root in (ctx.workspace.root, other)]
     digests = [sorted((p["id"], p["contentDigest"], p["reviewDigest"]) for p in r.proposed) for r in reports]
@@ -286,15 +291,7 @@ def _busy_session(ctx, folder: Path, turns: list[str], day: str = "2026-03-05", 
 def _twins(tmp_path: Path) -> tuple[Context, Context]:
     """Two clones holding the same shared records (two themes raised by three reviewers each),
     the second granting its owner's personal sessions, as its own grants count."""
-    ctx = w.repo(tmp_path, "one")
-    w.jitter_theme(ctx)
-    w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
-    w.comment(ctx, 21, "github:202", "Every error log line should carry the request id.", 210)
-    w.comment(ctx, 22, "github:203", "Include the request id in this error log, we cannot trace it otherwise.", 220)
-    other = tmp_path / "two"
-    subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
-    init(other, writer=ctx.workspace.config.writer)
-    sync(str(other))
+    ctx, other = _same_refs(tmp_path)
     mine = Context.open(str(other))
     w.grant_sessions(mine)  # without a policy only a clone's own grants count
     return ctx, mine

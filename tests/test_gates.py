@@ -1963,6 +1963,17 @@ def test_scan_names_each_run_of_redacted_lines_once_among_many_identical_lines(
     assert code == 1 and [row.split(": secret")[0] for row in lines] == ["notes.txt:4001", "notes.txt:4004"], lines
 
 
+def _added_then_removed(root: Path, name: str, text: str) -> str:
+    """A commit adding NAME holding TEXT, then one removing it, both past the hooks: the first's id."""
+    (root / name).write_text(text)
+    git(root, "add", name)
+    git(root, "commit", "-q", "--no-verify", "-m", f"add {name}")
+    added = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", name)
+    git(root, "commit", "-q", "--no-verify", "-m", f"remove {name}")
+    return added
+
+
 def _history_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """``main`` holding a README; the tests branch from it."""
     monkeypatch.chdir(tmp_path)
@@ -1985,12 +1996,7 @@ def test_over_a_range_a_secret_a_later_commit_removes_is_still_a_finding(
     token, _, _ = _tokens()
     root = _history_repo(tmp_path, monkeypatch)
     git(root, "checkout", "-q", "-b", "evil")
-    (root / "config.txt").write_text(f"name = widgets\ntoken = {token}\n")
-    git(root, "add", "config.txt")
-    git(root, "commit", "-q", "--no-verify", "-m", "config")
-    added = git(root, "rev-parse", "HEAD").strip()
-    git(root, "rm", "-q", "config.txt")
-    git(root, "commit", "-q", "--no-verify", "-m", "no config")
+    added = _added_then_removed(root, "config.txt", f"name = widgets\ntoken = {token}\n")
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
     monkeypatch.setenv("PRE_COMMIT_TO_REF", "evil")
     code, lines = run(scan.main, [], capsys)
@@ -2217,12 +2223,7 @@ def test_a_blob_the_tip_holds_at_one_path_is_judged_where_the_history_copied_it(
     git(root, "checkout", "-q", "-b", "topic")
     git(root, "add", "config.txt")
     git(root, "commit", "-q", "-m", "config")
-    (root / "deploy.txt").write_text(f"token = {token}\n")
-    git(root, "add", "deploy.txt")
-    git(root, "commit", "-q", "--no-verify", "-m", "deploy")
-    copied = git(root, "rev-parse", "HEAD").strip()
-    git(root, "rm", "-q", "deploy.txt")
-    git(root, "commit", "-q", "--no-verify", "-m", "no deploy")
+    copied = _added_then_removed(root, "deploy.txt", f"token = {token}\n")
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "main")
     monkeypatch.setenv("PRE_COMMIT_TO_REF", "topic")
     code, lines = run(scan.main, ["config.txt"], capsys)
