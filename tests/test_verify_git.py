@@ -205,6 +205,25 @@ def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit
         == [two.decode()]
 
 
+@pytest.mark.parametrize("clean", [True, False])
+@pytest.mark.parametrize("before, after", [("123", "1223"), ("13", "1223"), ("13", "1322"), ("3", "223")])
+def test_a_record_named_twice_after_an_append_is_named(bare: pygit2.Repository, clean: bool, before: str,
+                                                       after: str) -> None:
+    """A folder that holds a name twice once an append added its listed row is named, whether
+    its old version is known to hold records in order (the search for the name stops at its
+    first row: the rows beside each row taken tell a second one) or not."""
+    blob = bare.create_blob(b"{}")
+
+    def folder(digits: str) -> pygit2.Oid:
+        return bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", b"%s.json" % (c * 64).encode(), blob)
+                                                              for c in digits]))
+
+    old, new = folder(before), folder(after)
+    with pytest.raises(Unreadable, match=f"tree {new} (names an entry twice|is not sorted as git sorts a tree)"):
+        list(changes(Database(bare), old.raw, new.raw, listed={"": ["2" * 64 + ".json"]},
+                     clean={old.raw} if clean else set()))
+
+
 @pytest.mark.parametrize("header, body", [("encoding x-bogus\n", b"gitstore: records\n"),
                                            ("encoding ISO-8859-1\n", b"gitstore: records\n"),
                                            ("", b"gitstore: records \xff\n")])

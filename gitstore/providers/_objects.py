@@ -305,19 +305,31 @@ def take_records(data: bytes, names: Iterable[str],
     a name's row is not where a row starts, or is there twice, or is out of git's order with
     the rows beside it (the rows left are in order when they are a folder that was checked).
 
+    ``names``: record file names as an append's message lists them (64 lowercase hex digits
+    and ``.json``: ``parse_message`` refuses a message naming any other), not checked again.
+
     ``rest_checked``: the caller checks that the bytes left are those of a folder known to
-    hold well-formed record files only (by its id); then only the rows taken are checked
-    here, and every row is one, being either taken or one of that folder's."""
-    if len(data) % _RECORD_ENTRY or not (rest_checked or _RECORD_ENTRIES.fullmatch(data)):
+    hold well-formed record files only, each after the one before (by its id); then only the
+    rows taken are checked here, and every row is one, being either taken or one of that
+    folder's. Nor is a name looked for twice: rows each after the one before (those left) with
+    each row taken after the row before it and before the row after it are all in order, and
+    rows in order hold no name twice (a verify of 1,000,000 records takes 900,000 rows out
+    of the folders of its later appends: the second search cost about 1 us a row)."""
+    size = len(data)
+    if size % _RECORD_ENTRY or not (rest_checked or _RECORD_ENTRIES.fullmatch(data)):
         return None
+    find = data.find
     found = []
     for name in names:
         key = b"100644 %s\0" % name.encode()
-        at = data.find(key)
+        at = find(key)
         if at < 0:
             continue
-        if (at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or data.find(key, at + 1) >= 0
-                or not _RECORD_NAME.fullmatch(name) or not _between_neighbours(data, at)):
+        if at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or not (rest_checked or find(key, at + 1) < 0):
+            return None
+        # git's order of rows of one mode and one name length is their names' byte order
+        own = data[at + 7:at + 71]
+        if (at and data[at - 90:at - 26] >= own) or (at + _RECORD_ENTRY < size and own >= data[at + 104:at + 168]):
             return None
         found.append((at, name))
     found.sort()
@@ -328,14 +340,6 @@ def take_records(data: bytes, names: Iterable[str],
         taken.append((name, data[start - 20:start]))
     parts.append(data[start:])
     return b"".join(parts), taken
-
-
-def _between_neighbours(data: bytes, at: int) -> bool:
-    """Whether the record row at ``at`` of a folder of record rows sorts after the row before
-    it and before the row after it, as git orders a tree (its names are all one length)."""
-    name = data[at + 7:at + 71]
-    return (at == 0 or data[at - _RECORD_ENTRY + 7:at - _RECORD_ENTRY + 71] < name) and \
-        (at + _RECORD_ENTRY == len(data) or name < data[at + _RECORD_ENTRY + 7:at + _RECORD_ENTRY + 71])
 
 
 def tree_id(body: bytes) -> bytes:
@@ -352,7 +356,6 @@ def read_blob(odb: Source, oid: bytes, limit: int = NO_LIMIT) -> bytes:
 _MODES = (b"100644", b"100755", b"120000", b"160000")  # six-digit modes; a folder's is 40000
 _RECORD_ENTRY = 97  # "100644 " + 64 hex digits + ".json" + NUL + a 20-byte id
 _RECORD_ENTRIES = re.compile(rb"(?:100644 [0-9a-f]{64}\.json\0.{20})*", re.DOTALL)
-_RECORD_NAME = re.compile(r"[0-9a-f]{64}\.json")
 _RECORD_ROW = re.compile(rb"100644 [^\0]{64}\.json\0.{20}", re.DOTALL)  # see add_records
 
 
