@@ -180,7 +180,9 @@ def test_personal_sessions_alone_are_personal(tmp_path: Path) -> None:
     w.grant_sessions(ctx)
     text = "Run the benchmarks with /home/alice/.pyenv/versions/3.11/bin/python on this machine."
     w.session(ctx, tmp_path / "s", "bench-1", text, day=5)
-    w.session(ctx, tmp_path / "s", "bench-2", "Always " + text[0].lower() + text[1:], day=6)
+    # in other words: a word added to the first would be a copy of it, one origin
+    w.session(ctx, tmp_path / "s", "bench-2", "On this machine the benchmarks need "
+              "/home/alice/.pyenv/versions/3.11/bin/python to run.", day=6)
     [verdict] = w.run(ctx).rejected
     assert verdict["reasons"][0] == "one person: every origin is by the local user (personal agent sessions)"
     assert verdict["audience"] == "personal"
@@ -566,9 +568,9 @@ NEAR = "Retries need jittered backoff, otherwise every client hammers the API at
 
 
 def test_a_copy_of_one_persons_text_adds_no_person(tmp_path: Path) -> None:
-    """One reviewer's remark on two pull requests, a word changed (one author's near repeats are
-    origins of their own: a reviewer repeating a lesson is recurrence), and a second account's
-    verbatim paste of it on a third: one person's text, not two people's."""
+    """One reviewer's remark on two pull requests, a word changed (one author's near repeat is a
+    copy, as an exact paste is), and a second account's verbatim paste of it on a third: one
+    text, one person's, not two people's."""
     ctx = w.repo(tmp_path)
     w.comment(ctx, 11, "github:101", NEAR, 0)
     w.comment(ctx, 12, "github:101", NEAR.replace("every client", "each client"), 10)
@@ -576,8 +578,8 @@ def test_a_copy_of_one_persons_text_adds_no_person(tmp_path: Path) -> None:
     report = w.run(ctx, dry_run=True)
     assert report.proposed == [], report.proposed
     [verdict] = report.rejected
-    assert verdict["signals"]["origins"] == 2 and verdict["signals"]["people"] == 1, verdict["signals"]
-    assert verdict["reasons"][0] == "one person: every origin is by github:101", verdict["reasons"]
+    assert verdict["signals"]["origins"] == 1 and verdict["signals"]["people"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == "one origin: 3 copies of one text by github:101, github:666", verdict["reasons"]
 
 
 @pytest.mark.parametrize("copied_first", [False, True])

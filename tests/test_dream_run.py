@@ -535,7 +535,7 @@ def test_explain_says_why_a_theme_did_or_did_not_become_a_proposal(tmp_path: Pat
         w.comment(ctx, 30 + n, "github:301", f"Docstrings should use the imperative mood, round {n}.", 300 + n)
     report = w.run(ctx, explain="docstrings")
     [theme] = report.explain["themes"]  # type: ignore[index]
-    assert theme["outcome"] == "rejected" and theme["reasons"][0].startswith("one person")
+    assert theme["outcome"] == "rejected" and theme["reasons"][0].startswith("one origin: 3 copies")
     assert len(theme["labels"]) == 3
     assert "explain docstrings:" in report.render()
     by_word = w.run(ctx, explain="jitter").explain

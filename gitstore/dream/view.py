@@ -508,18 +508,18 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
     Events are taken in time order. An event whose whole own text (quotes masked) was seen
     before, or every sentence of which was, is a copy or a quote: it gets the origin of what it
     repeats; so does a quote of an earlier text with a word or two of assent ("+1"), and a text
-    of ``NEAR_WORDS`` words or more that is another author's earlier one with a word changed,
-    added or misspelt: ``NEAR`` of their word pairs or more are one (a second account pasting
-    one comment with a word swapped is no second origin). People who say one thing in their
-    own words share far fewer; one author's own near repeats are one person's, which the
-    gates count once anyway. So does a text most of whose words are sentences of ``NEAR_WORDS``
+    of ``NEAR_WORDS`` words or more that is an earlier one with a word changed, added or
+    misspelt: ``NEAR`` of their word pairs or more are one (a second account pasting one comment
+    with a word swapped is no second origin, nor is its own author pasting it on another pull
+    request: an exact paste is none, and a word swapped must not make one). People who say one
+    thing in their own words share far fewer. So does a text most of whose words are sentences of ``NEAR_WORDS``
     words or more seen before word for word: a comment pasted again with a remark of one's own
     beside it ("Saw the same thing on my branch today."). Otherwise it is an origin of its own.
     """
     whole: dict[str, str] = {}
     sentences: dict[str, str] = {}
     origins: dict[str, str] = {}
-    pairs_of: list[tuple[str, str, frozenset[tuple[str, str]]]] = []  # (origin, author, word pairs) of each long text
+    pairs_of: list[tuple[str, frozenset[tuple[str, str]]]] = []  # (origin, word pairs) of each long text
     holding: dict[tuple[str, str], list[int]] = defaultdict(list)  # word pair -> the long texts holding it
     for event in events:
         text = event["payload"]["text"]
@@ -541,7 +541,7 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
                 origin = sentences[again[0]]
         pairs = frozenset(zip(words, words[1:])) if len(words) >= NEAR_WORDS else frozenset()
         if origin is None and pairs:
-            origin = _nearly(pairs, event["author"], pairs_of, holding)
+            origin = _nearly(pairs, pairs_of, holding)
         origin = origin or event["id"]
         origins[event["id"]] = origin
         whole.setdefault(print_, origin)
@@ -551,22 +551,25 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
             for pair in pairs:
                 if len(holding[pair]) < _COMMON_PAIR:
                     holding[pair].append(len(pairs_of))
-            pairs_of.append((origin, event["author"], pairs))
+            pairs_of.append((origin, pairs))
     return origins
 
 
-def _nearly(pairs: frozenset[tuple[str, str]], author: str, seen: list[tuple[str, str, frozenset[tuple[str, str]]]],
+def _nearly(pairs: frozenset[tuple[str, str]], seen: list[tuple[str, frozenset[tuple[str, str]]]],
             holding: dict[tuple[str, str], list[int]]) -> str | None:
-    """The origin of the earliest text of ``seen`` by another author sharing ``NEAR`` of its
-    word pairs with ``pairs`` or more, or None."""
+    """The origin of the earliest text of ``seen`` sharing ``NEAR`` of its word pairs with
+    ``pairs`` or more, or None. Whoever wrote it: one author's own text pasted again with a word
+    swapped is a copy as an exact paste is, not a new origin on another pull request or thread
+    (the people gate counts the author once, but the origins, threads and changes gates would
+    count each paste)."""
     shared: dict[int, int] = defaultdict(int)
     for pair in pairs:
         for index in holding.get(pair, ()):
             shared[index] += 1
     for index in sorted(shared):
-        origin, by, theirs = seen[index]
+        origin, theirs = seen[index]
         together = shared[index]
-        if by != author and together >= NEAR * (len(pairs) + len(theirs) - together):
+        if together >= NEAR * (len(pairs) + len(theirs) - together):
             return origin
     return None
 
