@@ -35,3 +35,80 @@ def test_one_reviewer_pasting_a_remark_on_another_pull_request_adds_no_change(tm
     [verdict] = report.rejected
     assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"]
     assert verdict["signals"]["origins"] == 2 and verdict["signals"]["copies"] == 1
+
+
+def _snapshot(pr: int, comments: list[dict], reviews: list[dict]) -> dict:
+    """A complete REST snapshot of pull request PR, as ``gitstore import github`` writes one."""
+    return {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
+            "head": {"ref": f"feature/{pr}", "sha": "e" * 40},
+            "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": comments},
+                          {"collection": "reviews", "page": 1, "link": "", "body": reviews},
+                          {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+
+
+def _user(n: int) -> dict:
+    return {"id": n, "login": f"reviewer{n}", "type": "User"}
+
+
+def _inline(cid: int, user: int, body: str, at: str, review: int | None = None) -> dict:
+    return {"id": cid, "pull_request_review_id": review, "user": _user(user), "body": body, "path": "src/retry.py",
+            "line": 3, "commit_id": "e" * 40, "created_at": at, "updated_at": at}
+
+
+def _gates(ctx, **gates: int) -> None:
+    import json
+
+    from gitstore.ops.setup import init
+
+    path = ctx.workspace.state / "config.json"
+    config = json.loads(path.read_text())
+    config["dream"] = {"consolidators": {"recurrence": gates}}
+    path.write_text(json.dumps(config))
+    init(ctx.workspace.root, accept_changes=True)
+
+
+def test_a_review_body_and_an_inline_comment_of_it_are_one_independent_origin(tmp_path: Path) -> None:
+    """One review says the theme twice, in its body and in an inline comment, each in other words:
+    the import stores them as two episodes, yet they are one reviewer's one look at one pull
+    request. A team asking for three independent origins in three threads gets two from two
+    reviewers, not three."""
+    import json
+
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = w.repo(tmp_path)
+    review = {"id": 7001, "user": _user(101), "body": ASK, "state": "COMMENTED",
+              "submitted_at": "2026-03-02T10:01:00Z", "commit_id": "e" * 40}
+    snapshots = [_snapshot(10, [_inline(5001, 101, OWN, "2026-03-02T10:00:00Z", 7001)], [review]),
+                 _snapshot(11, [_inline(5002, 102, "Please add random jitter to the retry backoff in this loop.",
+                                        "2026-03-02T11:00:00Z")], [])]
+    for n, snapshot in enumerate(snapshots):
+        path = tmp_path / f"pr{n}.json"
+        path.write_text(json.dumps(snapshot))
+        import_reviews(ctx, path, w.BY)
+    assert len({e["episode"] for e in (i.record for i in ctx.store.items(["event"], payloads=True))
+                if e["type"] == "comment"}) == 3  # the body, its inline comment, the second reviewer's
+    _gates(ctx, minOrigins=3, minThreads=3)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["2 independent origins (needs 3)", "2 threads or sessions (needs 3)"]
+    signals = verdict["signals"]
+    assert (signals["evidence"], signals["copies"], signals["people"], signals["changes"]) == (3, 0, 2, 2)
+
+
+def test_one_reviewers_threads_on_one_pull_request_count_once_and_others_stay(tmp_path: Path) -> None:
+    """One reviewer's three threads on #10 in other words are one origin; a second reviewer on
+    #10 and the first reviewer on #11 are each one more."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 10, "github:101", ASK, 0)
+    w.comment(ctx, 10, "github:101", OWN, 10)
+    w.comment(ctx, 10, "github:101", "Please add random jitter to the retry backoff in this loop.", 20)
+    alone = w.run(ctx, dry_run=True).rejected[0]
+    assert alone["reasons"] == ["one person: every origin is by github:101"]
+    assert (alone["signals"]["origins"], alone["signals"]["threads"], alone["signals"]["copies"]) == (1, 1, 0)
+    w.comment(ctx, 10, "github:102", "Jitter the retry backoff, the clients synchronise otherwise.", 30)
+    w.comment(ctx, 11, "github:101", "Retry with backoff and some jitter here too, like in the other client.", 40)
+    [proposed] = w.run(ctx, dry_run=True).proposed
+    assert (proposed["signals"]["origins"], proposed["signals"]["threads"], proposed["signals"]["changes"],
+            proposed["signals"]["people"]) == (3, 3, 2, 2), proposed["signals"]

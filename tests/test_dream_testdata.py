@@ -65,7 +65,10 @@ def test_nothing_is_proposed_and_every_theme_says_why(dreamt: tuple[Any, Any]) -
                                                  "one origin: 2 copies of one text by the local user")), verdict
     by_key = {v["theme"]: v for v in report.rejected}
     todo = [v for k, v in by_key.items() if "todos" in k]
-    assert todo and todo[0]["signals"]["origins"] >= 10 and todo[0]["signals"]["people"] == 1
+    # many texts of its own, none a copy, yet one person's in one session: one independent origin
+    signals = todo[0]["signals"] if todo else {}
+    assert signals["evidence"] >= 10 and signals["copies"] == 0, signals
+    assert signals["origins"] == signals["threads"] == signals["people"] == 1, signals
     assert any("port" in k or "host" in k for k in by_key)  # the Gemini session that edits a config
 
 

@@ -12,7 +12,8 @@ own. Then:
   side supports the other, and the smaller side (the forbidding one, on a tie) is named as the dissent;
 - **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
   and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
-  in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
+  in every gate; one person's origins on one pull request or branch count once,
+  ``_independent``): at least ``minOrigins`` origins, ``minThreads`` threads
   or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people (the fewest
   persons such that every origin holds a piece by one of them, ``_people``), and the
   newest support at most ``maxAgeDays`` before the newest evidence of the view (the newest
@@ -378,15 +379,18 @@ def _representatives(pairs: Sequence[tuple[Label, Evidence]]) -> list[Evidence]:
 
 
 def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
-    """The theme's signals over its independent ORIGINS; recency is measured against
-    VIEW_NEWEST, the newest evidence it is judged among. People are counted by ``_people``."""
+    """The theme's signals over its ORIGINS (one piece of each text it is raised in, copies set
+    aside), of which one person's on one pull request or branch count once (``_independent``);
+    recency is measured against VIEW_NEWEST, the newest evidence it is judged among. People are
+    counted by ``_people``."""
     newest = max((e.at for e in origins), default=None)
     oldest = min((e.at for e in origins), default=None)
+    independent = _independent(theme.support, origins)
     return {
         "evidence": len(theme.support),
-        "origins": len(origins),
+        "origins": len(independent),
         "copies": len(theme.support) - len(origins),
-        "threads": len({e.episode for e in origins}),
+        "threads": len({e.episode for e in independent}),
         "changes": len({e.change for e in origins if e.change}),
         "people": _people([e for _, e in theme.support]),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
@@ -394,6 +398,42 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
         "spanDays": _days(oldest, newest),
         "objections": len(theme.objections),
     }
+
+
+def _independent(support: Sequence[tuple[Label, Evidence]], origins: list[Evidence]) -> list[Evidence]:
+    """Of ORIGINS (the earliest piece of each origin of SUPPORT), one for each group of them that
+    one person raised on one pull request or branch (in one session, without either): a
+    reviewer's review body and an inline comment of the same review, two threads of theirs on
+    the pull request, or two prompts of one session, each in other words, are one reviewer's
+    one look at one change, no independent evidence of each other. Origins are grouped when a
+    person of one (any whose piece is part of it: which piece came first is only what the times
+    claim) is a person of the other and they were raised on the same change; each group counts
+    as its earliest origin. Their texts are still cited, each of its own."""
+    published = {e.origin for _, e in support if not e.local}
+    persons: dict[str, set[str]] = defaultdict(set)
+    for _, evidence in support:  # as ``_people`` holds them: a session's copy of a review is no author of it
+        if evidence.person and not (evidence.local and evidence.origin in published):
+            persons[evidence.origin].add(evidence.person)
+    group: dict[str, int] = {}
+    owner: dict[tuple[str, str], int] = {}
+    parent: list[int] = []
+
+    def find(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+    for evidence in origins:
+        n = len(parent)
+        parent.append(n)
+        group[evidence.origin] = n
+        where = evidence.change or f"episode:{evidence.episode}"
+        for person in sorted(persons[evidence.origin]):
+            known = owner.setdefault((person, where), n)
+            a, b = find(known), find(n)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return [e for e in origins if find(group[e.origin]) == group[e.origin]]
 
 
 def _people(pieces: Sequence[Evidence]) -> int:
@@ -513,7 +553,7 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
     """The reasons a theme was rejected, the plainest first."""
     if signals["evidence"] == 1:
         first = "one-off: a single piece of evidence"
-    elif signals["origins"] == 1:
+    elif len(origins) == 1:
         authors = sorted({_who(e.person, e.local) if e.person else e.author for _, e in theme.support})
         first = f"one origin: {signals['evidence']} copies of one text by {', '.join(authors[:3])}"
     elif signals["people"] <= 1:
