@@ -112,3 +112,39 @@ def test_one_reviewers_threads_on_one_pull_request_count_once_and_others_stay(tm
     [proposed] = w.run(ctx, dry_run=True).proposed
     assert (proposed["signals"]["origins"], proposed["signals"]["threads"], proposed["signals"]["changes"],
             proposed["signals"]["people"]) == (3, 3, 2, 2), proposed["signals"]
+
+
+AGREED = "Agreed, the reviewer is right: add jitter to the retry backoff now."
+
+
+@pytest.mark.parametrize("branch, proposed", [("feature/10", False), ("dev/other", True)])
+def test_the_owner_taking_up_a_review_in_a_session_on_its_branch_answers_it(tmp_path: Path, branch: str,
+                                                                           proposed: bool) -> None:
+    """One reviewer asks on #10 and #11; the clone's owner, working on #10's head branch, agrees
+    with their agent after the review. As a reply on #10 would, that answers the ask: no second
+    person. The same words on a branch of no pull request the theme was asked on are the owner's
+    own support."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.comment(ctx, 10, "github:101", ASK, 0)
+    w.comment(ctx, 11, "github:101", "Please add random jitter to the retry backoff in this loop.", 10)
+    w.session(ctx, tmp_path / "s", "taken-up", AGREED, branch=branch, day=3)
+    report = w.run(ctx, dry_run=True)
+    assert bool(report.proposed) is proposed, (report.proposed, report.rejected)
+    if not proposed:
+        [verdict] = report.rejected
+        assert verdict["reasons"] == ["one person: every origin is by github:101"]
+
+
+def test_an_ask_in_a_session_never_makes_a_reviewers_agreement_an_answer(tmp_path: Path) -> None:
+    """The owner's session on #10's branch asks first; a reviewer's later "Agreed, ..." on #10 is
+    still that reviewer's support: the session never leaves the clone, and every clone holding
+    the reviews judges them alike."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.session(ctx, tmp_path / "s", "asked", "Add jitter to the retry backoff in the client.", branch="feature/10",
+              day=1)
+    w.comment(ctx, 10, "github:102", AGREED, 0)
+    w.comment(ctx, 11, "github:101", "Please add random jitter to the retry backoff in this loop.", 10)
+    [proposal] = w.run(ctx, dry_run=True).proposed
+    assert proposal["signals"]["people"] == 2 and not proposal["local"], proposal

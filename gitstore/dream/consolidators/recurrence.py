@@ -327,7 +327,7 @@ def _by_people(theme: _Theme) -> _Theme:
 
 
 def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, Evidence]], list[tuple[Label, Evidence]]]:
-    """SUPPORT split into the evidence that raises the theme and the answers to it. What agrees
+    """SUPPORT split into the evidence that raises the theme and the answers to it (``_places``). What agrees
     with a theme or reports it fixed where the theme was asked for before, on the same pull
     request (in any of its threads) or in the same session, answers that ask ("Good catch, I
     will add ...", "Agreed, ...; doing it now.") and raises nothing: it depends on the ask, so it
@@ -339,11 +339,11 @@ def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, 
     asked: set[str] = set()
     answers = []
     for label, evidence in sorted(support, key=_as_written):
-        place = _place(evidence)
-        if place in asked and _answers(label, evidence):
+        places = _places(evidence)
+        if not asked.isdisjoint(places) and _answers(label, evidence):
             answers.append((label, evidence))
         elif label.polarity == "asks-for":
-            asked.add(place)
+            asked.add(places[0])
     answered = {evidence.id for _, evidence in answers}
     return [pair for pair in support if pair[1].id not in answered], answers
 
@@ -352,12 +352,19 @@ def _as_written(pair: tuple[Label, Evidence]) -> tuple[str, str]:
     return pair[1].written or pair[1].at, pair[1].id
 
 
-def _place(evidence: Evidence) -> str:
-    """Where an ask is answered: its pull request, for review comments (the author answers in a
-    reply, or in a thread of their own); its session otherwise."""
+def _places(evidence: Evidence) -> tuple[str, ...]:
+    """Where a piece answers an ask made before it, the place it asks in first: its pull
+    request, for review comments (the author answers in a reply, or in a thread of their own);
+    its session otherwise, and for a session on the head branch of a pull request that pull
+    request too (the author taking up its review with their agent: "Agreed, add the jitter the
+    reviewer asked for" is no second person raising it). A session's ask marks its session
+    only: it never leaves the clone, so it must not make the team's comments answers on this
+    clone alone."""
     if evidence.source == "review-thread" and evidence.pull_request is not None:
-        return f"#{evidence.pull_request}"
-    return evidence.episode
+        return (f"#{evidence.pull_request}",)
+    if evidence.source == "agent-session" and evidence.pull_request is not None:
+        return (evidence.episode, f"#{evidence.pull_request}")
+    return (evidence.episode,)
 
 
 def _answers(label: Label, evidence: Evidence) -> bool:
