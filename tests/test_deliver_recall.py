@@ -3,10 +3,14 @@ a fixed multilingual set, and the commands over a real store (recall, context, d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -505,6 +509,41 @@ def test_a_delivery_ledger_sqlite_cannot_open_is_named_in_one_line(
     said = capsys.readouterr().err
     assert said.startswith(f"gitstore: error: {ledger}: cannot open the delivery ledger (") and said.count("\n") == 1
 
+
+
+@pytest.mark.parametrize("command", [["deliveries"], ["context", "--prompt", PROMPT]])
+def test_a_fifo_in_the_ledgers_place_is_named_at_once(world: World, capsys: pytest.CaptureFixture[str],
+                                                      command: list[str]) -> None:
+    """SQLite opening a FIFO for reading waits for a writer: ``gitstore deliveries`` and
+    ``gitstore context`` hung there."""
+    ledger = world.root / "okf" / ".memory" / "deliveries.sqlite"
+    os.mkfifo(ledger)
+    with released(ledger):
+        assert main(command) == 1
+    assert capsys.readouterr().err == f"gitstore: error: {ledger}: cannot open the delivery ledger (a FIFO, not a " \
+        "file); move it aside and the next delivery starts a new one\n"
+
+
+@contextlib.contextmanager
+def released(fifo: Path, seconds: float = 10.0) -> Iterator[None]:
+    """Fail the test, rather than hang, when its block waits on ``fifo``: past ``seconds``, a
+    writer opens it and closes it, which ends any read waiting there."""
+    done = threading.Event()
+
+    def watch() -> None:
+        if not done.wait(seconds):
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    started = time.monotonic()
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+    assert time.monotonic() - started < seconds, f"waited on {fifo} until it was released"
 
 
 def test_a_damaged_index_is_built_again_by_every_command(world: World, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ as the text it always was.
 from __future__ import annotations
 
 import os
+import stat
 import time
 
 from gitstore.deliver import db as sqlite_db
@@ -86,6 +87,27 @@ def refuse_links(state: str) -> None:
         refuse(root, os.path.relpath(state, root), name)
 
 
+class NotAFile(Exception):
+    """Something other than a regular file stands where the ledger belongs: a folder, a FIFO, a
+    device, a socket. SQLite opening a FIFO for reading waits for a writer that never comes
+    (``gitstore deliveries`` and ``gitstore context`` hung there), so it is never handed one."""
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_other_files(state: str) -> None:
+    """Raise NotAFile, naming what it is, when anything but a regular file stands at the ledger's
+    path (a link is ``refuse_links``'s)."""
+    try:
+        mode = os.lstat(path(state)).st_mode
+    except OSError:
+        return  # none there (it is made), or out of reach: SQLite says so
+    if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+        raise NotAFile(f"{next((said for test, said in _KINDS if test(mode)), 'no file')}, not a file")
+
+
 def _open(state: str) -> Any:
     db = sqlite_db.connect(path(state))
     if db.execute("PRAGMA user_version").fetchone()[0] == 0:
@@ -126,6 +148,7 @@ class Session:
         kept = writable(self.state)
         self.write = self.write and kept  # where nothing can be kept, what was delivered is read, not recorded
         try:
+            refuse_other_files(self.state)
             if self.write:
                 os.makedirs(self.state, exist_ok=True)
                 self.db = _open(self.state)
@@ -134,7 +157,7 @@ class Session:
                 self.db = sqlite_db.connect(path(self.state), readonly=True, immutable=not kept)
             if self.db is not None:
                 self._read()
-        except sqlite_db.Error as exc:
+        except (sqlite_db.Error, NotAFile) as exc:
             if self.db is not None:
                 self.db.close()
                 self.db = None
@@ -187,8 +210,11 @@ def unreadable(state: str, exc: Exception) -> Exception:
     folder read-only, the file another user's, locked), or damaged (exit 3)."""
     from gitstore.errors import GitstoreError, IntegrityError
 
-    if isinstance(exc, sqlite_db.OperationalError):
-        found: GitstoreError = GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc})")
+    if isinstance(exc, NotAFile):
+        found: GitstoreError = GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc}); move it "
+                                             "aside and the next delivery starts a new one")
+    elif isinstance(exc, sqlite_db.OperationalError):
+        found = GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc})")
     else:
         found = IntegrityError(f"{path(state)}: the delivery ledger is damaged ({exc}); move it aside "
                                f"and the next delivery starts a new one")
@@ -202,8 +228,9 @@ def sessions(state: str) -> list[list[dict[str, Any]]]:
         return []
     refuse_links(state)
     try:
+        refuse_other_files(state)
         return _sessions(sqlite_db.connect(path(state), readonly=True, immutable=not writable(state)))
-    except sqlite_db.Error as exc:
+    except (sqlite_db.Error, NotAFile) as exc:
         raise unreadable(state, exc) from None
 
 
