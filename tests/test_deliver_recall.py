@@ -486,40 +486,60 @@ def test_a_session_id_with_line_breaks_prints_no_row_of_its_own(world: World,
     assert f"claude-code session s1\u2424  {forged}\u2424x: 1 learning(s), 1 delivery(ies), 0 compaction(s)" in lines
 
 
-@pytest.mark.parametrize("command", [["deliveries"], ["context", "--prompt", PROMPT]])
 def test_a_damaged_delivery_ledger_is_named_in_one_line_and_kept(
-        world: World, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
     ledger = world.root / "okf" / ".memory" / "deliveries.sqlite"
     ledger.write_bytes(b"not a database\n")
-    assert main(command) == 3
+    assert main(["deliveries"]) == 3
     assert capsys.readouterr().err == f"gitstore: error: {ledger}: the delivery ledger is damaged (file is not a " \
         "database); move it aside and the next delivery starts a new one\n"
-    assert main([*command, "--json"]) == 3
+    assert main(["deliveries", "--json"]) == 3
     captured = capsys.readouterr()
     assert captured.out == "" and json.loads(captured.err)["code"] == 3
     assert ledger.read_bytes() == b"not a database\n", "nothing stored is altered"
 
 
-@pytest.mark.parametrize("command", [["deliveries"], ["context", "--prompt", PROMPT]])
 def test_a_delivery_ledger_sqlite_cannot_open_is_named_in_one_line(
-        world: World, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
     ledger = world.root / "okf" / ".memory" / "deliveries.sqlite"
     ledger.mkdir()  # as a folder it cannot be opened, as one read-only or another user's cannot
-    assert main(command) == 1
+    assert main(["deliveries"]) == 1
     said = capsys.readouterr().err
     assert said.startswith(f"gitstore: error: {ledger}: cannot open the delivery ledger (") and said.count("\n") == 1
 
 
+@pytest.mark.parametrize("damage", ["not a database", "folder", "fifo"])
+def test_context_delivers_past_a_ledger_it_cannot_read_and_says_so(
+        world: World, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    """``gitstore context`` writes nothing, yet a damaged ledger (or a folder in its place) had it
+    refuse, so a CI job feeding an agent ``context --json`` gave it no learning at all: it shows
+    what a session given nothing yet would get, and says once on standard error what is wrong,
+    how to mend it, and that the hook delivers nothing until then."""
+    ledger = world.root / "okf" / ".memory" / "deliveries.sqlite"
+    kept = {"not a database": lambda: ledger.write_bytes(b"not a database\n"), "folder": ledger.mkdir,
+            "fifo": lambda: os.mkfifo(ledger)}[damage]
+    kept()
+    with released(ledger) if damage == "fifo" else contextlib.nullcontext():
+        for argv in (["context", "--prompt", PROMPT], ["context", "--prompt", PROMPT, "--session", "s1"]):
+            assert main(argv) == 0
+            captured = capsys.readouterr()
+            assert world.ids["jitter"] in captured.out
+            warning = [line for line in captured.err.splitlines() if line.startswith("gitstore: ")]
+            assert len(warning) == 1 and warning[0].startswith(f"gitstore: warning: {ledger}: "), captured.err
+            assert "move it aside and the next delivery starts a new one; until then the context hook delivers " \
+                "nothing" in warning[0]
+        shown = run_json(capsys, "context", "--prompt", PROMPT)
+        assert shown["delivered"] and world.ids["jitter"] in shown["context"]  # type: ignore[index]
+    assert ledger.is_dir() if damage == "folder" else (ledger.is_fifo() if damage == "fifo"
+                                                        else ledger.read_bytes() == b"not a database\n")
 
-@pytest.mark.parametrize("command", [["deliveries"], ["context", "--prompt", PROMPT]])
-def test_a_fifo_in_the_ledgers_place_is_named_at_once(world: World, capsys: pytest.CaptureFixture[str],
-                                                      command: list[str]) -> None:
-    """SQLite opening a FIFO for reading waits for a writer: ``gitstore deliveries`` and
-    ``gitstore context`` hung there."""
+
+def test_a_fifo_in_the_ledgers_place_is_named_at_once(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite opening a FIFO for reading waits for a writer: ``gitstore deliveries`` hung there."""
     ledger = world.root / "okf" / ".memory" / "deliveries.sqlite"
     os.mkfifo(ledger)
     with released(ledger):
-        assert main(command) == 1
+        assert main(["deliveries"]) == 1
     assert capsys.readouterr().err == f"gitstore: error: {ledger}: cannot open the delivery ledger (a FIFO, not a " \
         "file); move it aside and the next delivery starts a new one\n"
 

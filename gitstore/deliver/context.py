@@ -48,9 +48,10 @@ GENERIC_BRANCHES = frozenset({"main", "master", "trunk", "develop", "development
 
 
 class Answer:
-    """What the hook prints (None: nothing), and why."""
+    """What the hook prints (None: nothing), and why; ``unread``: why a preview could not read the
+    ledger (the session is then read as one given nothing yet)."""
 
-    __slots__ = ("output", "reason", "recall", "context", "event", "kind", "epoch")
+    __slots__ = ("output", "reason", "recall", "context", "event", "kind", "epoch", "unread")
 
     def __init__(self, reason: str, output: str | None = None, found: Recall | None = None,
                  context: str | None = None, event: str | None = None, kind: str | None = None,
@@ -62,6 +63,7 @@ class Answer:
         self.event = event
         self.kind = kind
         self.epoch = epoch
+        self.unread: str | None = None
 
 
 def frame(items: list[dict[str, Any]]) -> str:
@@ -128,14 +130,18 @@ def answer(place: Place, harness: str, payload: dict[str, Any], now: str,
         inert = found_index.meta.get("inert") if found_index is not None else None
         if inert:
             return Answer(inert, event=event, kind=kind)
-        with ledger.Session(place.state, harness, session, write=write) as led:
+        # a preview writes nothing, so a ledger it cannot read keeps nothing from it (it says why)
+        with ledger.Session(place.state, harness, session, write=write, unread_ok=not write) as led:
             if surface.resets_context(payload):
                 source = payload.get("source")
                 led.compaction(str(event), source if isinstance(source, str) else None)
             if kind == surfaces.COMPACTION:
-                return Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
-                              epoch=led.epoch)
-            return _deliver(place, surface, str(event), kind, payload, now, found_index, led, write)
+                result = Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
+                                epoch=led.epoch)
+            else:
+                result = _deliver(place, surface, str(event), kind, payload, now, found_index, led, write)
+            result.unread = led.unread
+            return result
     finally:
         if found_index is not None:
             found_index.close()

@@ -181,4 +181,9 @@ def preview(harness: str, prompt: str | None = None, session: str | None = None,
         payload["source"] = source
     result = read_index(place, lambda index: answer(place, harness, payload, now or clock(), lambda wait: index,
                                                      write=False))
+    if result.unread is not None:  # the hook delivers nothing meanwhile; what it would deliver is shown all the same
+        from gitstore import notices
+
+        notices.note(f"{result.unread}; until then the context hook delivers nothing, and this shows what it "
+                     "would deliver to a session given nothing yet")
     return Preview(harness, event, payload["session_id"], result, payload)

@@ -132,13 +132,18 @@ def writable(state: str) -> bool:
 
 
 class Session:
-    """One session's part of the ledger; with ``write`` a write transaction is held while open."""
+    """One session's part of the ledger; with ``write`` a write transaction is held while open.
+    With ``unread_ok`` (a preview, which writes nothing), a ledger that cannot be read is no
+    error: the session is read as one given nothing yet, and ``unread`` says why."""
 
-    def __init__(self, state: str, harness: str, session: str, *, write: bool = True) -> None:
+    def __init__(self, state: str, harness: str, session: str, *, write: bool = True,
+                 unread_ok: bool = False) -> None:
         self.state = state
         self.harness = harness
         self.session = session
         self.write = write
+        self.unread_ok = unread_ok
+        self.unread: str | None = None
         self.db: Any = None
         self.epoch = 0
         self.delivered: set[str] = set()
@@ -161,7 +166,11 @@ class Session:
             if self.db is not None:
                 self.db.close()
                 self.db = None
-            raise unreadable(self.state, exc) from None
+            problem = unreadable(self.state, exc)
+            if not self.unread_ok:
+                raise problem from None
+            self.write, self.unread = False, str(problem)
+            self.epoch, self.delivered = 0, set()
         return self
 
     def _read(self) -> None:
