@@ -381,6 +381,20 @@ def test_a_damaged_ledger_is_named_in_the_log_with_what_to_do(world: World, tmp_
                          "move it aside and the next delivery starts a new one"), last
 
 
+def test_a_folder_where_the_index_belongs_is_named_in_the_log(world: World, tmp_path: Path) -> None:
+    """A folder at the index's place failed every rebuild, the log naming only the kind of error."""
+    copy = world.copy(tmp_path / "widgets")
+    index = copy.root / "okf" / ".memory" / "cache" / "recall.sqlite"
+    index.unlink(missing_ok=True)
+    index.mkdir()
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    assert done.returncode == 0 and done.stdout == b"" and index.is_dir()
+    last = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text().splitlines()[-1]
+    assert last.endswith(f"context hook failed: {index}: a folder stands where recall's index belongs; move it "
+                         "away, and the next delivery builds the index (a disposable cache) again"), last
+
+
 def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stops(world: World, tmp_path: Path) -> None:
     """A commit that un-ignores ``okf/.memory/`` leaves the index current (no ref of memory, no
     setting moved), and the hook kept delivering and recording there, beside the index holding
@@ -564,14 +578,20 @@ def test_a_stale_index_past_the_time_limit_gives_nothing_now_and_serves_the_next
     assert world.ids["jitter"].encode() in again.stdout, "the background rebuild serves the next prompt"
 
 
-def test_a_rebuild_that_fails_ends_the_wait(world: World, tmp_path: Path) -> None:
+@pytest.mark.parametrize("lock", ["file", "fifo"])
+def test_a_rebuild_that_fails_ends_the_wait(world: World, tmp_path: Path, lock: str) -> None:
     """A rebuild that fails, as it will at every prompt until a person mends what it names (here
     origin given a second URL naming another repository, so no scope is origin's), leaves no
-    index to wait for: the hook says so once it ended, and holds no prompt to its time limit."""
+    index to wait for: the hook says so once it ended, and holds no prompt to its time limit.
+    Nor does a FIFO in the build lock's place: asking whether a build still held the lock opened
+    it for reading, which waited for a writer until the time limit."""
     import time
 
     copy = world.copy(tmp_path / "widgets")
     git(copy.root, "remote", "set-url", "--add", "origin", "https://github.com/acme/gadgets.git")
+    if lock == "fifo":
+        (copy.root / "okf" / ".memory" / "cache" / "recall.lock").unlink(missing_ok=True)
+        os.mkfifo(copy.root / "okf" / ".memory" / "cache" / "recall.lock")
     command = context_command("claude-code", "UserPromptSubmit", copy.root)
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "60"}
     event = payload("claude-code", "UserPromptSubmit", copy.root, "failing", prompt=PROMPT)

@@ -566,6 +566,27 @@ def released(fifo: Path, seconds: float = 10.0) -> Iterator[None]:
     assert time.monotonic() - started < seconds, f"waited on {fifo} until it was released"
 
 
+@pytest.mark.parametrize(("name", "what"), [("recall.sqlite", "recall's index"),
+                                           ("recall.lock", "the lock of recall's index")])
+def test_a_folder_where_the_index_belongs_is_named_with_what_mends_it(
+        world: World, capsys: pytest.CaptureFixture[str], name: str, what: str) -> None:
+    """No build could replace a folder at the index's place (or its lock's): every one failed,
+    naming only its temporary file (``Is a directory``). It is named, with what mends it, and
+    kept: a folder may hold someone's files."""
+    target = world.root / "okf" / ".memory" / "cache" / name
+    target.unlink(missing_ok=True)
+    target.mkdir(parents=True)
+    (target / "notes.txt").write_text("mine\n")
+    for argv in (["recall", PROMPT], ["context", "--prompt", PROMPT]):
+        assert main(argv) == 1
+        assert capsys.readouterr().err == f"gitstore: error: {target}: a folder stands where {what} belongs; move " \
+            "it away, and the next delivery builds the index (a disposable cache) again\n"
+    assert (target / "notes.txt").read_text() == "mine\n"
+    (target / "notes.txt").unlink()
+    target.rmdir()
+    assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
+
+
 def test_a_damaged_index_is_built_again_by_every_command(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     """``recall``, ``recall --id`` and ``context`` on an index whose fingerprint is current but
     whose pages are damaged printed SQLite's traceback: they remove it and build it again."""

@@ -193,7 +193,7 @@ def _written(place: Place) -> tuple[int, int] | None:
 def _building(place: Place) -> bool:
     """Whether a build holds the build lock now (it may still write a current index)."""
     try:
-        fd = os.open(lock_path(place), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(lock_path(place), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO: at once
     except OSError:
         return False
     try:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import errno
 import math
 import os
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 
 from gitstore.deliver import db as sqlite_db
 
@@ -85,12 +85,35 @@ def refuse_links(place: Place) -> None:
         refuse(place.root, STATE, "cache", name)
 
 
+def refuse_folders(place: Place) -> None:
+    """Raise a gitstore error naming it, and what mends it, when a folder stands where the index
+    or its lock belongs: nothing gitstore makes, and no build could ever replace it (each failed
+    naming only its temporary file, or the lock, on every prompt). A disposable cache's place,
+    yet a folder may hold someone's files: it is named, never removed. (A FIFO or a device there
+    is never read: ``_stamp``, ``_building``; a build's rename replaces one at the index.)"""
+    for name, what in ((NAME, "recall's index"), (LOCK, "the lock of recall's index")):
+        file = os.path.join(folder(place), name)
+        try:
+            found = os.lstat(file)
+        except OSError:
+            continue
+        if S_ISDIR(found.st_mode):
+            from gitstore.errors import GitstoreError
+
+            error = GitstoreError(f"{file}: a folder stands where {what} belongs; move it away, and the next "
+                                  "delivery builds the index (a disposable cache) again")
+            error.loggable = True  # type: ignore[attr-defined] # a path gitstore made: the hook's log says it
+            raise error
+
+
 def writable(place: Place) -> bool:
     """Whether the cache folder can keep an index: False in a checkout mounted read-only (a
     sandbox's) or not this user's to write, where a reader builds one in memory for itself
     (``gitstore.deliver.build.in_memory``). Asked by opening the build lock for writing, the
-    first thing a build writes; never through a link (Untrusted)."""
+    first thing a build writes; never through a link (Untrusted), nor where a folder stands in
+    a file's place (``refuse_folders``)."""
     refuse_links(place)
+    refuse_folders(place)
     try:
         os.makedirs(folder(place), exist_ok=True)
         os.close(os.open(lock_path(place), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644))
