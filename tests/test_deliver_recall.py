@@ -587,6 +587,21 @@ def test_a_folder_where_the_index_belongs_is_named_with_what_mends_it(
     assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
 
 
+def test_a_link_where_the_index_belongs_is_named_with_what_mends_it(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """A link (here one leading nowhere) in the index's place keeps delivery inert, and was named
+    without a word of what ends that."""
+    index = world.root / "okf" / ".memory" / "cache" / "recall.sqlite"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.unlink(missing_ok=True)
+    index.symlink_to(world.root / "nowhere")
+    assert main(["recall", PROMPT]) == 1
+    assert capsys.readouterr().err == "gitstore: error: okf/.memory/cache/recall.sqlite is a symbolic link; delivery " \
+        "never writes through one, so it is inert here until it is deleted (`rm`)\n"
+    index.unlink()
+    assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
+
+
 def test_a_damaged_index_is_built_again_by_every_command(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     """``recall``, ``recall --id`` and ``context`` on an index whose fingerprint is current but
     whose pages are damaged printed SQLite's traceback: they remove it and build it again."""

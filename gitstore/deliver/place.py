@@ -175,4 +175,4 @@ def refuse_links(root: str, *names: str) -> None:
     link = link_on_the_way(root, *names)
     if link is not None:
         raise Untrusted(f"{os.path.relpath(link, root)} is a symbolic link; delivery never writes through one, "
-                        "so it is inert here")
+                        "so it is inert here until it is deleted (`rm`)")
