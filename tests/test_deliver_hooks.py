@@ -270,6 +270,41 @@ def test_an_untrusted_folder_is_inert(world: World, tmp_path: Path) -> None:
     assert sorted(p.name for p in stranger.iterdir()) == [".git"], "nothing written in an untrusted folder"
 
 
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_a_committed_link_at_the_configuration_is_never_read_through(world: World, tmp_path: Path,
+                                                                      target: str) -> None:
+    """A repository can commit okf/.memory/config.json as a link, and a hook installed for the
+    user runs in every folder: the hook read its configuration before anything said the folder
+    was not the clone's own, through the link, to /dev/zero until memory ran out, or from a FIFO
+    until its time limit, then logged that in the checkout. It reads only a regular file, and
+    stays inert there, writing nothing."""
+    import resource
+    import time
+
+    stranger = tmp_path / "stranger"
+    (stranger / "okf" / ".memory").mkdir(parents=True)
+    git(stranger, "init", "-q")
+    if target == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        target = str(tmp_path / "fifo")
+    (stranger / "okf" / ".memory" / "config.json").symlink_to(target)
+    git(stranger, "add", "-A")
+    git(stranger, "commit", "-q", "-m", "a link where gitstore keeps its settings")
+    command = context_command("claude-code", "UserPromptSubmit", world.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "30"}
+
+    def bounded() -> None:  # a reader of /dev/zero fails at 2 GiB rather than taking the machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    started = time.monotonic()
+    done = subprocess.run(command, shell=True, env=env, cwd=stranger, capture_output=True, timeout=90,
+                          preexec_fn=bounded,
+                          input=json.dumps(payload("claude-code", "UserPromptSubmit", stranger, "s",
+                                                   prompt=PROMPT)).encode())
+    assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 15, done
+    assert git(stranger, "status", "--porcelain", "--ignored") == "", "nothing written in the checkout"
+
+
 def test_a_committed_gitstore_state_makes_the_checkout_inert(world: World, tmp_path: Path) -> None:
     copy = world.copy(tmp_path / "widgets")
     git(copy.root, "add", "-f", "okf/.memory/config.json")

@@ -24,6 +24,7 @@ inert.
 from __future__ import annotations
 
 import os
+from stat import S_ISREG
 
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Limits, Untrusted, read_limits
@@ -92,15 +93,40 @@ def _pointer(path: str) -> str:
         return os.fsdecode(handle.read().strip())
 
 
+CONFIG_BYTES = 1 << 20  # of config.json the hook reads: gitstore's settings take a few hundred
+
+
 def read_config(path: str) -> dict[str, Any]:
-    """gitstore's configuration file, or Inert naming why it cannot be used."""
+    """gitstore's configuration file, or Inert naming why it cannot be used. Read only from a
+    regular file, at most ``CONFIG_BYTES`` of it, and never waited on: it is read before anything
+    says whether the folder is the clone's own, and a repository can commit a link in its place
+    (to ``/dev/zero``, which the hook read until memory ran out, a FIFO or ``/dev/tty``, which
+    held it to its time limit)."""
     try:
-        with open(path, "rb") as handle:
-            data = loads(handle.read())
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise Inert("gitstore is not set up in this repository (no okf/.memory/config.json)") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise Inert(f"config.json cannot be read ({exc.strerror}); delivery is off until it is fixed") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise Inert("config.json cannot be read (not a file); delivery is off until it is fixed")
+        chunks, size = [], 0
+        while size <= CONFIG_BYTES:
+            chunk = os.read(fd, CONFIG_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > CONFIG_BYTES:
+            raise Inert(f"config.json cannot be read (over {CONFIG_BYTES} bytes); delivery is off until it is fixed")
+        data = loads(b"".join(chunks))
+    except OSError as exc:
+        raise Inert(f"config.json cannot be read ({exc.strerror}); delivery is off until it is fixed") from None
+    except ValueError as exc:
         raise Inert(f"config.json cannot be read ({exc}); delivery is off until it is fixed") from None
+    finally:
+        os.close(fd)
     if not isinstance(data, dict) or not isinstance(data.get("writer"), str):
         raise Inert("config.json is not gitstore's configuration; delivery is off until it is fixed")
     return data
