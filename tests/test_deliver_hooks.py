@@ -430,6 +430,27 @@ def test_a_folder_where_the_index_belongs_is_named_in_the_log(world: World, tmp_
                          "away, and the next delivery builds the index (a disposable cache) again"), last
 
 
+def test_a_fifo_where_the_salt_belongs_holds_no_prompt(world: World, tmp_path: Path) -> None:
+    """A FIFO in place of this clone's delivery secret held every prompt to the time limit (its
+    read waited for a writer): the hook answers at once, and the log names it with what mends it."""
+    import time
+
+    copy = world.copy(tmp_path / "widgets")
+    salt = copy.root / ".git" / "gitstore" / "delivery.salt"
+    salt.unlink(missing_ok=True)
+    os.mkfifo(salt)
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "30"}
+    started = time.monotonic()
+    done = subprocess.run(command, shell=True, env=env, cwd=copy.root, capture_output=True, timeout=90,
+                          input=json.dumps(payload("claude-code", "UserPromptSubmit", copy.root, "s",
+                                                   prompt=PROMPT)).encode())
+    assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 15, done
+    log = (copy.root / "okf" / ".memory" / "logs" / "hooks.log").read_text().splitlines()
+    assert log[-2].endswith(f"recall index rebuild failed: {salt}: something other than a file stands where this "
+                            "clone's delivery secret belongs; delete it, and the next delivery makes a new one"), log
+
+
 def test_once_a_capture_finds_the_state_folder_not_ignored_the_context_hook_stops(world: World, tmp_path: Path) -> None:
     """A commit that un-ignores ``okf/.memory/`` leaves the index current (no ref of memory, no
     setting moved), and the hook kept delivering and recording there, beside the index holding

@@ -547,13 +547,16 @@ def test_a_fifo_in_the_ledgers_place_is_named_at_once(world: World, capsys: pyte
 @contextlib.contextmanager
 def released(fifo: Path, seconds: float = 10.0) -> Iterator[None]:
     """Fail the test, rather than hang, when its block waits on ``fifo``: past ``seconds``, a
-    writer opens it and closes it, which ends any read waiting there."""
+    writer opens it and closes it, again and again until the block ends, which ends any open
+    or read waiting there."""
     done = threading.Event()
 
     def watch() -> None:
-        if not done.wait(seconds):
+        wait = seconds
+        while not done.wait(wait):
             with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            wait = 0.05
 
     watcher = threading.Thread(target=watch, daemon=True)
     started = time.monotonic()
@@ -584,6 +587,22 @@ def test_a_folder_where_the_index_belongs_is_named_with_what_mends_it(
     assert (target / "notes.txt").read_text() == "mine\n"
     (target / "notes.txt").unlink()
     target.rmdir()
+    assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_salt_that_is_no_file_is_named_with_what_mends_it(
+        world: World, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    """Where this clone's delivery secret is kept, a folder had every build fail with a
+    traceback (no index could be keyed), and a FIFO had every reader wait for good."""
+    salt = world.root / ".git" / "gitstore" / "delivery.salt"
+    salt.unlink(missing_ok=True)
+    salt.mkdir() if kind == "folder" else os.mkfifo(salt)
+    with released(salt) if kind == "fifo" else contextlib.nullcontext():
+        assert main(["recall", PROMPT]) == 1
+    assert capsys.readouterr().err == f"gitstore: error: {salt}: something other than a file stands where this " \
+        "clone's delivery secret belongs; delete it, and the next delivery makes a new one\n"
+    salt.rmdir() if kind == "folder" else salt.unlink()
     assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
 
 

@@ -40,6 +40,7 @@ capture that adds nothing the index depends on (``gitstore.deliver.carry``).
 from __future__ import annotations
 
 import os
+from stat import S_ISREG
 
 from gitstore._files import replace_file
 from gitstore._gitconfig import overridden
@@ -70,21 +71,43 @@ def salt_path(place: Place) -> str:
     return os.path.join(place.common, "gitstore", SALT_NAME)
 
 
+SALT_BYTES = 32
+
+
 def read_salt(place: Place) -> str | None:
+    """This clone's secret, in hex; None where there is none, or anything but a file stands in
+    its place, which is never waited on (a FIFO's read waits for a writer: every prompt was held
+    to the hook's time limit, and `gitstore recall` for good)."""
     try:
-        with open(salt_path(place), "rb") as handle:
-            return handle.read().hex()
+        fd = os.open(salt_path(place), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, 4 * SALT_BYTES).hex()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def make_salt(place: Place) -> None:
-    """Create this clone's secret if it has none (only the index build does)."""
+    """Create this clone's secret if it has none (only the index build does). Where anything
+    else stands in its place (a folder, a FIFO), no index could ever be keyed: it is named, with
+    what mends it, in a gitstore error (every build failed with a traceback)."""
     path = salt_path(place)
     if os.path.exists(path):
+        if not os.path.isfile(path):
+            from gitstore.errors import GitstoreError
+
+            error = GitstoreError(f"{path}: something other than a file stands where this clone's delivery secret "
+                                  "belongs; delete it, and the next delivery makes a new one")
+            error.loggable = True  # type: ignore[attr-defined] # a path gitstore made: the hook's log says it
+            raise error
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    replace_file(path, os.urandom(32), 0o600)
+    replace_file(path, os.urandom(SALT_BYTES), 0o600)
 
 
 def _loose(folder: str, prefix: str, found: list[str]) -> None:

@@ -353,7 +353,8 @@ def _rebuild(root: str) -> int:
     except Inert:
         pass
     except BaseException as exc:  # noqa: BLE001
-        log(root, "-", f"recall index rebuild failed: {described(exc, REBUILD_KINDS)}")
+        said = getattr(exc, "loggable", False)  # words that quote nothing read, and say what to do
+        log(root, "-", f"recall index rebuild failed: {exc if said else described(exc, REBUILD_KINDS)}")
     return 0
 
 
