@@ -590,6 +590,22 @@ def test_a_folder_where_the_index_belongs_is_named_with_what_mends_it(
     assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
 
 
+def test_a_file_where_the_cache_folder_belongs_is_named_with_what_mends_it(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file in the cache folder's place failed every build with ``File exists``."""
+    import shutil
+
+    cache = world.root / "okf" / ".memory" / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.write_text("mine\n")
+    assert main(["recall", PROMPT]) == 1
+    assert capsys.readouterr().err == f"gitstore: error: {cache}: a file stands where recall's cache folder belongs; " \
+        "move it away, and the next delivery builds the index (a disposable cache) again\n"
+    assert cache.read_text() == "mine\n"
+    cache.unlink()
+    assert world.ids["jitter"] in str(run_json(capsys, "recall", PROMPT))
+
+
 @pytest.mark.parametrize("kind", ["folder", "fifo"])
 def test_a_salt_that_is_no_file_is_named_with_what_mends_it(
         world: World, capsys: pytest.CaptureFixture[str], kind: str) -> None:

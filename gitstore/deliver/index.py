@@ -87,20 +87,24 @@ def refuse_links(place: Place) -> None:
 
 def refuse_folders(place: Place) -> None:
     """Raise a gitstore error naming it, and what mends it, when a folder stands where the index
-    or its lock belongs: nothing gitstore makes, and no build could ever replace it (each failed
-    naming only its temporary file, or the lock, on every prompt). A disposable cache's place,
-    yet a folder may hold someone's files: it is named, never removed. (A FIFO or a device there
-    is never read: ``_stamp``, ``_building``; a build's rename replaces one at the index.)"""
-    for name, what in ((NAME, "recall's index"), (LOCK, "the lock of recall's index")):
-        file = os.path.join(folder(place), name)
+    or its lock belongs, or a file where the cache folder does: nothing gitstore makes, and no
+    build could ever replace it (each failed naming only its temporary file, the lock or the
+    folder, on every prompt). A disposable cache's place, yet a folder or a file may be someone's:
+    it is named, never removed. (A FIFO or a device at the index or the lock is never read:
+    ``_stamp``, ``_building``; a build's rename replaces one at the index.)"""
+    cache = folder(place)
+    places = [(cache, "a file", "recall's cache folder", lambda mode: not S_ISDIR(mode))]
+    places += [(os.path.join(cache, name), "a folder", what, S_ISDIR)
+               for name, what in ((NAME, "recall's index"), (LOCK, "the lock of recall's index"))]
+    for file, stands, what, wrong in places:
         try:
             found = os.lstat(file)
         except OSError:
             continue
-        if S_ISDIR(found.st_mode):
+        if wrong(found.st_mode):
             from gitstore.errors import GitstoreError
 
-            error = GitstoreError(f"{file}: a folder stands where {what} belongs; move it away, and the next "
+            error = GitstoreError(f"{file}: {stands} stands where {what} belongs; move it away, and the next "
                                   "delivery builds the index (a disposable cache) again")
             error.loggable = True  # type: ignore[attr-defined] # a path gitstore made: the hook's log says it
             raise error
