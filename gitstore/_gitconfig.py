@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 OVERRIDES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT",
              "GIT_CONFIG_PARAMETERS")
 _TRUE = ("true", "yes", "on", "1")
+# How git reaches an ssh remote (a person's own key or account for the team's): kept wherever
+# gitstore runs git without the variables git exports into hooks.
+SSH_VARIABLES = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")
 _asked: WeakKeyDictionary[pygit2.Repository, dict[str, str | None]] = WeakKeyDictionary()
 
 
@@ -202,4 +205,4 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG_")}
 
 
-__all__ = ["NOT_OWNED", "OVERRIDES", "flag", "git_accepts", "overridden", "owner_unchecked", "value"]
+__all__ = ["NOT_OWNED", "OVERRIDES", "SSH_VARIABLES", "flag", "git_accepts", "overridden", "owner_unchecked", "value"]
