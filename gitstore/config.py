@@ -66,7 +66,7 @@ from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import (Scope, _git_folder, admits, keep_scope, open_git, open_repository,
+from gitstore.scope import (Scope, _git_folder, admits, alias_of, keep_scope, open_git, open_repository,
                             same_scope, scope_and_kept, scope_kept_gone)
 
 STATE_DIR = Path("okf") / ".memory"
@@ -199,8 +199,10 @@ def _scope(repo: pygit2.Repository, here: bool) -> Scope:
     elif not same_scope(kept, scope) and not admits(scope, kept):  # origin named, removed or moved since
         from gitstore import notices
 
+        why = (f"origin's host {kept.partition('/')[0]} is an ssh alias of {scope.partition('/')[0]}"
+               if alias_of(kept, scope) else "its origin changed")
         notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "
-                     f"{scope} (its origin changed): what was stored under {kept} is not read here; "
+                     f"{scope} ({why}): what was stored under {kept} is not read here; "
                      "`gitstore doctor` says what to do")
     return scope
 

@@ -332,7 +332,34 @@ def renamed_todo(repo: pygit2.Repository, scope: str | None, why: str) -> str | 
     old = other_scope_in(why, scope)
     if old is None or scope is None:
         return None
+    if alias_of(old, scope):
+        return alias_todo(old)
     return origin_todo(scope, old) if declares_itself(repo, scope) else former_todo(old)
+
+
+def alias_of(old: str, scope: str) -> bool:
+    """Whether ``old`` may be ``scope``, a forge's (``_CASELESS_HOSTS``, ...), as a clone whose
+    origin names its host through an ssh alias (``Host github-work`` / ``HostName github.com``)
+    took it before gitstore read ssh's configuration (``through_ssh``): the same owner/name
+    under a host that is no global name and has no dot (an alias, not a server's name)."""
+    from gitstore._sshhost import global_host
+
+    old_host, _, old_path = old.partition("/")
+    host, _, path = scope.partition("/")
+    return ("." not in old_host and old_host != "local" and not global_host(old_host) and global_host(host)
+            and same_scope(f"{host}/{old_path}", scope))
+
+
+def alias_todo(old: str) -> str:
+    """What mends memory stored under ``old``, an ssh alias's scope (``alias_of``): nothing was
+    renamed, but what was stored under it is this repository's memory all the same, which a
+    sync holds quarantined in every clone until the default branch declares it a former scope."""
+    host = old.partition("/")[0]
+    return (f"{old} looks like this repository spelled through an ssh host alias ({host}, in a clone's ssh "
+            "configuration), as gitstore took origin's scope before it read ssh's: nothing was renamed, but what was "
+            "stored under it is this repository's memory, which every clone reads once the default branch declares "
+            f"it: `{declare_former(old)}`, merged into the default branch and pushed as the policy is; in the clone "
+            f"whose origin names {host}, `gitstore init` then takes this scope, and `gitstore sync` in each clone")
 
 
 def declare_former(old: str) -> str:
@@ -523,7 +550,7 @@ def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) ->
     to), stands for, as ``remote_scope`` reads it."""
     local = _local_path(url, Path(repo.workdir or repo.path))
     if local is None:
-        return scope_from_url(url)
+        return through_ssh(repo, url, scope_from_url(url))
     found = pygit2.discover_repository(str(local)) if local.exists() else None
     if found is None:
         where = Path(repo.workdir or repo.path)
@@ -535,6 +562,31 @@ def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) ->
         raise InvalidInput(f"{remote} {url!r} leads through more than 8 local clones or back to itself: "
                            "point one of them at a hosted remote")
     return repository_scope(pygit2.Repository(found), depth + 1)
+
+
+_SSH_URL = re.compile(r"^(?:ssh|git\+ssh|ssh\+git)://(?:([^@/]*)@)?", re.I)
+_LOGIN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def through_ssh(repo: pygit2.Repository, url: str, scope: str) -> str:
+    """``scope``, ``url``'s (``scope_from_url``), with the host an ssh or scp-like URL names
+    replaced by the one ssh's configuration resolves it to, where that is a forge's
+    (``_sshhost.resolved``: ``git@github-work:acme/widgets`` through ``Host github-work`` /
+    ``HostName github.com`` is ``github.com/acme/widgets``); any other URL's as it is."""
+    host, _, path = scope.partition("/")
+    url = url.strip()
+    if "://" in url:
+        found = _SSH_URL.match(url)
+        if found is None:
+            return scope
+        login = found.group(1)
+    else:
+        before = url.split(":", 1)[0]
+        login = before.rsplit("@", 1)[0] if "@" in before else None
+    from gitstore._sshhost import resolved
+
+    name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None)
+    return scope if name == host else f"{name}/{path}"
 
 
 def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:

@@ -10,15 +10,20 @@ database's home, never ``$HOME``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitstore.context import Context
+from gitstore.ops import consent
 from gitstore.ops.setup import init
+from gitstore.scope import repository_scope
+from gitstore.sync.remote import sync
 
 from . import cli
 from .conftest import git
@@ -85,6 +90,10 @@ def _clone(tmp: Path, origin: str, name: str, key: Path, ssh_command: str | None
     return Context.open(root)
 
 
+def _grant_as_bob(ctx: Context) -> None:
+    consent.grant(ctx, "github:10", ["review"], ["review-thread"], "2026-01-01T00:00:00.000000Z", None, None)
+
+
 def _events(root: Path) -> list[str]:
     return [item.record["payload"]["text"] for item in Context.open(root).store.items(["event"], payloads=True)]
 
@@ -105,3 +114,148 @@ def test_sync_runs_ssh_as_the_persons_git_does(tmp_path: Path, monkeypatch: pyte
     synced = cli.gitstore("sync", cwd=alice.workspace.root)
     assert synced.returncode == 0, synced.stdout + synced.stderr
     assert git(tmp_path / "server" / "acme" / "widgets.git", "for-each-ref", "refs/memory/").strip(), "pushed"
+
+
+def _scope_of(tmp: Path, origin: str, ssh_command: str | None = None, set_up: bool = False) -> str:
+    root = tmp / "clone"
+    if not root.exists():
+        git(tmp, "init", "-q", "-b", "main", str(root))
+        git(root, "remote", "add", "origin", origin)
+    git(root, "remote", "set-url", "origin", origin)
+    if ssh_command is not None:
+        git(root, "config", "core.sshCommand", ssh_command)
+    if set_up:
+        (root / ".git" / "gitstore").mkdir(exist_ok=True)
+    return repository_scope(pygit2.Repository(str(root)))
+
+
+@pytest.mark.parametrize(("origin", "scope"), [
+    (ALIAS, "github.com/acme/widgets"),
+    ("ssh://git@github-work:22/Acme/Widgets.git", "github.com/Acme/Widgets"),
+    ("git@teamgit:acme/widgets.git", "teamgit/acme/widgets"),  # a self-hosted server's alias: as written
+    ("https://github-work/acme/widgets.git", "github-work/acme/widgets"),  # not ssh: no alias of ssh's
+    ("git@elsewhere:acme/widgets.git", "elsewhere/acme/widgets"),  # ssh names it no other host
+])
+def test_an_ssh_alias_of_a_forge_is_the_forge(tmp_path: Path, origin: str, scope: str) -> None:
+    config = ssh_config(tmp_path / "ssh")
+    assert _scope_of(tmp_path, origin, f"{SSH} -F {config}") == scope
+
+
+def test_ssh_is_run_as_git_runs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GIT_SSH_COMMAND before core.sshCommand, as git reads them; a command that is not plain
+    ssh (a wrapper, shell syntax, an option ssh -G would not take) resolves nothing."""
+    config = ssh_config(tmp_path / "ssh")
+    other = ssh_config(tmp_path / "other", "Host github-work\n  HostName gitlab.com\n")
+    assert _scope_of(tmp_path, ALIAS, f"ssh -F {config}") == "github.com/acme/widgets"
+    monkeypatch.setenv("GIT_SSH_COMMAND", f"ssh -o IdentitiesOnly=yes -F{other}")
+    assert _scope_of(tmp_path, ALIAS) == "gitlab.com/acme/widgets"
+    for command in (f"/opt/wrapper -F {config}", f"ssh -F {config} -V", f"ssh -F $HOME/cfg",
+                    f"ssh -F {config}; true"):
+        monkeypatch.setenv("GIT_SSH_COMMAND", command)
+        assert _scope_of(tmp_path, ALIAS) == "github-work/acme/widgets", command
+
+
+def test_without_ssh_or_with_a_slow_one_the_host_stays_as_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitstore import _sshhost
+
+    config = ssh_config(tmp_path / "ssh")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _scope_of(tmp_path, "git@teamgit:acme/widgets.git", f"ssh -F {config}", set_up=True)
+    git(tmp_path / "clone", "remote", "set-url", "origin", ALIAS)
+    with monkeypatch.context() as bare:
+        bare.setenv("PATH", str(empty))  # no ssh
+        assert repository_scope(pygit2.Repository(str(tmp_path / "clone"))) == "github-work/acme/widgets"
+    assert ALIAS.split(":")[0] not in (tmp_path / "clone" / ".git" / "gitstore" / _sshhost.CACHE).read_text(), \
+        "not kept: asked again next time"
+    slow = empty / "ssh"
+    slow.write_text("#!/bin/sh\nsleep 5\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(_sshhost, "TIMEOUT", 0.2)
+    monkeypatch.setenv("PATH", f"{empty}{os.pathsep}{os.environ['PATH']}")
+    assert _scope_of(tmp_path, ALIAS, f"ssh -F {config}") == "github-work/acme/widgets"
+    assert _scope_of(tmp_path, ALIAS, f"{SSH} -F {config}") == "github.com/acme/widgets"
+
+
+def test_the_answer_is_kept_until_ssh_configuration_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitstore import _sshhost
+
+    served(tmp_path, monkeypatch)
+    config = ssh_config(tmp_path / "ssh")
+    command = f"ssh -F {config}"
+    assert _scope_of(tmp_path, FORGE, command, set_up=True) == "github.com/acme/widgets"
+    assert asked(tmp_path) == 0, "a forge's own name is never resolved"
+    for _ in range(3):
+        assert _scope_of(tmp_path, ALIAS, command) == "github.com/acme/widgets"
+        assert _scope_of(tmp_path, "git@teamgit:acme/widgets.git", command) == "teamgit/acme/widgets"
+    assert asked(tmp_path) == 2, "each host asked once"
+    ssh_config(tmp_path / "ssh", "Host github-work\n  HostName bitbucket.org\n")
+    assert _scope_of(tmp_path, ALIAS, command) == "bitbucket.org/acme/widgets"
+    assert asked(tmp_path) == 3
+    cache = tmp_path / "clone" / ".git" / "gitstore" / _sshhost.CACHE
+    cache.write_text('{"schema": ')
+    assert _scope_of(tmp_path, ALIAS, command) == "bitbucket.org/acme/widgets"
+    assert asked(tmp_path) == 4 and json.loads(cache.read_text())["hosts"], "a damaged cache is written again"
+    ssh_config(tmp_path / "ssh", "Host github-work\n  HostName bitbucket.org\n  NoSuchOption yes\n")
+    assert _scope_of(tmp_path, ALIAS, command) == "bitbucket.org/acme/widgets", "a failing ssh: its last answer"
+    assert asked(tmp_path) == 5
+
+
+def test_clones_through_an_alias_and_the_forges_name_share_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One person's second account (an ssh alias of github.com), another's plain clone: one
+    scope, and each sync admits the other's records."""
+    served(tmp_path, monkeypatch)
+    config = ssh_config(tmp_path / "ssh")
+    keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
+    alice = _first(tmp_path, FORGE, keys)
+    bob = _clone(tmp_path, ALIAS, "bob", keys["github:10"][0], f"ssh -F {config}")
+    assert (alice.scope, bob.scope) == ("github.com/acme/widgets", "github.com/acme/widgets")
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    assert not sync(str(alice.workspace.root)).quarantined
+    report = sync(str(bob.workspace.root))
+    assert not report.quarantined and not report.not_pushed, (report.quarantined, report.not_pushed)
+    assert _events(bob.workspace.root) == ["Use jitter on retries."], "bob reads alice's memory"
+    _grant_as_bob(Context.open(bob.workspace.root))
+    assert not sync(str(bob.workspace.root)).quarantined
+    synced = cli.gitstore("sync", cwd=alice.workspace.root)
+    assert synced.returncode == 0 and "formerly" not in synced.stdout + synced.stderr, synced.stdout + synced.stderr
+
+
+def test_a_clone_set_up_under_its_alias_is_told_how_the_team_reads_what_it_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set up while ssh's configuration was not read (an older gitstore, here an ssh that could
+    not be asked), bob's memory is under ``github-work/acme/widgets``, which every clone's sync
+    holds quarantined: alice's sync names the cause, doctor in bob's clone says the same, and
+    once the alias scope is declared a former one and bob runs init, both sync cleanly."""
+    served(tmp_path, monkeypatch)
+    config = ssh_config(tmp_path / "ssh")
+    keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
+    alice = _first(tmp_path, FORGE, keys)
+    bob = _clone(tmp_path, ALIAS, "bob", keys["github:10"][0], f"ssh -F {tmp_path / 'not-yet'}")
+    assert bob.scope == "github-work/acme/widgets"
+    _grant_as_bob(bob)
+    assert not sync(str(bob.workspace.root)).not_pushed
+    synced = cli.gitstore("sync", cwd=alice.workspace.root)
+    said = synced.stdout + synced.stderr
+    assert synced.returncode == 3 and "ssh host alias (github-work," in said and "renamed or moved" not in said, said
+    root = bob.workspace.root
+    git(root, "config", "core.sshCommand", f"ssh -F {config}")
+    doctor = cli.gitstore("doctor", cwd=root).stdout
+    assert "ssh alias of github.com" in doctor and "renamed or moved" not in doctor, doctor
+    assert "gitstore scope formerly github-work/acme/widgets" in doctor, doctor
+    cli.ok("scope", "formerly", "github-work/acme/widgets", cwd=alice.workspace.root)
+    commit_all(alice.workspace.root, "Declare the former scope github-work/acme/widgets")
+    git(alice.workspace.root, "push", "-q", "origin", "main")
+    git(root, "pull", "-q", "origin", "main")
+    done = json.loads(cli.ok("init", "--json", cwd=root))
+    assert done["scope"] == "github.com/acme/widgets", done
+    for clone in (root, alice.workspace.root, root):
+        synced = cli.gitstore("sync", cwd=clone)
+        assert synced.returncode == 0, synced.stdout + synced.stderr
+    grants = [item.record["by"] for item in Context.open(alice.workspace.root).store.items(["grant"])]
+    assert "github:10" in grants, grants

@@ -100,7 +100,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
 def _doctor(start: str | Path, home: Path | None) -> Report:
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
     from gitstore.errors import ForeignConfig, NotARepository, NotOwnedRepository, RemoteGone, UnsupportedRepository
-    from gitstore.scope import declared_former, open_repository, scope_kept_gone, scope_note
+    from gitstore.scope import alias_of, declared_former, open_repository, scope_kept_gone, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -135,15 +135,21 @@ def _doctor(start: str | Path, home: Path | None) -> Report:
                                    "origin", gone.todo)
     if kept is not None and not same_scope(kept, scope) \
             and not any(same_scope(kept, old) for old in declared_former(repo, scope)[0]):  # read as this one's
+        aliased = alias_of(kept, scope)
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else
-                       ("origin was pointed elsewhere", f", or point origin back at {kept}"))
+                       ("", "") if aliased else ("origin was pointed elsewhere", f", or point origin back at {kept}"))
         renamed = "" if kept.startswith("local/") or scope.startswith("local/") else (
+            f"; nothing was renamed, but what was stored under {kept} is this repository's memory, which every clone "
+            f"holds quarantined: `gitstore scope formerly {shlex.quote(kept)}`, committed and merged into the default "
+            f"branch, has every clone read it under {scope}") if aliased else (
             f"; if the repository was renamed or moved from {kept}, `gitstore scope formerly {shlex.quote(kept)}`, "
             "committed and merged into the default branch, has what was stored under it read under the new scope, "
             "by every clone")
-        report.add("scope", WARN, f"{since} after this clone's memory was set up under {kept}: what it stored "
-                                  f"there is not read under {scope}",
+        head = (f"origin's host {kept.partition('/')[0]} is an ssh alias of {scope.partition('/')[0]}, as ssh's "
+                f"configuration says, which gitstore did not read when this clone's memory was set up under {kept}"
+                if aliased else f"{since} after this clone's memory was set up under {kept}")
+        report.add("scope", WARN, f"{head}: what it stored there is not read under {scope}",
                    f"`gitstore init` makes {scope} this clone's scope from now on, under a new writer id where its "
                    f"own holds records of {kept}, of which a sync pushes none (what it stored under {kept} "
                    f"stays, unread: a session can be captured again with `gitstore import transcript FILE`, "

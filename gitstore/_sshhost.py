@@ -1,0 +1,216 @@
+"""The host an ssh remote's URL reaches, as ssh's own configuration resolves it.
+
+A person with two accounts on one forge names a ``Host`` alias in ``~/.ssh/config`` (``Host
+github-work`` with ``HostName github.com``) and clones ``git@github-work:acme/widgets.git``:
+the host as written is a name on this machine alone, and the scope it gives would split the
+team's memory from every clone spelling origin ``git@github.com:...``. ``resolved`` asks ssh
+what it reaches (``ssh -G``, which prints the configuration a connection would use, and
+connects nowhere) and takes its ``hostname`` when, and only when, that is one of the hosts
+whose names mean the same on every machine (``GLOBAL``: the forges of
+``scope._CASELESS_HOSTS``, GitHub Enterprise Cloud's ``TENANT.ghe.com`` and Azure DevOps'
+ssh hosts). Any other name is kept as written: a team-wide alias of a self-hosted server keeps
+the scope its clones share, whatever its hostname.
+
+ssh is run as git would run it (``GIT_SSH_COMMAND``, then ``core.sshCommand``, then
+``GIT_SSH``, else ``ssh``), when that is plain ssh (a program named ``ssh``) with options ssh
+itself reads (``_ARGS``, ``_FLAGS``): ``-F FILE`` chooses the configuration file as it does
+for git. Any other command (a wrapper script, ``plink``, shell syntax) is not understood, and
+the host stays as written; so does a host with no ssh to ask, an ssh that fails or takes over
+``TIMEOUT`` seconds, unless it answered before (below): its last answer then stands, so a
+configuration file caught half edited, or a loaded machine, does not flip the scope a capture
+stores under. Never an error.
+
+Scope is derived by every command and by hooks at every prompt, so the answer is kept in
+``<common git folder>/gitstore/ssh-hosts.json`` (``CACHE``), keyed by the command and the host,
+with the stat of the configuration files ssh reads (the file ``-F`` names, else the user's
+``~/.ssh/config`` and ``/etc/ssh/ssh_config``): a warm command costs those stats and a small
+read. A file one of them ``Include``s is not watched (okf/wiki/rules.md says so). The
+cache is written in one rename; a damaged one is ignored and written again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
+
+CACHE = "ssh-hosts.json"
+TIMEOUT = 1.0  # seconds ``ssh -G`` may take; past it the host stays as written
+_SCHEMA = "gitstore.ssh-hosts/v1"
+_MAX_ENTRIES = 64
+_ARGS = frozenset("Fiopl")  # options taking a value: passed on to ``ssh -G`` as given
+_FLAGS = frozenset("46AaCKkqTtvXxYy")  # options ssh takes alone, none of them ending it (as -V would)
+_SHELL = re.compile(r"[$`;|&<>(){}*?\[\]!#\n\\]")  # git runs the command through a shell: not read here
+_SYSTEM_CONFIG = "/etc/ssh/ssh_config"
+
+
+def global_host(host: str) -> bool:
+    """Whether ``host`` is a name every machine reads alike (``GLOBAL``): never resolved."""
+    from gitstore.scope import _AZURE_SSH, _CASELESS_HOSTS, _TENANT
+
+    return host in _CASELESS_HOSTS or host in _AZURE_SSH or _TENANT.fullmatch(host) is not None
+
+
+def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
+    """The host ``login@host`` (an ssh remote's) reaches, when ssh's configuration names a host
+    of ``global_host`` for it; ``host`` as written otherwise."""
+    if global_host(host) or not host or host.startswith("-") or (login or "").startswith("-"):
+        return host
+    options = _ssh_options(repo)
+    if options is None:
+        return host
+    program, args = options
+    destination = f"{login}@{host}" if login else host
+    key = "\0".join([program, *args, destination])
+    watched = _watched(args)
+    cache = _cache_path(repo)
+    entries = _read(cache) if cache is not None else {}
+    found = entries.get(key)
+    before = found.get("hostname") if isinstance(found, dict) and isinstance(found.get("hostname"), str) else None
+    if before is not None and found.get("stat") == watched:
+        name = before
+    else:
+        name = _ask(program, args, destination)
+        if not name and before:  # ssh failed or was slow where it answered before (a file half edited, a
+            name = before        # loaded machine): its last answer stands, so the scope does not flip; asked again
+        elif name is None:  # no ssh, or it took too long: asked again next time, the host as written meanwhile
+            return host
+        elif cache is not None:
+            entries.pop(key, None)
+            entries[key] = {"stat": watched, "hostname": name}
+            _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
+    return name if name and global_host(name) else host
+
+
+def _ssh_options(repo: pygit2.Repository) -> tuple[str, list[str]] | None:
+    """The ssh program git runs for this repository and the options it gives it, or None when
+    that is not plain ssh with options ``_ARGS`` and ``_FLAGS`` hold."""
+    from gitstore._gitconfig import value
+    from gitstore.errors import GitstoreError
+
+    command = os.environ.get("GIT_SSH_COMMAND")
+    if command is None:
+        try:
+            command = value(repo, "core.sshCommand")
+        except GitstoreError:  # a setting that is no UTF-8: nothing understood
+            return None
+    if command is None:
+        program = os.environ.get("GIT_SSH") or "ssh"
+        return (program, []) if os.path.basename(program) == "ssh" else None
+    if _SHELL.search(command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != "ssh":
+        return None
+    args, rest = [], words[1:]
+    while rest:
+        word = rest.pop(0)
+        if len(word) < 2 or word[0] != "-":
+            return None
+        for at, letter in enumerate(word[1:], 1):
+            if letter in _FLAGS:
+                args.append(f"-{letter}")
+                continue
+            if letter not in _ARGS:
+                return None
+            given = word[at + 1:] or (rest.pop(0) if rest else None)
+            if given is None:
+                return None
+            args.extend([f"-{letter}", os.path.expanduser(given) if letter in "Fi" else given])
+            break
+    return os.path.expanduser(words[0]), args
+
+
+def _watched(args: list[str]) -> list[list[int] | None]:
+    """The stat (size, modification time, inode) of each configuration file ssh reads with
+    ``args``, None for one that is not there."""
+    named = [args[n + 1] for n in range(len(args) - 1) if args[n] == "-F"]
+    files = named[-1:] or [os.path.join(_home(), ".ssh", "config"), _SYSTEM_CONFIG]
+    found: list[list[int] | None] = []
+    for path in files:
+        try:
+            seen = os.stat(path)
+        except OSError:
+            found.append(None)
+            continue
+        found.append([seen.st_size, seen.st_mtime_ns, seen.st_ino])
+    return found
+
+
+def _home() -> str:
+    """The folder ssh reads ``~/.ssh/config`` from: the user's home in the password database,
+    never ``$HOME``."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):
+        return os.path.expanduser("~")
+
+
+def _ask(program: str, args: list[str], destination: str) -> str | None:
+    """``hostname`` as ``ssh -G`` prints it for ``destination``, lower case and without a
+    trailing dot; "" when ssh answered without one (it failed: the host stays as written, and
+    that is kept); None when there is no ssh or it took over ``TIMEOUT`` seconds."""
+    import signal
+    import subprocess
+
+    try:
+        child = subprocess.Popen([program, "-G", *args, destination], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        return None
+    try:
+        out, _ = child.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # what a ``Match exec`` started too
+        except OSError:
+            pass
+        child.communicate()
+        return None
+    if child.returncode != 0:
+        return ""
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, rest = line.partition(" ")
+        if name.lower() == "hostname":
+            found = rest.strip().lower()
+            return found[:-1] if found.endswith(".") else found
+    return ""
+
+
+def _cache_path(repo: pygit2.Repository) -> Path | None:
+    """Where the answers are kept: in gitstore's folder of the common git folder, once there is
+    one (``gitstore init`` makes it); None before, and nothing is kept."""
+    from gitstore.providers._gitdirs import common_dir
+
+    folder = common_dir(repo) / "gitstore"
+    return folder / CACHE if folder.is_dir() else None
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        found = json.loads(path.read_bytes())
+    except (OSError, ValueError):  # none yet, or damaged: written again
+        return {}
+    if not isinstance(found, dict) or found.get("schema") != _SCHEMA or not isinstance(found.get("hosts"), dict):
+        return {}
+    return dict(found["hosts"])
+
+
+def _write(path: Path, entries: dict[str, object]) -> None:
+    from gitstore._files import replace_file
+
+    try:
+        replace_file(path, json.dumps({"schema": _SCHEMA, "hosts": entries}, sort_keys=False), 0o600)
+    except OSError:  # a read-only git folder: asked again next time
+        pass
