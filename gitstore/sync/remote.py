@@ -1048,6 +1048,7 @@ class _Admitting:
         self.refusals = _Refusals(self.state, self.repo, ctx.workspace.scope)
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
+        self._held: contextlib.ExitStack | None = None  # what the payloads pass holds of the reader
         self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
         self._prefixed: set[str] = set()  # writers whose records moved to their verified prefix, the rest held
         self._restore()
@@ -1104,10 +1105,12 @@ class _Admitting:
         # it is checked then, as reads after a plain fetch check it, so its records' text is read
         refused = ({q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")) \
             - self._prefixed
-        self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
-                   if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
-                                                       lambda dropped: self._unremoved(dropped, w),
-                                                       lambda added: self._brought_back(added, w)))
+        with contextlib.ExitStack() as self._held:  # the reader's notes, read once for the pass (``_store``)
+            self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
+                       if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
+                                                           lambda dropped: self._unremoved(dropped, w),
+                                                           lambda added: self._brought_back(added, w)))
+        self._held = None
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
         self._release_gone()
         self.refusals.save()
@@ -1180,16 +1183,21 @@ class _Admitting:
     def _brought_back(self, added: set[str], writer: str) -> set[str]:
         """The payloads a snapshot of ``writer`` adds that a removal it follows took
         (``GitProvider.brought_back``)."""
-        if self._reader is None:
-            self._reader = cast(GitProvider, Context.open(self.ctx.workspace.root).store.provider)
-        return self._reader.brought_back(added, writer)
+        return self._store().brought_back(added, writer)
 
     def _unremoved(self, dropped: set[str], writer: str) -> set[str]:
         """The payloads a snapshot of ``writer`` dropped that no removal it may follow took and
         some stored event names (``GitProvider.unremoved``, judged by the store's trust rule)."""
-        if self._reader is None:  # the store as the records just admitted leave it, once for the pass
+        return self._store().unremoved(dropped, writer)
+
+    def _store(self) -> GitProvider:
+        """The store as the records just admitted leave it, opened once for the pass, its notes
+        read once for it too (``GitProvider.notes_held``): every snapshot checked asks for them."""
+        if self._reader is None:
             self._reader = cast(GitProvider, Context.open(self.ctx.workspace.root).store.provider)
-        return self._reader.unremoved(dropped, writer)
+            if self._held is not None:
+                self._held.enter_context(self._reader.notes_held())
+        return self._reader
 
     def _pass(self, kind: str, report: SyncReport,
               check: Callable[[str, pygit2.Oid | None, pygit2.Oid], Checked]) -> None:

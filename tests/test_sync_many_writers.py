@@ -1,0 +1,98 @@
+"""Among many writers, a first sync and the first read after a plain fetch read the redaction
+notes (every records ref's tip and its admission) once for their pass over the payload
+snapshots, not once for each writer's snapshot: that made a first sync among 400 writers cost
+ten times one among 100."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitstore.conformance import _records as R
+from gitstore.conformance import entries_for
+from gitstore.context import Context
+from gitstore.ops.setup import init
+from gitstore.providers import Batch
+from gitstore.providers.git import GitProvider
+from gitstore.sync.remote import sync
+
+from .conftest import build_once, git
+
+PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
+        "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+TEAMS = (3, 9)
+
+
+@pytest.fixture(scope="module")
+def remotes(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    return build_once(tmp_path_factory, "writers", _teams)[1]
+
+
+def _teams(tmp: Path) -> dict[int, Path]:
+    """A bare remote for each team size, each writer's one append holding an event with its text."""
+    found = {}
+    for writers in TEAMS:
+        bare = tmp / f"team-{writers}.git"
+        git(tmp, "init", "-q", "--bare", "-b", "main", str(bare))
+        git(bare, "remote", "add", "origin", f"https://{R.SCOPE}.git")  # every clone's scope: the records'
+        maker = tmp / f"maker-{writers}"
+        git(tmp, "clone", "-q", str(bare), str(maker))
+        git(maker, "commit", "-q", "--allow-empty", "-m", "root")
+        init(maker)
+        for writer in range(writers):
+            records = [R.event(f"w{writers}-{writer}", episode=f"e{writer}")]
+            GitProvider(maker, f"team{writer:05d}").append(Batch("shared", tuple(entries_for(records))))
+        git(maker, "push", "-q", str(bare), "main", *PUSH)
+        found[writers] = bare
+    return found
+
+
+def _clone(bare: Path, where: Path) -> Path:
+    git(where.parent, "clone", "-q", str(bare), str(where))
+    init(where)
+    return where
+
+
+def _texts(clone: Path) -> int:
+    return sum("payload" in item.record for item in Context.open(clone).store.items(["event"], payloads=True))
+
+
+def _reads_of_every_tip(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of the reads of every records ref's tip (``GitProvider._tips``)."""
+    calls = [0]
+    tips = GitProvider._tips
+
+    def counted(self: GitProvider) -> object:
+        calls[0] += 1
+        return tips(self)
+
+    monkeypatch.setattr(GitProvider, "_tips", counted)
+    return calls
+
+
+def test_a_first_sync_reads_every_tip_as_often_among_three_writers_as_among_nine(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _reads_of_every_tip(monkeypatch)
+    counted = {}
+    for writers, bare in remotes.items():
+        clone = _clone(bare, tmp_path / f"clone-{writers}")
+        calls[0] = 0
+        report = sync(str(clone))
+        assert report.status == "ok", report.line
+        counted[writers] = calls[0]
+        assert _texts(clone) == writers  # every writer's text admitted
+    assert counted[3] == counted[9], counted
+
+
+def test_the_first_read_after_a_plain_fetch_reads_every_tip_as_often_among_three_writers_as_among_nine(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _reads_of_every_tip(monkeypatch)
+    counted = {}
+    for writers, bare in remotes.items():
+        clone = _clone(bare, tmp_path / f"clone-{writers}")
+        git(clone, "fetch", "-q", "origin")  # the refspecs init wrote: every writer's memory, unchecked
+        calls[0] = 0
+        assert _texts(clone) == writers
+        counted[writers] = calls[0]
+    assert counted[3] == counted[9], counted
