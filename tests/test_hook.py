@@ -73,9 +73,12 @@ def log_lines(repo: Path) -> list[str]:
 
 @pytest.fixture
 def state(repo: Path) -> Path:
-    """The gitstore state folder, so the hook logs into the repository."""
+    """The gitstore state folder, so the hook logs into the repository, in a clone set up as
+    ``gitstore init`` sets one up: its git folder keeps ``gitstore/`` (a state folder in a clone
+    init never ran in came with the repository, and the hook writes nothing there)."""
     folder = repo / "okf" / ".memory"
     folder.mkdir(parents=True)
+    (repo / ".git" / "gitstore").mkdir()
     return folder
 
 
@@ -870,3 +873,56 @@ def test_while_git_does_not_ignore_the_state_folder_no_job_or_log_line_is_left_t
         assert done.returncode == 0
     assert not (away / "unignored").exists()
     assert not list(held.glob("hook-*.json")) and not list((state / "inbox").glob("hook-*.json"))
+
+
+@pytest.mark.parametrize(("harness", "committed", "inline"), [
+    ("claude-code", "/dev/zero", True), ("claude-code", "/dev/zero", False), ("codex", "fifo", True),
+    ("gemini-cli", "not json {", True), ("opencode", "deleted", True), ("claude-code", "a clone's", False)])
+def test_a_checkout_whose_state_folder_came_with_the_repository_is_left_untouched(
+        harness: str, committed: str, inline: bool, env: dict[str, str], tmp_path: Path) -> None:
+    """A repository can commit ``okf/.memory/config.json`` (a link in its place to /dev/zero or
+    a FIFO, a file that is not JSON, one deleted since, another clone's), and a capture hook
+    installed for the user runs in every folder. It took the folder for a gitstore repository:
+    it spooled its job into ``okf/.memory/inbox/`` of the checkout, where it stayed, untracked,
+    and its worker logged the refused capture into ``okf/.memory/logs/``. In a clone ``gitstore
+    init`` never set up, it captures nothing, starts no worker, reads nothing there and writes
+    nothing, there or in the temporary folder."""
+    import resource
+
+    from .conftest import git
+
+    stranger = tmp_path / "stranger"
+    (stranger / "okf" / ".memory").mkdir(parents=True)
+    git(stranger, "init", "-q")
+    config = stranger / "okf" / ".memory" / "config.json"
+    if committed == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        config.symlink_to(tmp_path / "fifo")
+    elif committed.startswith("/"):
+        config.symlink_to(committed)
+    else:
+        config.write_text('{"writer": "w0a11ce000001"}\n' if committed in ("deleted", "a clone's") else committed)
+    git(stranger, "add", "-A")
+    git(stranger, "-c", "user.name=a", "-c", "user.email=a@example.invalid", "commit", "-q", "-m", "settings")
+    if committed == "deleted":
+        config.unlink()
+    real = {k: v for k, v in env.items() if k not in ("GITSTORE_HOOK_TARGET", "GITSTORE_HOOK_INLINE")}
+    if inline:
+        real["GITSTORE_HOOK_INLINE"] = "1"
+
+    def bounded() -> None:  # a reader of /dev/zero fails at 2 GiB rather than taking the machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    git_folder = sorted(p.name for p in (stranger / ".git").iterdir())
+    state = sorted(str(p) for p in (stranger / "okf").rglob("*"))
+    started = time.monotonic()
+    done = subprocess.run(direct(harness), input=payload(stranger, session_id="h1"), capture_output=True,
+                          env=real, cwd=stranger, timeout=60, preexec_fn=bounded)
+    assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 10, done
+    if not inline:
+        time.sleep(0.5)  # a worker would have started by now
+    status = git(stranger, "status", "--porcelain", "--ignored", "--untracked-files=all")
+    assert status == (" D okf/.memory/config.json\n" if committed == "deleted" else ""), status
+    assert sorted(str(p) for p in (stranger / "okf").rglob("*")) == state, "no folder made there either"
+    assert sorted(p.name for p in (stranger / ".git").iterdir()) == git_folder, "nothing in the git folder either"
+    assert list((tmp_path / "tmp").iterdir()) == [], "no job and no log line in the temporary folder"

@@ -8,7 +8,8 @@ carries beside them, such as the agent's last message) to the capture library,
 agent: it exits 0 whatever happens, writes nothing to standard output (harnesses read it), and
 gives up after a wall-clock limit. What went wrong goes as one line to
 ``<repository>/okf/.memory/logs/hooks.log``, or to ``gitstore-hooks.log`` in the temporary folder
-outside a gitstore repository.
+outside a gitstore repository. In a checkout whose ``okf/.memory/`` came with the repository (a
+clone ``gitstore init`` never set up: ``hooklog.set_up``) it does nothing at all (``_not_set_up``).
 
 The payload is spooled under ``okf/.memory/inbox/`` and a background worker (this process,
 forked and detached) captures it, then retries the spools earlier runs left; a spool goes once
@@ -61,7 +62,7 @@ from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
 from gitstore.capture.hooklog import described, failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
 from gitstore.capture.hooklog import UNIGNORED, away, git_dir, working_dir
-from gitstore.capture.hooklog import clone_state as _clone_state
+from gitstore.capture.hooklog import clone_state as _clone_state, set_up as _set_up
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -135,11 +136,15 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
         payload = _parse(raw)
         if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]):
             cwd = payload["cwd"]
-        spool = _spool(harness, payload, cwd)
+        spool = None if _not_set_up(cwd) else _spool(harness, payload, cwd)
     except BaseException:
         if job is not None:  # closed unwritten: the worker reads nothing and stops
             os.close(job)
         raise
+    if spool is None:  # nothing to capture here
+        if job is not None:
+            os.close(job)
+        return cwd
     if inline:
         worker([spool])
     elif job is not None:
@@ -148,6 +153,22 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
     else:
         _detach(spool, cwd)
     return cwd
+
+
+def _not_set_up(cwd: str) -> bool:
+    """Whether CWD is in a checkout with an ``okf/.memory/`` that ``gitstore init`` never set
+    up (``hooklog.set_up``), and in no repository it set up around it: the repository committed
+    the folder (a ``config.json``, a link in its place to ``/dev/zero`` or a FIFO, one deleted
+    since) and the hook, installed for the user, runs in every folder. Nothing is captured
+    there: the hook spools no job, starts no worker, reads nothing of that folder and writes
+    nothing, there or in the temporary folder's log. A checkout without ``okf/.memory/`` goes on
+    as before: a clone init set up whose state folder ``git clean -x`` removed is one."""
+    if _repository_dir(cwd) is not None:
+        return False
+    from gitstore.deliver.place import work_tree
+
+    found = work_tree(cwd)
+    return found is not None and os.path.lexists(os.path.join(found[0], "okf", ".memory")) and not _set_up(found[0])
 
 
 def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:

@@ -40,15 +40,38 @@ def state_dir(cwd: str) -> str | None:
 
 
 def repository_dir(cwd: str) -> str | None:
-    """The repository at or above ``cwd`` that has gitstore's state folder (``state_dir``)."""
+    """The repository at or above ``cwd`` that has gitstore's state folder (``state_dir``) and
+    that ``gitstore init`` set up (``set_up``). A repository can commit files under
+    ``okf/.memory/`` (a ``config.json``, a link in its place), and a hook installed for the user
+    runs in every folder: a state folder in a clone init never ran in is no gitstore
+    repository's, and the hooks write nothing there (no job, no log)."""
     path = os.path.abspath(cwd)
     while True:
-        if os.path.isdir(os.path.join(path, "okf", ".memory")) and os.path.exists(os.path.join(path, ".git")):
+        if os.path.isdir(os.path.join(path, "okf", ".memory")) and os.path.exists(os.path.join(path, ".git")) \
+                and set_up(path):
             return path
         parent = os.path.dirname(path)
         if parent == path:
             return None
         path = parent
+
+
+def set_up(root: str) -> bool:
+    """Whether ``gitstore init`` set up the clone of the work tree at ROOT: its common git
+    folder keeps ``gitstore/`` (``clone_state``), which only init makes and no commit, checkout
+    or copy of the work tree's files reaches. Nothing under ``okf/.memory/`` is read for it. A
+    ``stat`` or two in a clone's main work tree; a linked one's ``.git`` file and its git
+    folder's ``commondir`` are read too (``deliver.place.git_folders``)."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot) and not os.path.exists(os.path.join(dot, "commondir")):
+        return os.path.isdir(os.path.join(dot, "gitstore"))
+    from gitstore.deliver.limits import Inert
+    from gitstore.deliver.place import git_folders
+
+    try:
+        return os.path.isdir(os.path.join(git_folders(root, dot)[1], "gitstore"))
+    except (Inert, OSError, ValueError):  # ValueError: a name that does not decode, among others
+        return False
 
 
 def clone_state(cwd: str) -> str | None:
