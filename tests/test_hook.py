@@ -424,6 +424,31 @@ def test_a_session_that_ended_in_a_repository_inside_the_project_is_captured_in_
     assert list((repo / "okf" / ".memory" / "inbox").glob("hook-*.json")) == []
 
 
+def test_a_session_that_ended_in_a_repository_inside_the_project_with_state_of_its_own_is_captured_there_too(
+        repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """A vendored clone inside the project can commit an ``okf/.memory/`` of its own (a link at
+    its config.json, here), though gitstore was never set up in it. Its refusal was kept for a
+    retry that could never succeed, uncounted: every session that ended there left one more job
+    in the project's inbox, retried and logged again at every run. It is captured in the
+    project, as in a repository inside the project with no state folder."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    inner = repo / "vendor" / "lib"
+    (inner / "okf" / ".memory").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=inner, check=True)
+    (inner / "okf" / ".memory" / "config.json").symlink_to("/dev/zero")
+    subprocess.run(["git", "add", "-A"], cwd=inner, check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@example.invalid", "commit", "-q", "-m", "state"],
+                   cwd=inner, check=True)
+    for session in ("s-vendored", "s-vendored-2"):
+        _session_ended(repo, env, tmp_path, session, cwd=str(inner))
+    episodes = cli.ok("episodes", "--json", cwd=repo)
+    assert "s-vendored" in episodes and "s-vendored-2" in episodes, (episodes, log_lines(repo))
+    assert list((repo / "okf" / ".memory" / "inbox").glob("hook-*.json")) == [], log_lines(repo)
+    assert sorted(p.name for p in (inner / "okf" / ".memory").iterdir()) == ["config.json"]
+
+
 def test_a_session_ending_after_git_clean_removed_the_state_folder_is_held_until_init(
         repo: Path, env: dict[str, str], tmp_path: Path) -> None:
     """`git clean -fdx`, which an agent may run, deletes the ignored okf/.memory/ (config.json

@@ -45,8 +45,12 @@ def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Captur
 
 def _opened(hook: HookInput) -> Context | None:
     """The repository HOOK's session ran in; None where gitstore is not set up, so there is
-    nothing to capture. Any other refusal to open it (a config.json that came with a commit, or
-    that cannot be read, or gone from a clone init set up) is raised, as every command raises
+    nothing to capture. A repository inside the project that init never set up gives way to the
+    project around it (``_around``), whatever its own ``okf/.memory/`` holds: a vendored clone
+    can commit one (a ``config.json``, a link in its place), and its refusal, kept for a retry
+    that could never succeed, left a job in the project's inbox for every session that ended
+    there. Any other refusal to open a clone init set up (a config.json that came with a
+    commit, or that cannot be read, or gone) is raised, as every command raises
     it: the hook logs it and keeps the job for a retry, where it once dropped the session
     without a word. A refusal that is no rule of the store's is raised as one, so the log never
     blames the session for it. Each is marked ``set_up``: the clone's, not the session's, so the
@@ -63,6 +67,8 @@ def _opened(hook: HookInput) -> Context | None:
         refused = exc
     except GitstoreError:
         refused = Refused("gitstore refuses this clone's set-up: `gitstore doctor` says why")
+    if not _set_up_before(hook.cwd):  # its okf/.memory/ came with the repository (a vendored clone's commit)
+        return _around(hook.cwd)
     refused.set_up = True  # type: ignore[attr-defined]  # read by the hook (``agent_hook._call_guarded``)
     raise refused from None
 
