@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -81,7 +82,7 @@ from gitstore.records.canonical import sha256_digest
 from gitstore.records.contracts import CHECKS_VERSION
 
 ADMITTED = "admitted.json"
-HEX = frozenset("0123456789abcdef")
+_TIP = re.compile("[0-9a-f]{40}")  # a commit id as the file keeps it
 FETCHED = PREFIX + "remotes/"
 ANCHORS = "refs/memory/admitted/"
 PREFIXED = "prefix"  # an entry's key: its refusal was reached reading the verified prefix (``Admissions.check``)
@@ -550,7 +551,7 @@ def _admitted_tip(known: object) -> pygit2.Oid | None:
     if not isinstance(known, dict):
         return None
     value = known.get("admitted", known.get("tip") if known.get("problem") is None else None)
-    if isinstance(value, str) and len(value) == 40 and all(c in HEX for c in value):
+    if isinstance(value, str) and _TIP.fullmatch(value):
         return pygit2.Oid(hex=value)
     return None
 

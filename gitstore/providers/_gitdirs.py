@@ -27,12 +27,15 @@ STALE_LOCK_SECONDS = 5.0  # a ref lock git or libgit2 holds for a live process i
 
 
 def common_dir(repo: pygit2.Repository) -> Path:
-    """The git folder shared by every worktree of ``repo`` (``.git`` of a plain clone)."""
-    path = Path(repo.path)
-    marker = path / "commondir"
-    if marker.is_file():
-        path = (path / marker.read_text(encoding="utf-8").strip()).resolve()
-    return path
+    """The git folder shared by every worktree of ``repo`` (``.git`` of a plain clone). Asked
+    for once a ref by passes over every writer's refs: one ``stat`` where there is no marker,
+    not path objects built and taken apart."""
+    path = repo.path
+    marker = os.path.join(path, "commondir")
+    if os.path.isfile(marker):
+        with open(marker, encoding="utf-8") as found:
+            return (Path(path) / found.read().strip()).resolve()
+    return Path(path)
 
 
 def alternates(repo: pygit2.Repository) -> list[str]:
