@@ -61,6 +61,7 @@ import mmap
 import os
 import struct
 import sys
+import time
 import zlib
 from array import array
 from bisect import bisect_left
@@ -759,6 +760,8 @@ _HEADERS: dict[str, PackSlices] = {}
 # where the page cache holds large folios)
 HEADERS_RESIDENT = 4 << 20
 FAULT = 256 << 10
+PACKED_LOOK = 1.0  # seconds between looks at the pack folders of ``Database.packed``
+_LOOKED: dict[str, float] = {}  # object folder -> when ``Database.packed`` last looked
 
 
 def headers_of(objects: str) -> PackSlices:
@@ -797,8 +800,17 @@ class Database:
     def packed(self, oid: bytes, kind: int, limit: int) -> bytes | None:
         """``PackSlices.read`` in the packs headers are read from: a bounded read maps them for
         the header anyway, and a whole packed copy read there, checked and never inflated past
-        its size, needs no header and no second lookup by libgit2."""
-        return headers_of(self._folder).read(oid, kind, limit)
+        its size, needs no header and no second lookup by libgit2. Whether the packs changed
+        is looked at here once every ``PACKED_LOOK`` seconds, not at every read (two stats a
+        read: 13,000 of them in a ``gitstore learnings`` of 10,000 records): a copy read here
+        is checked against its id, so a pack written since can only make a read miss, and a
+        miss reads through libgit2, whose header read (``read_header``) always looks."""
+        folder, now = self._folder, time.monotonic()
+        slices = _HEADERS.get(folder)
+        if slices is None or now - _LOOKED.get(folder, -PACKED_LOOK) >= PACKED_LOOK:
+            slices = headers_of(folder)
+            _LOOKED[folder] = now
+        return slices.read(oid, kind, limit)
 
 
 @contextmanager
