@@ -205,8 +205,42 @@ def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit
         == [two.decode()]
 
 
+def test_folders_holding_the_same_names_are_compared_in_place(bare: pygit2.Repository) -> None:
+    """Two folders naming the same entries in the same order (an append's folders above the
+    leaves) are compared entry by entry in place: a file become a folder, a folder changed
+    and one unchanged are named as libgit2 names them."""
+    old = _write(bare, {"a": b"1", "b": {"x": b"2"}, "c": b"3", "d": {"y": b"4"}})
+    new = _write(bare, {"a": {"z": b"1"}, "b": {"x": b"5", "w": b"6"}, "c": b"3", "d": b"x7"})
+    ours = sorted((s, p, int(m, 8)) for s, p, m, _ in changes(Database(bare), old.raw, new.raw))
+    assert ours == _libgit2(bare, old, new)
+    assert {p for _, p, _ in ours} == {"a", "a/z", "b/w", "b/x", "d", "d/y"}
+
+
 @pytest.mark.parametrize("clean", [True, False])
-@pytest.mark.parametrize("before, after", [("123", "1223"), ("13", "1223"), ("13", "1322"), ("3", "223")])
+def test_rows_an_append_adds_to_a_folder_of_records_are_each_checked(bare: pygit2.Repository, clean: bool) -> None:
+    """Several rows taken out of one folder: each is checked against the rows around it,
+    whether the folder's old version is known to hold records in order or not."""
+    blob = bare.create_blob(b"{}")
+    name = {c: b"%s.json" % (c * 64).encode() for c in "13579"}
+
+    def folder(digits: str) -> pygit2.Oid:
+        return bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", name[c], blob) for c in digits]))
+
+    old = folder("37")
+    listed = {"": [name["9"].decode(), name["1"].decode(), name["5"].decode()]}
+    for wrong in ("13795", "93751", "31759", "35179", "13597"):  # the old rows kept, in order
+        new = folder(wrong)
+        with pytest.raises(Unreadable, match=f"tree {new} is not sorted as git sorts a tree"):
+            list(changes(Database(bare), old.raw, new.raw, listed=listed, clean={old.raw} if clean else set()))
+    new = folder("13579")
+    found = [p for _, p, _, _ in changes(Database(bare), old.raw, new.raw, listed=listed,
+                                         clean={old.raw} if clean else set())]
+    assert found == [name[c].decode() for c in "159"]
+
+
+@pytest.mark.parametrize("clean", [True, False])
+@pytest.mark.parametrize("before, after", [("123", "1223"), ("13", "1223"), ("13", "1322"), ("3", "223"),
+                                           ("13", "2132")])
 def test_a_record_named_twice_after_an_append_is_named(bare: pygit2.Repository, clean: bool, before: str,
                                                        after: str) -> None:
     """A folder that holds a name twice once an append added its listed row is named, whether
@@ -222,6 +256,22 @@ def test_a_record_named_twice_after_an_append_is_named(bare: pygit2.Repository, 
     with pytest.raises(Unreadable, match=f"tree {new} (names an entry twice|is not sorted as git sorts a tree)"):
         list(changes(Database(bare), old.raw, new.raw, listed={"": ["2" * 64 + ".json"]},
                      clean={old.raw} if clean else set()))
+
+
+def test_a_row_taken_from_a_folder_not_known_to_be_in_order_is_its_names_only_one(bare: pygit2.Repository) -> None:
+    """An old version out of order (never found to hold records in order) and a new one that
+    is it with a listed name's row added in order beside the rows around it, the name being
+    in the folder already: the search finds the row last of that name, and the other one is
+    looked for too."""
+    blob = bare.create_blob(b"{}")
+
+    def folder(digits: str) -> pygit2.Oid:
+        return bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", b"%s.json" % (c * 64).encode(), blob)
+                                                              for c in digits]))
+
+    old, new = folder("213"), folder("2123")
+    with pytest.raises(Unreadable, match=f"tree {new} names an entry twice"):
+        list(changes(Database(bare), old.raw, new.raw, listed={"": ["2" * 64 + ".json"]}, clean=set()))
 
 
 @pytest.mark.parametrize("header, body", [("encoding x-bogus\n", b"gitstore: records\n"),

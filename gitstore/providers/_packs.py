@@ -265,7 +265,9 @@ def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes, limit: int = NO_LIMI
         if found is None:
             return None
         data = found
-    if hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], size, data)).digest() != oid:
+    found = hashlib.sha1(b"%s %d\0" % (_NAMES[kind], size))  # the bytes hashed where they are, not copied
+    found.update(data)
+    if found.digest() != oid:
         return None
     return data
 

@@ -35,7 +35,7 @@ from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.scope import admits
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
-    read_tree, read_tree_bytes, take_records, tree_id,
+    read_tree, read_tree_bytes, take_records,
 )
 
 PREFIX = "refs/memory/v1/"
@@ -638,9 +638,17 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
         raise Unreadable(f"tree {new.hex()} is not sorted as git sorts a tree")  # type: ignore[union-attr]
     entries, gone = after, {}
     if old is not None:
-        before = set(read_tree(odb, old))
-        entries = [e for e in after if e not in before]
-        gone = {name: (mode, oid) for mode, name, oid in before.difference(after)}
+        listing = read_tree(odb, old)
+        if len(listing) == len(after) and [e[1] for e in listing] == [e[1] for e in after]:
+            # the same names in the same places (an append's folders above the leaves): what
+            # differs is in place, with no set of either side (the names are distinct: checked above)
+            pairs = [(e, was) for e, was in zip(after, listing) if e != was]
+            entries = [e for e, _ in pairs]
+            gone = {was[1]: (was[0], was[2]) for _, was in pairs}
+        else:
+            before = set(listing)
+            entries = [e for e in after if e not in before]
+            gone = {name: (mode, oid) for mode, name, oid in before.difference(after)}
     for mode, name, oid in entries:
         was = gone.pop(name, None)
         path = prefix + name.decode("utf-8", "surrogateescape")
@@ -669,19 +677,17 @@ def _added_as_listed(data: bytes, new: bytes, old: bytes, prefix: str, names: li
                      clean: set[bytes] | None) -> list[tuple[str, str, bytes, bytes]] | None:
     """The files a folder of record files (tree ``new``, ``data`` its bytes) gained from tree ``old``,
     when they are exactly listed ones (``names``, those listed in this folder): the folder's
-    bytes without their rows hash to ``old``. None when that does not hold (the caller reads
-    ``old`` and names what differs).
+    bytes without their rows hash to ``old`` (``take_records``). None when that does not hold
+    (the caller reads ``old`` and names what differs).
 
     ``clean``: ids of folders found to hold well-formed record files only. When ``old`` is
     one, the rows left are its rows, so only the rows added are checked (not every row of
     every version of every folder); the new folder takes its place."""
     known = clean is not None and old in clean
     split = take_records(data, names, rest_checked=known)
-    if split is None:
+    if split is None or split[0] != old:
         return None
-    kept, taken = split
-    if not taken or tree_id(kept) != old:
-        return None
+    taken = split[1]
     if clean is not None:
         clean.discard(old)
         clean.add(new)
