@@ -39,6 +39,17 @@ _TRUE = ("true", "yes", "on", "1")
 # How git reaches an ssh remote (a person's own key or account for the team's): kept wherever
 # gitstore runs git without the variables git exports into hooks.
 SSH_VARIABLES = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")
+# ... and how it reaches any remote: the ssh ones, the program that asks for a password (an
+# editor's terminal sets GIT_ASKPASS to its own), whether it may ask on the terminal, the
+# certificates and proxy of an https remote (a company's own certificate authority), the
+# protocols a person allows: git(1)'s variables for the transport, none of them naming a repository.
+TRANSPORT_VARIABLES = (
+    *SSH_VARIABLES, "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
+    "GIT_PROXY_COMMAND", "GIT_SSL_NO_VERIFY", "GIT_SSL_CERT", "GIT_SSL_KEY", "GIT_SSL_CERT_PASSWORD_PROTECTED",
+    "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "GIT_SSL_VERSION", "GIT_SSL_CIPHER_LIST", "GIT_HTTP_PROXY_AUTHMETHOD",
+    "GIT_PROXY_SSL_CERT", "GIT_PROXY_SSL_KEY", "GIT_PROXY_SSL_CERT_PASSWORD_PROTECTED", "GIT_PROXY_SSL_CAINFO",
+    "GIT_HTTP_LOW_SPEED_LIMIT", "GIT_HTTP_LOW_SPEED_TIME", "GIT_HTTP_MAX_REQUESTS", "GIT_HTTP_USER_AGENT",
+)
 _asked: WeakKeyDictionary[pygit2.Repository, dict[str, str | None]] = WeakKeyDictionary()
 
 
@@ -205,4 +216,4 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG_")}
 
 
-__all__ = ["NOT_OWNED", "OVERRIDES", "SSH_VARIABLES", "flag", "git_accepts", "overridden", "owner_unchecked", "value"]
+__all__ = ["NOT_OWNED", "OVERRIDES", "SSH_VARIABLES", "TRANSPORT_VARIABLES", "flag", "git_accepts", "overridden", "owner_unchecked", "value"]

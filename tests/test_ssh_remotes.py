@@ -116,6 +116,31 @@ def test_sync_runs_ssh_as_the_persons_git_does(tmp_path: Path, monkeypatch: pyte
     assert git(tmp_path / "server" / "acme" / "widgets.git", "for-each-ref", "refs/memory/").strip(), "pushed"
 
 
+@pytest.mark.parametrize("runner", ["store", "promote"])
+def test_git_asks_for_a_password_through_the_persons_askpass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             runner: str) -> None:
+    """``GIT_ASKPASS`` (an editor's terminal sets its own: how the person's https remote gets
+    their password) and the other variables of how git reaches a remote reach the git gitstore
+    runs, as its hook variables do not: git asks the program for a password it needs."""
+    import subprocess
+
+    from gitstore.promote._git import git_env as promote_env
+    from gitstore.providers._gitdirs import git_env as store_env
+
+    asker = tmp_path / "askpass"
+    asker.write_text("#!/bin/sh\necho from-askpass\n")
+    asker.chmod(0o755)
+    monkeypatch.setenv("GIT_ASKPASS", str(asker))
+    monkeypatch.setenv("GIT_SSL_CAINFO", str(tmp_path / "company-ca.pem"))
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))  # a hook's: never passed on
+    env = store_env() if runner == "store" else promote_env()
+    assert env["GIT_SSL_CAINFO"] == str(tmp_path / "company-ca.pem") and "GIT_DIR" not in env
+    done = subprocess.run(["git", "-c", "credential.helper=", "credential", "fill"], cwd=tmp_path, env=env,
+                          input="protocol=https\nhost=git.example.com\n\n", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "password=from-askpass" in done.stdout.splitlines()
+
+
 def _scope_of(tmp: Path, origin: str, ssh_command: str | None = None, set_up: bool = False) -> str:
     root = tmp / "clone"
     if not root.exists():

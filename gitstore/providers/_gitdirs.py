@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore._gitconfig import SSH_VARIABLES, owner_unchecked
+from gitstore._gitconfig import TRANSPORT_VARIABLES, owner_unchecked
 from gitstore._gitrefs import loose_refs, packed_under
 from gitstore.errors import IntegrityError
 
@@ -315,12 +315,13 @@ def _packed_refs(path: str, prefix: str) -> dict[str, bytes]:
 def git_env() -> dict[str, str]:
     """The environment without the ``GIT_*`` variables git exports into hooks (which would
     point git at another repository), keeping configuration ones and those choosing how git
-    runs ssh (``SSH_VARIABLES``: a person's key for the team's remote); and with replace refs off:
+    reaches a remote (``TRANSPORT_VARIABLES``: a person's ssh key for the team's remote, the
+    program that asks for their password, their certificates); and with replace refs off:
     a ``git replace --graft`` must not hide a commit's real parents from what gitstore reads,
     verifies or keeps (gc would erase the history it cut off), as git's own prune turns them
     off."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_") or k.startswith("GIT_CONFIG") or k in SSH_VARIABLES}
+           if not k.startswith("GIT_") or k.startswith("GIT_CONFIG") or k in TRANSPORT_VARIABLES}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"
     return env
 
