@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -228,11 +229,30 @@ def read_config(path: Path) -> Config:
     return parse_config(path, _config_bytes(path))
 
 
+MAX_CONFIG_BYTES = 1 << 20  # of config.json read: gitstore's settings take a few hundred bytes
+
+
 def _config_bytes(path: Path) -> bytes:
+    """config.json's bytes, every command's first read: at most ``MAX_CONFIG_BYTES`` of them
+    (a pull can bring any file there, where a commit tracks it), opened without waiting (a FIFO
+    that took the file's place: refused at once as no regular file)."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput(f"{path}: cannot read configuration (no regular file); {MOVE_AWAY}")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise InvalidInput(f"{path}: cannot read configuration (over {MAX_CONFIG_BYTES >> 20} MiB, where gitstore's "
+                           f"settings take a few hundred bytes); {MOVE_AWAY}")
+    return data
 
 
 def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) -> Config:

@@ -110,3 +110,15 @@ def test_settings_that_are_no_file_are_named_not_taken_for_no_set_up(repo: Path,
     what = "a folder" if broken == "folder" else "a link to no file"
     assert said == f"gitstore: error: {path} is {what}: gitstore's settings are a file; move it away and run " \
                    "`gitstore init`\n", said
+
+
+def test_a_settings_file_grown_past_a_mebibyte_is_refused_not_read_whole(repo: Path) -> None:
+    """Every command reads config.json first: a pull that brings a big file there (a commit
+    tracking it) is refused in one line, naming the file and what mends it, not read whole."""
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    settings = json.loads(path.read_text())
+    path.write_text(json.dumps({**settings, "capture": {"mode": "summary"}}) + " " * (2 << 20))
+    said = fails(1, "status", cwd=repo)
+    assert said.startswith(f"gitstore: error: {path}: cannot read configuration (over 1 MiB"), said
+    assert said.endswith("move it away and run `gitstore init`\n"), said
