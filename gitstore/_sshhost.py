@@ -72,8 +72,9 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
     cache = _cache_path(repo)
     entries = _read(cache) if cache is not None else {}
     found = entries.get(key)
-    before = found.get("hostname") if isinstance(found, dict) and isinstance(found.get("hostname"), str) else None
-    if before is not None and found.get("stat") == watched:
+    kept = found if isinstance(found, dict) else {}
+    before = kept.get("hostname") if isinstance(kept.get("hostname"), str) else None
+    if before is not None and kept.get("stat") == watched:
         name = before
     else:
         name = _ask(program, args, destination)

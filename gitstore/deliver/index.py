@@ -32,6 +32,7 @@ from gitstore.deliver import db as sqlite_db
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from gitstore.deliver.place import Place
@@ -93,7 +94,8 @@ def refuse_folders(place: Place) -> None:
     it is named, never removed. (A FIFO or a device at the index or the lock is never read:
     ``_stamp``, ``_building``; a build's rename replaces one at the index.)"""
     cache = folder(place)
-    places = [(cache, "a file", "recall's cache folder", lambda mode: not S_ISDIR(mode))]
+    places: list[tuple[str, str, str, Callable[[int], bool]]] = [
+        (cache, "a file", "recall's cache folder", lambda mode: not S_ISDIR(mode))]
     places += [(os.path.join(cache, name), "a folder", what, S_ISDIR)
                for name, what in ((NAME, "recall's index"), (LOCK, "the lock of recall's index"))]
     for file, stands, what, wrong in places:

@@ -265,9 +265,9 @@ def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes, limit: int = NO_LIMI
         if found is None:
             return None
         data = found
-    found = hashlib.sha1(b"%s %d\0" % (_NAMES[kind], size))  # the bytes hashed where they are, not copied
-    found.update(data)
-    if found.digest() != oid:
+    hashed = hashlib.sha1(b"%s %d\0" % (_NAMES[kind], size))  # the bytes hashed where they are, not copied
+    hashed.update(data)
+    if hashed.digest() != oid:
         return None
     return data
 
