@@ -93,6 +93,20 @@ def first_clone(tmp: Path, bare: Path, name: str = "alice") -> Path:
     return root
 
 
+def policy_clone(tmp: Path, origin: str, keys: dict[str, tuple[Path, str]]) -> Context:
+    """The clone that starts the repository at ``origin`` (a URL git reaches, however spelled),
+    with a policy letting each of ``keys`` decide, set up for gitstore, signing as github:9."""
+    root = tmp / "alice"
+    git(tmp, "init", "-q", "-b", "main", str(root))
+    git(root, "remote", "add", "origin", origin)
+    write_policy(root, {who: EVERYTHING for who in keys}, {who: public for who, (_, public) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "-u", "origin", "main")
+    init(root)
+    sign_as(root, keys["github:9"][0])
+    return Context.open(root)
+
+
 def team_clone(tmp: Path, bare: Path, name: str, key: Path | None = None) -> Context:
     """A clone of the team's remote, set up for gitstore, its memory fetched, signing with
     ``key`` when given."""

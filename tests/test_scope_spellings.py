@@ -21,7 +21,7 @@ from gitstore.scope import same_scope, scope_from_url, scope_key
 from gitstore.sync.remote import sync
 
 from .conftest import git
-from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+from .team import keypair, policy_clone, sign_as
 from .world import Thread, accepted, grant_all, propose, ref
 
 UPPER = "https://github.com/Acme/Widgets.git"
@@ -46,20 +46,6 @@ def hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return reached_under(tmp_path, monkeypatch, UPPER, LOWER)
 
 
-def _first(tmp: Path, origin: str, keys: dict[str, tuple[Path, str]]) -> Context:
-    """The clone that starts the repository, with a policy letting github:9 (alice) and
-    github:10 (bob) decide."""
-    root = tmp / "alice"
-    git(tmp, "init", "-q", "-b", "main", str(root))
-    git(root, "remote", "add", "origin", origin)
-    write_policy(root, {who: EVERYTHING for who in keys}, {who: public for who, (_, public) in keys.items()})
-    commit_all(root, "Who may decide")
-    git(root, "push", "-q", "-u", "origin", "main")
-    init(root)
-    sign_as(root, keys["github:9"][0])
-    return Context.open(root)
-
-
 def _clone(tmp: Path, origin: str, name: str, key: Path) -> Context:
     root = tmp / name
     git(tmp, "clone", "-q", origin, str(root))
@@ -74,7 +60,7 @@ def _verdicts(root: Path) -> dict[str, tuple[str, bool]]:
 
 def test_clones_whose_origins_differ_only_in_case_share_memory_and_agree(tmp_path: Path, hosted: Path) -> None:
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
-    alice = _first(tmp_path, UPPER, keys)
+    alice = policy_clone(tmp_path, UPPER, keys)
     bob = _clone(tmp_path, LOWER, "bob", keys["github:10"][0])
     assert (alice.scope, bob.scope) == ("github.com/Acme/Widgets", "github.com/acme/widgets")
     grant_all(alice)
@@ -140,7 +126,7 @@ def test_a_clone_that_quarantined_the_other_spelling_before_admits_it_at_its_nex
     import gitstore.scope
 
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
-    alice = _first(tmp_path, UPPER, keys)
+    alice = policy_clone(tmp_path, UPPER, keys)
     grant_all(alice)
     thread = Thread(alice, 7, "100")
     thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
@@ -166,7 +152,7 @@ def test_origin_respelled_in_another_case_keeps_the_clones_memory_and_writer(tmp
     from . import cli
 
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9",)}
-    alice = _first(tmp_path, UPPER, keys)
+    alice = policy_clone(tmp_path, UPPER, keys)
     root = alice.workspace.root
     grant_all(alice)
     writer = alice.workspace.config.writer
@@ -185,7 +171,7 @@ def test_a_remote_naming_the_team_in_another_case_is_the_teams_not_a_fork(tmp_pa
     from . import cli
 
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9",)}
-    alice = _first(tmp_path, UPPER, keys)
+    alice = policy_clone(tmp_path, UPPER, keys)
     root = alice.workspace.root
     grant_all(alice)
     git(root, "remote", "add", "team", LOWER)

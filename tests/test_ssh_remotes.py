@@ -27,7 +27,7 @@ from gitstore.sync.remote import sync
 
 from . import cli
 from .conftest import git
-from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+from .team import commit_all, keypair, policy_clone, sign_as
 from .world import Thread, grant_all
 
 SSH = shutil.which("ssh", path="/usr/bin:/bin:/usr/local/bin")
@@ -68,18 +68,6 @@ def asked(tmp: Path) -> int:
     return len((tmp / "asked").read_text().splitlines()) if (tmp / "asked").exists() else 0
 
 
-def _first(tmp: Path, origin: str, keys: dict[str, tuple[Path, str]]) -> Context:
-    root = tmp / "alice"
-    git(tmp, "init", "-q", "-b", "main", str(root))
-    git(root, "remote", "add", "origin", origin)
-    write_policy(root, {who: EVERYTHING for who in keys}, {who: public for who, (_, public) in keys.items()})
-    commit_all(root, "Who may decide")
-    git(root, "push", "-q", "-u", "origin", "main")
-    init(root)
-    sign_as(root, keys["github:9"][0])
-    return Context.open(root)
-
-
 def _clone(tmp: Path, origin: str, name: str, key: Path, ssh_command: str | None = None) -> Context:
     root = tmp / name
     git(tmp, "clone", "-q", origin, str(root))
@@ -109,7 +97,7 @@ def test_sync_runs_ssh_as_the_persons_git_does(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("PATH", f"{nowhere}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("GIT_SSH_COMMAND", str(program))
     keys = {"github:9": keypair(tmp_path / "keys", "github:9")}
-    alice = _first(tmp_path, FORGE, keys)
+    alice = policy_clone(tmp_path, FORGE, keys)
     grant_all(alice)
     synced = cli.gitstore("sync", cwd=alice.workspace.root)
     assert synced.returncode == 0, synced.stdout + synced.stderr
@@ -174,7 +162,7 @@ def test_ssh_is_run_as_git_runs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert _scope_of(tmp_path, ALIAS, f"ssh -F {config}") == "github.com/acme/widgets"
     monkeypatch.setenv("GIT_SSH_COMMAND", f"ssh -o IdentitiesOnly=yes -F{other}")
     assert _scope_of(tmp_path, ALIAS) == "gitlab.com/acme/widgets"
-    for command in (f"/opt/wrapper -F {config}", f"ssh -F {config} -V", f"ssh -F $HOME/cfg",
+    for command in (f"/opt/wrapper -F {config}", f"ssh -F {config} -V", "ssh -F $HOME/cfg",
                     f"ssh -F {config}; true"):
         monkeypatch.setenv("GIT_SSH_COMMAND", command)
         assert _scope_of(tmp_path, ALIAS) == "github-work/acme/widgets", command
@@ -234,7 +222,7 @@ def test_clones_through_an_alias_and_the_forges_name_share_memory(
     served(tmp_path, monkeypatch)
     config = ssh_config(tmp_path / "ssh")
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
-    alice = _first(tmp_path, FORGE, keys)
+    alice = policy_clone(tmp_path, FORGE, keys)
     bob = _clone(tmp_path, ALIAS, "bob", keys["github:10"][0], f"ssh -F {config}")
     assert (alice.scope, bob.scope) == ("github.com/acme/widgets", "github.com/acme/widgets")
     grant_all(alice)
@@ -260,7 +248,7 @@ def test_a_clone_set_up_under_its_alias_is_told_how_the_team_reads_what_it_store
     served(tmp_path, monkeypatch)
     config = ssh_config(tmp_path / "ssh")
     keys = {who: keypair(tmp_path / "keys", who) for who in ("github:9", "github:10")}
-    alice = _first(tmp_path, FORGE, keys)
+    alice = policy_clone(tmp_path, FORGE, keys)
     bob = _clone(tmp_path, ALIAS, "bob", keys["github:10"][0], f"ssh -F {tmp_path / 'not-yet'}")
     assert bob.scope == "github-work/acme/widgets"
     _grant_as_bob(bob)

@@ -5,6 +5,7 @@ ten times one among 100."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,10 @@ def _texts(clone: Path) -> int:
     return sum("payload" in item.record for item in Context.open(clone).store.items(["event"], payloads=True))
 
 
-def _reads_of_every_tip(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A counter of the reads of every records ref's tip (``GitProvider._tips``)."""
+def _reads_of_every_tip(remotes: dict[int, Path], tmp: Path, monkeypatch: pytest.MonkeyPatch,
+                        before: Callable[[Path], None], run: Callable[[Path], object]) -> dict[int, int]:
+    """For each team: how often ``run`` (on a fresh clone, after ``before``) read every records
+    ref's tip (``GitProvider._tips``); every writer's text is admitted after it."""
     calls = [0]
     tips = GitProvider._tips
 
@@ -68,31 +71,32 @@ def _reads_of_every_tip(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return tips(self)
 
     monkeypatch.setattr(GitProvider, "_tips", counted)
-    return calls
+    found = {}
+    for writers, bare in remotes.items():
+        clone = _clone(bare, tmp / f"clone-{writers}")
+        before(clone)
+        calls[0] = 0
+        run(clone)
+        found[writers] = calls[0]
+        assert _texts(clone) == writers
+    return found
+
+
+def _synced(clone: Path) -> None:
+    report = sync(str(clone))
+    assert report.status == "ok", report.line
 
 
 def test_a_first_sync_reads_every_tip_as_often_among_three_writers_as_among_nine(
         remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _reads_of_every_tip(monkeypatch)
-    counted = {}
-    for writers, bare in remotes.items():
-        clone = _clone(bare, tmp_path / f"clone-{writers}")
-        calls[0] = 0
-        report = sync(str(clone))
-        assert report.status == "ok", report.line
-        counted[writers] = calls[0]
-        assert _texts(clone) == writers  # every writer's text admitted
+    counted = _reads_of_every_tip(remotes, tmp_path, monkeypatch, lambda clone: None, _synced)
     assert counted[3] == counted[9], counted
 
 
 def test_the_first_read_after_a_plain_fetch_reads_every_tip_as_often_among_three_writers_as_among_nine(
         remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _reads_of_every_tip(monkeypatch)
-    counted = {}
-    for writers, bare in remotes.items():
-        clone = _clone(bare, tmp_path / f"clone-{writers}")
-        git(clone, "fetch", "-q", "origin")  # the refspecs init wrote: every writer's memory, unchecked
-        calls[0] = 0
-        assert _texts(clone) == writers
-        counted[writers] = calls[0]
+    def fetched(clone: Path) -> None:  # the refspecs init wrote: every writer's memory, unchecked
+        git(clone, "fetch", "-q", "origin")
+
+    counted = _reads_of_every_tip(remotes, tmp_path, monkeypatch, fetched, _texts)
     assert counted[3] == counted[9], counted
