@@ -5,11 +5,11 @@ github-work`` with ``HostName github.com``) and clones ``git@github-work:acme/wi
 the host as written is a name on this machine alone, and the scope it gives would split the
 team's memory from every clone spelling origin ``git@github.com:...``. ``resolved`` asks ssh
 what it reaches (``ssh -G``, which prints the configuration a connection would use, and
-connects nowhere) and takes its ``hostname`` when, and only when, that is one of the hosts
-whose names mean the same on every machine (``GLOBAL``: the forges of
+connects nowhere): its ``hostname``. The scope takes it when, and only when, that is one of the
+hosts whose names mean the same on every machine (``scope.global_host``: the forges of
 ``scope._CASELESS_HOSTS``, GitHub Enterprise Cloud's ``TENANT.ghe.com`` and Azure DevOps'
-ssh hosts). Any other name is kept as written: a team-wide alias of a self-hosted server keeps
-the scope its clones share, whatever its hostname.
+ssh hosts), and never asks ssh about one of those. Any other name is kept as written: a
+team-wide alias of a self-hosted server keeps the scope its clones share, whatever its hostname.
 
 ssh is run as git would run it (``GIT_SSH_COMMAND``, then ``core.sshCommand``, then
 ``GIT_SSH``, else ``ssh``), when that is plain ssh (a program named ``ssh``) with options ssh
@@ -50,17 +50,11 @@ _SHELL = re.compile(r"[$`;|&<>(){}*?\[\]!#\n\\]")  # git runs the command throug
 _SYSTEM_CONFIG = "/etc/ssh/ssh_config"
 
 
-def global_host(host: str) -> bool:
-    """Whether ``host`` is a name every machine reads alike (``GLOBAL``): never resolved."""
-    from gitstore.scope import _AZURE_SSH, _CASELESS_HOSTS, _TENANT
-
-    return host in _CASELESS_HOSTS or host in _AZURE_SSH or _TENANT.fullmatch(host) is not None
-
-
 def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
-    """The host ``login@host`` (an ssh remote's) reaches, when ssh's configuration names a host
-    of ``global_host`` for it; ``host`` as written otherwise."""
-    if global_host(host) or not host or host.startswith("-") or (login or "").startswith("-"):
+    """The host ``login@host`` (an ssh remote's) reaches, as ssh's configuration names it;
+    ``host`` as written where ssh is not asked or does not answer. Which answers count is the
+    caller's to say (``scope.through_ssh``: a forge's name only)."""
+    if not host or host.startswith("-") or (login or "").startswith("-"):
         return host
     options = _ssh_options(repo)
     if options is None:
@@ -86,7 +80,7 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
             entries.pop(key, None)
             entries[key] = {"stat": watched, "hostname": name}
             _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
-    return name if name and global_host(name) else host
+    return name or host
 
 
 def _ssh_options(repo: pygit2.Repository) -> tuple[str, list[str]] | None:

@@ -337,13 +337,18 @@ def renamed_todo(repo: pygit2.Repository, scope: str | None, why: str) -> str | 
     return origin_todo(scope, old) if declares_itself(repo, scope) else former_todo(old)
 
 
+def global_host(host: str) -> bool:
+    """Whether ``host`` is a name every machine reads alike (a forge of ``_CASELESS_HOSTS``,
+    GitHub Enterprise Cloud's ``TENANT.ghe.com``, Azure DevOps' ssh hosts): what an ssh alias
+    is read as (``through_ssh``), and never itself asked of ssh."""
+    return host in _CASELESS_HOSTS or host in _AZURE_SSH or _TENANT.fullmatch(host) is not None
+
+
 def alias_of(old: str, scope: str) -> bool:
     """Whether ``old`` may be ``scope``, a forge's (``_CASELESS_HOSTS``, ...), as a clone whose
     origin names its host through an ssh alias (``Host github-work`` / ``HostName github.com``)
     took it before gitstore read ssh's configuration (``through_ssh``): the same owner/name
     under a host that is no global name and has no dot (an alias, not a server's name)."""
-    from gitstore._sshhost import global_host
-
     old_host, _, old_path = old.partition("/")
     host, _, path = scope.partition("/")
     return ("." not in old_host and old_host != "local" and not global_host(old_host) and global_host(host)
@@ -583,10 +588,12 @@ def through_ssh(repo: pygit2.Repository, url: str, scope: str) -> str:
     else:
         before = url.split(":", 1)[0]
         login = before.rsplit("@", 1)[0] if "@" in before else None
+    if global_host(host):  # a forge's own name: ssh is not asked
+        return scope
     from gitstore._sshhost import resolved
 
     name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None)
-    return scope if name == host else f"{name}/{path}"
+    return f"{name}/{path}" if name != host and global_host(name) else scope
 
 
 def stands_for(repo: pygit2.Repository, remote: str, scope: str) -> bool | None:
