@@ -1133,6 +1133,32 @@ def test_an_append_remembers_its_own_commit_as_reading_it_would(
     assert len(loaded) == len(set(loaded)) and set(loaded) <= tips  # each tip checked once, nothing else read
 
 
+def test_a_bulk_append_read_in_one_pass_is_not_loaded_again_by_the_next(
+        store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passes over the events (a read of the cited episodes, then of some of their records
+    again) load the bulk append's commit, whose message lists every record, once: the small
+    appends read after it in the first pass do not push it out."""
+    import gitstore.providers.git as provider_module
+
+    writer = GitProvider(store_repo, "w1")
+    writer.append(batch(*(R.event(f"b{i}", episode="bulk", seq=i) for i in range(1, 41))))
+    for i in range(8):  # more than a handle keeps of the commits its walk loaded (KEEP_COMMITS)
+        writer.append(batch(R.event(f"s{i}", episode=f"small{i}", seq=1)))
+    walked = [str(oid) for _, _, oid in writer._commits()]
+    loaded: list[str] = []
+    real = provider_module.commit_at
+    monkeypatch.setattr(provider_module, "commit_at",
+                        lambda repo, oid, where: loaded.append(str(oid)) or real(repo, oid, where))
+    streams = {s.stream for s in GitProvider(store_repo, "w1").read(kinds=["event"])}
+    assert len(streams) == 9
+    loaded.clear()
+    reader = GitProvider(store_repo, "w1")
+    first = [s.digest for s in reader.read_streams(streams, kinds=["event"])]
+    again = [s.digest for s in reader.read_streams(streams, kinds=["event"], digests=set(first[::7]))]
+    assert len(first) == 48 and again == first[::7]
+    assert loaded.count(walked[0]) == 1
+
+
 def test_remembered_checks_that_cannot_be_saved_are_checked_again_later(tmp_path: Path) -> None:
     """A memory of checks whose folder cannot be made (here a file stands in its place) is not
     saved, and saying so never fails what was checked: the next handle checks again."""
