@@ -103,6 +103,20 @@ def test_the_graph_is_let_go_of_before_the_second_read() -> None:
     assert all(i.stored.data == b"" for i in kept)
 
 
+def test_only_a_big_graph_gives_the_heap_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Letting go of a graph of a few events asks the C library for nothing (a few milliseconds
+    of a small store's read, for pages it hardly has); one of ``GIVE_BACK_FROM`` events does."""
+    asked: list[str] = []
+    monkeypatch.setattr(_views, "give_back", lambda: asked.append("trim"))
+    assert [i.digest for i in _kept({"lb1"}, READ)[0]] == [i.digest for i in _kept({"lb1"}, READ)[2]]
+    assert [i.digest for i in _kept({"c1"}, [*READ, READ[3]])[0]] == ["sha256:c1-A", "sha256:ed1-A", "sha256:c1-again"]
+    assert asked == []
+    monkeypatch.setattr(_views, "GIVE_BACK_FROM", len(READ))
+    _kept({"lb1"}, READ)
+    _kept({"c1"}, [*READ, READ[3]])  # a record returned twice: every kept one read again
+    assert asked == ["trim", "trim"]
+
+
 def test_a_record_returned_twice_makes_every_kept_record_read_again() -> None:
     read = [*READ, _event("c2", "B")]  # the same record (digest) a second time
     kept, asked, again = _kept({"c1"}, read)

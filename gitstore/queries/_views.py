@@ -24,6 +24,9 @@ from gitstore.store import Item, Store
 POLICY_KINDS = ("learning", "grant", "withdrawal")
 EVIDENCE_KINDS = ("episode", "event")
 FOLLOWED = frozenset({"edit", "retraction"})  # children that say what became of an event
+# events read from which a graph let go of gives the C heap's free pages back (``gitstore._memory``):
+# a smaller one's pages are few, and asking costs a few milliseconds (ctypes loaded, glibc's lists walked)
+GIVE_BACK_FROM = 20_000
 
 
 def may_be_in_force(history: History) -> bool:
@@ -78,8 +81,10 @@ def _learning_view(store: Store, judged: Callable[[History], bool] | None,
         digests = graph.digests(keep)
         view.add(graph.kept(digests, episodes,
                             lambda streams, wanted: store.items(["event"], streams=streams, digests=wanted)))
+        big = graph.count >= GIVE_BACK_FROM
         del graph  # used up (``kept``): what the second read made and let go of is given back for the payloads
-        give_back()
+        if big:
+            give_back()
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
         store.attach_payloads(view.events[e] for e in events | parents if e in view.events)
@@ -108,6 +113,7 @@ class Evidence:
         self._values: dict[tuple[Any, ...], Any] = {}  # equal plain values among those held, kept once
         self._places: dict[str, int] = {}  # digest -> place in the read
         self._streams: list[str] = []  # place in the read -> stream
+        self.count = 0  # events read (``GIVE_BACK_FROM``)
 
     def read(self, items: Iterable[Item]) -> Iterator[Item]:
         """The episodes among ``items``; the links of the events among them are noted, and the
@@ -117,6 +123,7 @@ class Evidence:
             if item.kind != "event":
                 yield item
                 continue
+            self.count += 1
             record = item.record
             event_id, parent, kind = record["id"], record.get("parentEventId"), intern(record["type"])
             if self._held is not None:
@@ -152,20 +159,24 @@ class Evidence:
         from their own streams alone. After ``let_go``, every one is read again.
 
         The graph is used up: the links and places of every event read, and the records held
-        that are not kept, are let go of (their pages given back: ``gitstore._memory``) before
-        the second read, whose records the view then holds beside everything it held."""
+        that are not kept, are let go of (their pages given back, after ``GIVE_BACK_FROM``
+        events read: ``gitstore._memory``) before the second read, whose records the view then
+        holds beside everything it held."""
         held, places, read_from = self._held, self._places, self._streams
         self.let_go()
         self._events, self._again, self._children = {}, {}, {}
+        big = self.count >= GIVE_BACK_FROM
         if held is None:
-            give_back()
+            if big:
+                give_back()
             return read(streams, digests)
         found = [held[d] for d in digests & held.keys()]
         missing = digests - held.keys()
         at = {d: places[d] for d in missing}  # place in the first read: the order kept
         where = {read_from[place] for place in at.values()}
         del held, places, read_from
-        give_back()
+        if big:
+            give_back()
         if missing:
             found.extend((at[item.digest], item.lean()) for item in read(where, missing))
         found.sort(key=lambda pair: pair[0])
