@@ -49,7 +49,8 @@ def _kept(cited: set[str], read: list[Item]) -> tuple[list[Item], list[tuple[set
     return kept, asked, [i for i in read if i.digest in digests]
 
 
-def test_held_records_and_those_read_again_come_in_the_order_they_were_read() -> None:
+def test_held_records_and_those_read_again_come_in_the_order_they_were_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_views, "HOLD_EVERY_UPTO", 0)  # a big read: only the cited events' records are held
     kept, asked, again = _kept({"lb1"}, READ)
     assert [i.digest for i in kept] == [i.digest for i in again]
     assert [i.digest for i in again] == ["sha256:c1-A", "sha256:ed1-A", "sha256:lb1-A", "sha256:c1-again"]
@@ -78,16 +79,18 @@ def test_held_records_keep_equal_values_once() -> None:
     assert first["episode"] is second["episode"] and sys.intern(first["id"]) is first["id"]
 
 
-def test_only_the_streams_of_the_records_missing_are_read_again() -> None:
+def test_only_the_streams_of_the_records_missing_are_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_views, "HOLD_EVERY_UPTO", 0)  # a big read: only the cited events' records are held
     read = [_event("c1", "A"), _event("c2", "B"), _event("ed2", "B", "edit", "c2"), _event("lb2", "C", "label", "c2")]
     kept, asked, again = _kept({"lb2"}, read)
     assert [i.digest for i in kept] == [i.digest for i in again]
     assert asked == [({"B"}, {"sha256:c2-B", "sha256:ed2-B"})]
 
 
-def test_the_graph_is_let_go_of_before_the_second_read() -> None:
+def test_the_graph_is_let_go_of_before_the_second_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """What the second read returns is held beside the view; the links and places of every
     event read are gone by then, and the records read again are kept without their bytes."""
+    monkeypatch.setattr(_views, "HOLD_EVERY_UPTO", 0)  # a big read: only the cited events' records are held
     graph = Evidence({"lb1"})
     list(graph.read(READ))
     digests = graph.digests(graph.closure({"lb1"}))
@@ -101,6 +104,25 @@ def test_the_graph_is_let_go_of_before_the_second_read() -> None:
     assert seen == [(0, None, 0)]
     assert [i.digest for i in kept] == ["sha256:c1-A", "sha256:ed1-A", "sha256:lb1-A", "sha256:c1-again"]
     assert all(i.stored.data == b"" for i in kept)
+
+
+@pytest.mark.parametrize("cited", [{"lb1"}, {"c2"}, {"ed1"}])
+def test_a_small_read_holds_every_record_and_reads_none_again(cited: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of a read of fewer than ``HOLD_EVERY_UPTO`` events every record is held as read, so
+    what the closure adds to the cited events (a label's comment, both records of its id, its
+    edit) is never read again; from that many on, only the cited events' are (the others let
+    go of at once), as a big store's read does."""
+    kept, asked, again = _kept(cited, READ)
+    assert [i.digest for i in kept] == [i.digest for i in again] and asked == []
+    assert all(i.stored.data == b"" for i in kept)  # held without their bytes
+    monkeypatch.setattr(_views, "HOLD_EVERY_UPTO", 2)
+    graph = Evidence(cited)
+    list(graph.read(READ))
+    assert graph._spare is None
+    kept, asked, again = _kept(cited, READ)
+    assert [i.digest for i in kept] == [i.digest for i in again]
+    assert asked == [] if cited == {"c2"} else asked[0][1] == {i.digest for i in again} - {
+        i.digest for i in READ if i.record["id"] in cited or i.record.get("parentEventId") in cited}
 
 
 def test_only_a_big_graph_gives_the_heap_back(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,6 +27,8 @@ FOLLOWED = frozenset({"edit", "retraction"})  # children that say what became of
 # events read from which a graph let go of gives the C heap's free pages back (``gitstore._memory``):
 # a smaller one's pages are few, and asking costs a few milliseconds (ctypes loaded, glibc's lists walked)
 GIVE_BACK_FROM = 20_000
+# events a graph holds every record of as read, so that none is read again (``Evidence.kept``)
+HOLD_EVERY_UPTO = 5_000
 
 
 def may_be_in_force(history: History) -> bool:
@@ -110,6 +112,9 @@ class Evidence:
         self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
         self._cited = cited  # events whose records (and their edits' and retractions') are held as read
         self._held: dict[str, tuple[int, Item]] | None = {}  # digest -> (place in the read, item)
+        # the other events' records while fewer than HOLD_EVERY_UPTO are read (None after), as read:
+        # the few a small store's closure adds (a label's comment and its edits) are then never read again
+        self._spare: dict[str, tuple[int, Item]] | None = {}
         self._values: dict[tuple[Any, ...], Any] = {}  # equal plain values among those held, kept once
         self._places: dict[str, int] = {}  # digest -> place in the read
         self._streams: list[str] = []  # place in the read -> stream
@@ -137,6 +142,11 @@ class Evidence:
                         # kept (see ``closure``), its values kept once as the view will keep them
                         # (a record's names, people and times are those of thousands of others)
                         self._held[item.digest] = (place, interned(item.lean(), self._values))
+                    elif self._spare is not None:
+                        if place < HOLD_EVERY_UPTO:
+                            self._spare[item.digest] = (place, item.lean())
+                        else:
+                            self._spare = None
             first = self._events.get(event_id)
             if first is None:
                 self._events[event_id] = (kind, parent, item.digest)
@@ -147,7 +157,7 @@ class Evidence:
 
     def let_go(self) -> None:
         """Hold nothing more: ``kept`` reads every record it returns again, in store order."""
-        self._held = None
+        self._held = self._spare = None
         self._values = {}
         self._places = {}
         self._streams = []
@@ -156,13 +166,14 @@ class Evidence:
              read: Callable[[set[str], set[str]], Iterable[Item]]) -> Iterable[Item]:
         """The records of these digests, read before from ``streams``, in store order: those
         held, and the others read again (``read(streams, digests)``, which checks each again)
-        from their own streams alone. After ``let_go``, every one is read again.
+        from their own streams alone (none, when the read was of fewer than ``HOLD_EVERY_UPTO``
+        events: every record was held). After ``let_go``, every one is read again.
 
         The graph is used up: the links and places of every event read, and the records held
         that are not kept, are let go of (their pages given back, after ``GIVE_BACK_FROM``
         events read: ``gitstore._memory``) before the second read, whose records the view then
         holds beside everything it held."""
-        held, places, read_from = self._held, self._places, self._streams
+        held, spare, places, read_from = self._held, self._spare, self._places, self._streams
         self.let_go()
         self._events, self._again, self._children = {}, {}, {}
         big = self.count >= GIVE_BACK_FROM
@@ -172,9 +183,12 @@ class Evidence:
             return read(streams, digests)
         found = [held[d] for d in digests & held.keys()]
         missing = digests - held.keys()
+        if spare:
+            found.extend(spare[d] for d in missing & spare.keys())
+            missing -= spare.keys()
         at = {d: places[d] for d in missing}  # place in the first read: the order kept
         where = {read_from[place] for place in at.values()}
-        del held, places, read_from
+        del held, spare, places, read_from
         if big:
             give_back()
         if missing:
