@@ -147,14 +147,16 @@ class Admissions:
         return data if isinstance(data, dict) else {}
 
     def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None,
-              parts: bool = False) -> Admission:
+              parts: bool | Callable[[], bool] = False) -> Admission:
         """The ref's admission at ``tip``, verifying what arrived since it was last admitted;
         with ``scope``, its records must all be of that scope. When it fails, its verified
         prefix is admitted (the newest commit before the first that fails, when it extends the
         tip admitted last, verified from there, or none was): the ref stays quarantined at
         ``tip`` and is read there (``base``). ``parts``: a history that parts
         from the one admitted (``fork``) is verified since the commit both hold and, when it
-        passes, admitted, the one admitted before kept as a parted history (``part``)."""
+        passes, admitted, the one admitted before kept as a parted history (``part``); a
+        callable is asked only then (a ref at the tip admitted last, as every ref of an idle
+        sync is, asks nothing of it)."""
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
             known = self._checked_again(repo, ref, known, scope)
@@ -164,6 +166,8 @@ class Admissions:
                 and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
         problem = self.rewrites(repo, ref, tip)
+        if problem is not None and callable(parts):
+            parts = parts()
         fork = self.fork(repo, ref, tip, scope) if problem is not None and parts else None
         if fork is not None:
             problem = None

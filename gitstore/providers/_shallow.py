@@ -23,11 +23,12 @@ A repository that is not shallow has no ``.git/shallow``: telling costs one ``st
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pygit2
 
-from gitstore.providers._gitdirs import common_dir, git_env
+from gitstore.providers._gitdirs import _common, common_dir, git_env
 from gitstore.providers._packs import read_header
 
 SHALLOW_NOTE = "history is shallow here"
@@ -51,9 +52,10 @@ def is_shallow(repo: pygit2.Repository) -> bool:
 
 def shallow_state(repo: pygit2.Repository) -> tuple[int, int] | None:
     """The shallow file's time and size (None: the repository is not shallow), one ``stat``:
-    what a handle keeps ``cut_refs`` by, since a fetch that cuts or deepens rewrites it."""
+    what a handle keeps ``cut_refs`` by, since a fetch that cuts or deepens rewrites it. Asked
+    at each admission of every writer's ref: the common folder is the one listings found."""
     try:
-        found = shallow_file(repo).stat()
+        found = os.stat(os.path.join(_common(repo), "shallow"))
     except OSError:
         return None
     return found.st_mtime_ns, found.st_size
@@ -116,7 +118,8 @@ def note_unmended(repo: pygit2.Repository, refs: set[str]) -> None:
     from gitstore.providers._gitdirs import ref_targets, state_dir
 
     path = state_dir(repo) / UNMENDED_FILE
-    lines = [f"{oid} {name}" for name, oid in ref_targets(repo, "refs/memory/").items() if name in refs]
+    # none (every sync of a clone that is not shallow): no ref is listed, among however many writers
+    lines = [f"{oid} {name}" for name, oid in ref_targets(repo, "refs/memory/").items() if name in refs] if refs else []
     if lines:
         replace_file(path, "".join(f"{line}\n" for line in lines).encode("ascii"))
     else:

@@ -1207,7 +1207,8 @@ class GitProvider:
             may_mend = unmended_tips(self.repo).get(info.name) != str(target)  # no sync tried at this tip
             admission = Admission(info.name, str(target), SHALLOW if may_mend else unmended(info.name))
         else:
-            admission = self._admissions.check(self.repo, info.name, target, self.scope, self._may_part(info))
+            # whether it may part is asked only of a ref that moved: four stats a writer otherwise
+            admission = self._admissions.check(self.repo, info.name, target, self.scope, lambda: self._may_part(info))
         if admission.admitted:
             self._quarantine.pop(info.name, None)
         else:
