@@ -8,6 +8,7 @@ append bob saw. Real clones of a bare remote, real git."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gitstore.context import Context
@@ -81,8 +82,15 @@ def test_a_fresh_clone_names_a_history_moved_back_past_appends_another_writer_sa
     assert "withdrawal" in line and line in report.render() and not report.quarantined
     assert not _withdrawn(dave.workspace.root, grant)  # what the warning is about: the withdrawal is not read
     assert [w for w in _unheld_warnings(dave.workspace.root) if alice_id in w]
+    # a sync that finds nothing moved finds it kept by every tip read (no history walked again) ...
+    kept = dave.workspace.root / ".git" / "gitstore" / "verified" / "unheld.json"
+    assert kept.is_file()
+    assert sync(str(dave.workspace.root)).unheld == report.unheld
+    found = json.loads(kept.read_text())  # an entry damaged by hand is found again, not served
+    kept.write_text(json.dumps({key: {kind: [[1]] for kind in entry} for key, entry in found.items()}))
+    assert sync(str(dave.workspace.root)).unheld == report.unheld
 
-    _synced(alice.workspace.root)  # alice pushes her history back
+    _synced(alice.workspace.root)  # alice pushes her history back: ... and a ref that moved is judged anew
     _synced(dave.workspace.root)
     assert _withdrawn(dave.workspace.root, grant)
     assert not _unheld_warnings(dave.workspace.root)

@@ -128,6 +128,7 @@ KEEP_PASSED = 2  # and of those a pass over a history read last: a read of sever
 CLAIMS = "claims-1"  # what _claims_of keeps: the learnings each learning record of an append names
 CLAIMS_KEPT_FROM = 64  # learning records in an append worth keeping what they name (fewer cost less to read again)
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
+UNHELD_KIND = "unheld-1"  # see unheld_seen: a change to what it finds is a kind of its own
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
@@ -1614,8 +1615,27 @@ class GitProvider:
             read = {info.name for info, _ in tips}
             held_back = {info.writer for info in self._refs() if info.name not in read or info.name in self._quarantine}
             held_back |= {name.rsplit("/", 1)[-1] for name in ref_names(self.repo, QUARANTINE) if "/records/" in name}
-            return unheld(((info.writer, info.fetched, self._history(info, tip)) for info, tip in tips),
-                          {self.writer, *skip, *held_back})
+            skipped = {self.writer, *skip, *held_back}
+            # what it found is kept by everything it depends on: each history read, named by its
+            # tip (a commit never changes), the writers skipped, and the shallow file (which cuts
+            # a history a walk then refuses). An idle sync among 400 writers walked all 400
+            # histories again for nothing: a ref that moved, or any other change, is a new key
+            key = hashlib.sha1("\n".join([
+                str(shallow_state(self.repo)), " ".join(sorted(skipped)),
+                *sorted(f"{info.repo.path} {info.name} {info.writer} {int(info.fetched)} {tip}" for info, tip in tips),
+            ]).encode("utf-8", "surrogateescape")).hexdigest()
+            kept = Verified(self.state, "unheld")
+            known = kept.get(UNHELD_KIND, key)
+            try:  # a file damaged by hand is found again, never a traceback
+                if isinstance(known, list):
+                    return [Unheld(str(writer), tuple(map(str, commits)), tuple(map(str, seen_by)))
+                            for writer, commits, seen_by in known]
+            except (TypeError, ValueError):
+                pass
+            found = unheld(((info.writer, info.fetched, self._history(info, tip)) for info, tip in tips), skipped)
+            kept.put(UNHELD_KIND, key, [list(item) for item in found])
+            kept.save()
+            return found
 
     def _commits(self) -> list[tuple[Append, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""
