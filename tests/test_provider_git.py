@@ -1279,6 +1279,30 @@ def test_a_note_listed_again_keeps_its_bytes_and_counts_when_any_append_listing_
     assert nobody.noted() == set() and [append for _, _, append in nobody.notes()] == [listed]
 
 
+def test_the_tips_holding_notes_are_kept_by_every_tip_and_read_again_once_one_moves(store_repo: Path) -> None:
+    """Which records tips hold a ``notes/`` folder is kept by the tips read (a commit never
+    changes): a handle that finds them where they stood loads no other tip for it, and one
+    that finds any of them moved (a removal appended) or the entry damaged reads them all."""
+    note = b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}'
+    secret = R.event("kept", text="text-removed-later")
+    GitProvider(store_repo, "w1").append(batch(secret))
+    GitProvider(store_repo, "w2").append(batch(R.event("other")))
+    kept = state_dir(pygit2.Repository(str(store_repo))) / "verified" / "notes.json"
+    assert GitProvider(store_repo, "w1").noted() == set()
+    before = json.loads(kept.read_text())
+    assert before and all(entry["notes-in-1"] == [] for entry in before.values())  # no tip holds one
+    assert GitProvider(store_repo, "w1").noted() == set()  # found kept: the file is as it was
+    assert json.loads(kept.read_text()) == before
+    GitProvider(store_repo, "w2").append(batch(R.audit("asked", [], action="redact"),
+                                               removals=[(secret["payloadDigest"], note)]))
+    reader = GitProvider(store_repo, "w1")
+    assert reader.noted() == {secret["payloadDigest"]} and reader.payload(secret["payloadDigest"]) is None
+    after = json.loads(kept.read_text())
+    assert [1] in [entry["notes-in-1"] for key, entry in after.items() if key not in before]  # w2's tip holds one
+    kept.write_text(json.dumps({key: {"notes-in-1": "damaged"} for key in after}))
+    assert GitProvider(store_repo, "w1").noted() == {secret["payloadDigest"]}
+
+
 def _forged(repo_path: Path, writer: str, reason: str, removes: list[str], note: tuple[str, bytes] | None) -> None:
     """As a hostile clone with push access would: append one audit entry as ``writer``, then
     make that commit again listing ``removes`` in its ``Removes`` and, given ``note``, with

@@ -129,6 +129,7 @@ CLAIMS = "claims-1"  # what _claims_of keeps: the learnings each learning record
 CLAIMS_KEPT_FROM = 64  # learning records in an append worth keeping what they name (fewer cost less to read again)
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 UNHELD_KIND = "unheld-1"  # see unheld_seen: a change to what it finds is a kind of its own
+NOTES_KIND = "notes-in-1"  # see _kept_notes
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
@@ -292,6 +293,11 @@ def _governs(note: Namespace, payload: Namespace | None) -> bool:
     return payload is None or note == "shared" or note == payload
 
 
+def _notes_tree(tree: pygit2.Tree) -> bool:
+    """Whether a records tip's or snapshot's tree holds a ``notes/`` folder."""
+    return "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE
+
+
 def _snapshot_namespace(ref: str) -> Namespace:
     """The namespace a payload snapshot ref holds: local ones never leave this clone (the local
     namespace's own, or an older one left in the repository itself); every other is shared."""
@@ -337,6 +343,7 @@ class GitProvider:
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
         self._orders = Verified(self.state, "appends")  # see _remembered_order
+        self._notes_in = Verified(self.state, "notes")  # see _kept_notes
         # see _claims_of: a file of its own, read only by a decision that settles claims, since
         # anyone who can push chooses how much of it there is (up to 64 names a learning record)
         self._claims = Verified(self.state, "claims")
@@ -987,12 +994,23 @@ class GitProvider:
         if self._notes_cache is not None and self._notes_cache[0] == tips:
             return self._notes_cache[1]
         kept: dict[str, list[_Kept]] = {}
+        # which tips' trees hold a notes folder (few do), kept by every tip in order (a commit
+        # never changes): reads that find them where they stood load no other tip for it (an idle
+        # sync among 400 writers loaded all 400, twice); any tip that moved is a new key
+        key = hashlib.sha1("\n".join(f"{info.repo.path} {info.name} {tip}" for info, tip in tips)
+                           .encode("utf-8", "surrogateescape")).hexdigest()
+        known = self._notes_in.get(NOTES_KIND, key)
+        holding = known if isinstance(known, list) and all(type(at) is int and 0 <= at < len(tips) for at in known) \
+            else range(len(tips))
         trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, Namespace, pygit2.Repository, pygit2.Tree]] = [
             ((info, tip), info.namespace, info.repo, self._commit(info.repo, tip, info.name).tree)
-            for info, tip in tips]
+            for info, tip in (tips[at] for at in holding)]
+        if holding is not known:
+            self._notes_in.put(NOTES_KIND, key, [at for at, (_, _, _, tree) in zip(holding, trees) if _notes_tree(tree)])
+            self._notes_in.save()
         trees += [(None, _snapshot_namespace(ref), repo, tree) for repo, ref, tree in self._snapshots(own=True)]
         for where, namespace, repo, tree in trees:
-            if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
+            if _notes_tree(tree):
                 notes = repo[tree["notes"].id].peel(pygit2.Tree)
                 for path in _payload_paths(repo, notes):
                     digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
