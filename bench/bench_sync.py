@@ -61,6 +61,18 @@ met). The code before (commit 48a6120): 0.54 s and 2.81 s, 5.2x; verify 0.30 s a
 database's index now answers. An idle sync: 0.21 s and 0.35 s, 1.65x (goal not met; the
 code before: 1.48x): what is left grows with the refs (each of a few passes over the loose
 ref files, and the redaction notes read from every writer's tip tree).
+Measured 2026-12-07, one run each: an idle sync 0.37 s among 100 writers and 0.51 s among
+400, ratio 1.38x (goal met; load average 0.7 to 1.2 on 2 cpus; first sync 0.79 s and 2.18 s,
+2.74x; verify 0.40 s and 0.92 s, 2.33x). The code before (commit 7175a35), run just after on
+a busier machine (load 4.5 to 5): 0.40 s and 0.74 s, 1.85x (goal not met). In process, without
+the start-up, alternating the two codes on the same load, the idle sync among 400 writers took
+0.36-0.40 s and takes 0.15-0.17 s now (0.07 s among 100); a first sync among 400, as a process,
+1.71-1.80 s before and 1.61-1.63 s after. An admission at the tip admitted last no longer asks
+whether the ref may part (four stats a writer), the check for appends others saw that no
+history here holds is kept by every tip it read (400 histories walked again for nothing), and
+so is which tips hold redaction notes (400 tip trees loaded twice). What is left growing with
+the writers: the passes over the loose ref files (some 15,600 read among 400 writers) and each
+store opened afresh admitting every ref at its tip again (three times).
 Nothing is asserted; exit code 0. ``--quick``: small sizes (300 records; 3 and 12 writers);
 ``--many-writers-only``: only the part among many writers.
 """
