@@ -50,10 +50,11 @@ _SHELL = re.compile(r"[$`;|&<>(){}*?\[\]!#\n\\]")  # git runs the command throug
 _SYSTEM_CONFIG = "/etc/ssh/ssh_config"
 
 
-def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
+def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path) -> str:
     """The host ``login@host`` (an ssh remote's) reaches, as ssh's configuration names it;
-    ``host`` as written where ssh is not asked or does not answer. Which answers count is the
-    caller's to say (``scope.through_ssh``: a forge's name only)."""
+    ``host`` as written where ssh is not asked or does not answer; the answers kept in
+    ``state``, gitstore's folder of the repository's common git folder. Which answers count is
+    the caller's to say (``scope.through_ssh``: a forge's name only)."""
     if not host or host.startswith("-") or (login or "").startswith("-"):
         return host
     options = _ssh_options(repo)
@@ -63,7 +64,7 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None) -> str:
     destination = f"{login}@{host}" if login else host
     key = "\0".join([program, *args, destination])
     watched = _watched(args)
-    cache = _cache_path(repo)
+    cache = _cache_path(state)
     entries = _read(cache) if cache is not None else {}
     found = entries.get(key)
     kept = found if isinstance(found, dict) else {}
@@ -183,13 +184,10 @@ def _ask(program: str, args: list[str], destination: str) -> str | None:
     return ""
 
 
-def _cache_path(repo: pygit2.Repository) -> Path | None:
-    """Where the answers are kept: in gitstore's folder of the common git folder, once there is
-    one (``gitstore init`` makes it); None before, and nothing is kept."""
-    from gitstore.providers._gitdirs import common_dir
-
-    folder = common_dir(repo) / "gitstore"
-    return folder / CACHE if folder.is_dir() else None
+def _cache_path(state: Path) -> Path | None:
+    """Where the answers are kept: in gitstore's folder ``state`` of the common git folder,
+    once there is one (``gitstore init`` makes it); None before, and nothing is kept."""
+    return state / CACHE if state.is_dir() else None
 
 
 def _read(path: Path) -> dict[str, object]:

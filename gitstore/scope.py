@@ -592,7 +592,7 @@ def through_ssh(repo: pygit2.Repository, url: str, scope: str) -> str:
         return scope
     from gitstore._sshhost import resolved
 
-    name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None)
+    name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None, _git_folder(repo) / "gitstore")
     return f"{name}/{path}" if name != host and global_host(name) else scope
 
 
