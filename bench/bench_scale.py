@@ -178,6 +178,13 @@ first's 2.64 s, the difference its 51,000 folders' later path (below), the paylo
 verify linear (1.22 s -> 12.48 s). A one-pack repack of the 1,000,000-record store left verify's
 user time as it was (46.16 s against 46.58 s): the pack count is not the cause.
 
+Once the later path hashed the rows left where they lie (``644696bd``), the whole bench again
+at the end of that evening (repository in memory, load 0.75 at the start, 1.0 at the end): first
+chunk 6.19 s and 7.63 s, chunks 7.64, 7.32, 8.13, 8.02, 8.94, 8.74, 8.17, 8.27, 8.13 s: 11.51x,
+a figure not to trust (the two runs of its baseline 23% apart, the machine slower at the end
+than at the start); verify 4.28 s and 4.86 s -> 49.51 s, 10.83x, peak RSS 183 MB -> 304 MB;
+fast-import 46.49x its first, gitstore 3.55 times its records per CPU second.
+
 The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
 16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
 Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
