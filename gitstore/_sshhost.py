@@ -22,9 +22,14 @@ stores under. Never an error.
 
 Scope is derived by every command and by hooks at every prompt, so the answer is kept in
 ``<common git folder>/gitstore/ssh-hosts.json`` (``CACHE``), keyed by the command and the host,
-with the stat of the configuration files ssh reads (the file ``-F`` names, else the user's
-``~/.ssh/config`` and ``/etc/ssh/ssh_config``): a warm command costs those stats and a small
-read. A file one of them ``Include``s is not watched (okf/wiki/rules.md says so). The
+with the stat of what the answer was read from (``_watched``): the configuration files ssh
+starts from (the file ``-F`` names, else the user's ``~/.ssh/config`` and
+``/etc/ssh/ssh_config``), there or not, and the files they ``Include`` as ssh itself reports
+reading them (``-v``: ``Include`` takes globs, ``~``, paths relative to ``~/.ssh`` or
+``/etc/ssh``, and, in newer ssh, ``%`` tokens and variables, so it is not read again here),
+with the folders holding those and the nearest folder there is of an ``Include`` that matched
+nothing, so that a file added to or removed from ``config.d/`` counts too. A warm command costs
+those stats (up to ``_MAX_WATCHED``, past which the answer is not kept) and a small read. The
 cache is written in one rename; a damaged one is ignored and written again.
 """
 
@@ -42,12 +47,16 @@ if TYPE_CHECKING:
 
 CACHE = "ssh-hosts.json"
 TIMEOUT = 1.0  # seconds ``ssh -G`` may take; past it the host stays as written
-_SCHEMA = "gitstore.ssh-hosts/v1"
+_SCHEMA = "gitstore.ssh-hosts/v2"  # v1 kept the stat of the main files alone: asked again
 _MAX_ENTRIES = 64
+_MAX_WATCHED = 256  # paths an answer is kept by; ssh itself includes up to 16 deep, and globs
 _ARGS = frozenset("Fiopl")  # options taking a value: passed on to ``ssh -G`` as given
 _FLAGS = frozenset("46AaCKkqTtvXxYy")  # options ssh takes alone, none of them ending it (as -V would)
 _SHELL = re.compile(r"[$`;|&<>(){}*?\[\]!#\n\\]")  # git runs the command through a shell: not read here
 _SYSTEM_CONFIG = "/etc/ssh/ssh_config"
+_READING = re.compile(r"^debug\d: Reading configuration data (.+)$")
+_UNMATCHED = re.compile(r"^debug\d: .+ line \d+: include (.+) matched no files$")
+_GLOB = re.compile(r"[*?\[]")
 
 
 def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path) -> str:
@@ -63,23 +72,25 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path)
     program, args = options
     destination = f"{login}@{host}" if login else host
     key = "\0".join([program, *args, destination])
-    watched = _watched(args)
     cache = _cache_path(state)
     entries = _read(cache) if cache is not None else {}
     found = entries.get(key)
     kept = found if isinstance(found, dict) else {}
     before = kept.get("hostname") if isinstance(kept.get("hostname"), str) else None
-    if before is not None and kept.get("stat") == watched:
+    if before is not None and _unchanged(kept.get("watched")):
         name = before
     else:
-        name = _ask(program, args, destination)
+        start = _watched(args, "")  # before ssh reads them: an edit meanwhile is seen next time
+        name, log = _ask(program, args, destination)
         if not name and before:  # ssh failed or was slow where it answered before (a file half edited, a
             name = before        # loaded machine): its last answer stands, so the scope does not flip; asked again
         elif name is None:  # no ssh, or it took too long: asked again next time, the host as written meanwhile
             return host
         elif cache is not None:
+            watched = [*start, *_watched(args, log)[len(start):]]
             entries.pop(key, None)
-            entries[key] = {"stat": watched, "hostname": name}
+            if len(watched) <= _MAX_WATCHED:
+                entries[key] = {"watched": watched, "hostname": name}
             _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
     return name or host
 
@@ -126,20 +137,51 @@ def _ssh_options(repo: pygit2.Repository) -> tuple[str, list[str]] | None:
     return os.path.expanduser(words[0]), args
 
 
-def _watched(args: list[str]) -> list[list[int] | None]:
-    """The stat (size, modification time, inode) of each configuration file ssh reads with
-    ``args``, None for one that is not there."""
+def _watched(args: list[str], log: str) -> list[list[object]]:
+    """Each path an answer of ssh's with ``args`` was read from, once, with its stat
+    (``_stat``): the configuration files ssh starts from, there or not, and what its ``-v``
+    ``log`` says it read besides: each file it included and the folder holding it (a file
+    added to a glob's folder counts), and, for an ``Include`` that matched nothing, the nearest
+    folder there is on the way to it (a glob past a folder that is there, ``*/config``, is
+    watched no deeper)."""
     named = [args[n + 1] for n in range(len(args) - 1) if args[n] == "-F"]
-    files = named[-1:] or [os.path.join(_home(), ".ssh", "config"), _SYSTEM_CONFIG]
-    found: list[list[int] | None] = []
-    for path in files:
-        try:
-            seen = os.stat(path)
-        except OSError:
-            found.append(None)
-            continue
-        found.append([seen.st_size, seen.st_mtime_ns, seen.st_ino])
-    return found
+    start = named[-1:] or [os.path.join(_home(), ".ssh", "config"), _SYSTEM_CONFIG]
+    paths = list(start)
+    for line in log.splitlines():
+        reading, unmatched = _READING.match(line), _UNMATCHED.match(line)
+        if reading and reading.group(1) not in start:
+            path = reading.group(1)
+            paths.extend([path, os.path.dirname(path) or "."])
+        elif unmatched:
+            parts = os.path.expanduser(unmatched.group(1)).split(os.sep)
+            fixed = os.sep.join(parts[:next((n for n, part in enumerate(parts) if _GLOB.search(part)),
+                                            len(parts))])
+            folder = os.path.dirname(fixed) or "."
+            while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+                folder = os.path.dirname(folder)
+            paths.append(folder)
+    return [[path, _stat(path)] for path in dict.fromkeys(paths)]
+
+
+def _unchanged(watched: object) -> bool:
+    """Whether every path ``watched`` (as ``_watched`` gave it) has the stat it had."""
+    if not isinstance(watched, list) or not watched:
+        return False
+    for entry in watched:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            return False
+        if _stat(entry[0]) != entry[1]:
+            return False
+    return True
+
+
+def _stat(path: str) -> list[int] | None:
+    """The size, modification time and inode of ``path``, None when it is not there."""
+    try:
+        seen = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [seen.st_size, seen.st_mtime_ns, seen.st_ino]
 
 
 def _home() -> str:
@@ -153,35 +195,38 @@ def _home() -> str:
         return os.path.expanduser("~")
 
 
-def _ask(program: str, args: list[str], destination: str) -> str | None:
+def _ask(program: str, args: list[str], destination: str) -> tuple[str | None, str]:
     """``hostname`` as ``ssh -G`` prints it for ``destination``, lower case and without a
     trailing dot; "" when ssh answered without one (it failed: the host stays as written, and
-    that is kept); None when there is no ssh or it took over ``TIMEOUT`` seconds."""
+    that is kept); None when there is no ssh or it took over ``TIMEOUT`` seconds. With it, ssh's
+    ``-v`` log, which says what files it read (``_watched``)."""
     import signal
     import subprocess
 
+    asked = [word for word in args if word != "-y"]  # -y: ssh would log to syslog, and not here
     try:
-        child = subprocess.Popen([program, "-G", *args, destination], stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        child = subprocess.Popen([program, "-G", *asked, "-v", destination], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError:
-        return None
+        return None, ""
     try:
-        out, _ = child.communicate(timeout=TIMEOUT)
+        out, log = child.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         try:
             os.killpg(child.pid, signal.SIGKILL)  # what a ``Match exec`` started too
         except OSError:
             pass
         child.communicate()
-        return None
+        return None, ""
+    said = log.decode("utf-8", "surrogateescape")
     if child.returncode != 0:
-        return ""
+        return "", said
     for line in out.decode("utf-8", "replace").splitlines():
         name, _, rest = line.partition(" ")
         if name.lower() == "hostname":
             found = rest.strip().lower()
-            return found[:-1] if found.endswith(".") else found
-    return ""
+            return found[:-1] if found.endswith(".") else found, said
+    return "", said
 
 
 def _cache_path(state: Path) -> Path | None:

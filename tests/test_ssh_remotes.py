@@ -272,3 +272,37 @@ def test_a_clone_set_up_under_its_alias_is_told_how_the_team_reads_what_it_store
         assert synced.returncode == 0, synced.stdout + synced.stderr
     grants = [item.record["by"] for item in Context.open(alice.workspace.root).store.items(["grant"])]
     assert "github:10" in grants, grants
+
+
+@pytest.mark.parametrize("option", ["", "-y "])  # -y: ssh would log to syslog, saying nothing of what it read
+def test_a_file_ssh_includes_is_watched_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str) -> None:
+    """An edit to a file ssh's configuration ``Include``s (nested, through a glob, relative to
+    ``~/.ssh``, or one that is not there yet) is seen at the next command, as an edit to the main
+    file is; nothing edited, ssh is not asked again."""
+    served(tmp_path, monkeypatch)
+    home, folder = tmp_path / "home", tmp_path / "ssh"
+    monkeypatch.setenv("HOME", str(home))  # where ssh's glob finds ``~/.ssh``
+    (folder / "config.d").mkdir(parents=True)
+    config = ssh_config(folder, f"Include mine\nInclude {folder}/later/*.conf\nInclude {folder}/config.d/*\n")
+    (folder / "config.d" / "work").write_text(f"Include {folder}/deeper\n")
+    deeper = folder / "deeper"
+    deeper.write_text("Host github-work\n  HostName github.com\n")
+    command = f"ssh {option}-F {config}"
+
+    def scope_after(asks: int) -> str:
+        found = {_scope_of(tmp_path, ALIAS, command, set_up=True) for _ in range(2)}
+        assert asked(tmp_path) == asks, "asked once after each edit, and only then"
+        assert len(found) == 1, found
+        return found.pop()
+
+    assert scope_after(1) == "github.com/acme/widgets"
+    deeper.write_text("Host github-work\n  HostName gitlab.com\n")
+    assert scope_after(2) == "gitlab.com/acme/widgets", "a file included by an included one"
+    (folder / "config.d" / "00-first").write_text("Host github-work\n  HostName bitbucket.org\n")
+    assert scope_after(3) == "bitbucket.org/acme/widgets", "a new file the glob matches"
+    (folder / "later").mkdir()
+    (folder / "later" / "a.conf").write_text("Host github-work\n  HostName github.com\n")
+    assert scope_after(4) == "github.com/acme/widgets", "a glob that matched nothing before"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "mine").write_text("Host github-work\n  HostName gitlab.com\n")
+    assert scope_after(5) == "gitlab.com/acme/widgets", "a relative path, in ~/.ssh, once it is there"
