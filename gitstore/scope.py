@@ -457,15 +457,16 @@ def _unsupported(path: str | Path, exc: pygit2.GitError) -> UnsupportedRepositor
     return UnsupportedRepository(f"{path} cannot be opened as a git repository: {reason}")
 
 
-def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
+def repository_scope(repo: pygit2.Repository, _depth: int = 0, _answers: Path | None = None) -> str:
     """The scope of a repository: its origin remote, else a local scope from its git folder.
 
     An origin that is a path on this machine (a clone of a local repository) takes that
-    repository's scope, so clones exchanging refs share one scope.
+    repository's scope, so clones exchanging refs share one scope (``_answers``: where the
+    clone leading here keeps ssh's answers, ``url_scope``).
     """
     common = _git_folder(repo)
     try:
-        found = _origin_scope(repo, _depth)
+        found = _origin_scope(repo, _depth, _answers)
     except RemoteGone:
         kept = _kept_in(common)
         if kept is None:
@@ -504,9 +505,9 @@ def scope_kept_gone(repo: pygit2.Repository) -> tuple[str, str | None, RemoteGon
     return (found if found is not None else _local_scope(common, kept)), kept, None
 
 
-def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
+def _origin_scope(repo: pygit2.Repository, depth: int, answers: Path | None = None) -> str | None:
     """The scope origin names, or None without an origin."""
-    return _remote_scope(repo, "origin", depth)
+    return _remote_scope(repo, "origin", depth, answers)
 
 
 def remote_scope(repo: pygit2.Repository, remote: str) -> str | None:
@@ -516,16 +517,16 @@ def remote_scope(repo: pygit2.Repository, remote: str) -> str | None:
     return _remote_scope(repo, remote, 0)
 
 
-def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | None:
+def _remote_scope(repo: pygit2.Repository, remote: str, depth: int, answers: Path | None = None) -> str | None:
     try:
         url = repo.remotes[remote].url
     except (KeyError, pygit2.GitError):  # none by that name, or one git refuses (``_gitdirs.remotes``)
         url = None
     if not url:
         return None
-    found = url_scope(repo, remote, url, depth)
+    found = url_scope(repo, remote, url, depth, answers)
     urls = _urls_of(repo, remote)
-    if len(urls) > 1 and not all(_url_names(repo, remote, other, depth, found) for other in urls):
+    if len(urls) > 1 and not all(_url_names(repo, remote, other, depth, found, answers) for other in urls):
         shown = ", ".join(_redact(other) for other in urls[:3])
         raise _SeveralRepositories(f"{remote} has {len(urls)} URLs naming different repositories ({shown}): git "
                                    "fetches from the first and pushes to each, so no one scope is its own; `git "
@@ -533,10 +534,11 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
     return found
 
 
-def _url_names(repo: pygit2.Repository, remote: str, url: str, depth: int, scope: str) -> bool:
+def _url_names(repo: pygit2.Repository, remote: str, url: str, depth: int, scope: str,
+               answers: Path | None = None) -> bool:
     """Whether ``url``, one of the remote's, stands for ``scope`` (False when it gives none)."""
     try:
-        return same_scope(url_scope(repo, remote, url, depth), scope)
+        return same_scope(url_scope(repo, remote, url, depth, answers), scope)
     except (GitstoreError, pygit2.GitError, OSError):
         return False
 
@@ -550,12 +552,17 @@ def _urls_of(repo: pygit2.Repository, remote: str) -> list[str]:
         return []
 
 
-def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) -> str:
+def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0, answers: Path | None = None) -> str:
     """The scope ``url``, one of the remote ``remote``'s (its URL, or a URL a push to it goes
-    to), stands for, as ``remote_scope`` reads it."""
+    to), stands for, as ``remote_scope`` reads it. ssh's answers (``through_ssh``) are kept in
+    the repository's gitstore folder, else in ``answers``, the folder of the clone whose origin
+    led here: a local repository gitstore is not set up in has none, and the clone's commands
+    and hooks, each deriving the scope, would each ask ssh again."""
+    own = _git_folder(repo) / "gitstore"
+    answers = own if answers is None or own.is_dir() else answers
     local = _local_path(url, Path(repo.workdir or repo.path))
     if local is None:
-        return through_ssh(repo, url, scope_from_url(url))
+        return through_ssh(repo, url, scope_from_url(url), answers)
     found = pygit2.discover_repository(str(local)) if local.exists() else None
     if found is None:
         where = Path(repo.workdir or repo.path)
@@ -566,18 +573,19 @@ def url_scope(repo: pygit2.Repository, remote: str, url: str, depth: int = 0) ->
     if depth > 8:  # clones whose origins lead back to one another have no scope to share
         raise InvalidInput(f"{remote} {url!r} leads through more than 8 local clones or back to itself: "
                            "point one of them at a hosted remote")
-    return repository_scope(pygit2.Repository(found), depth + 1)
+    return repository_scope(pygit2.Repository(found), depth + 1, answers)
 
 
 _SSH_URL = re.compile(r"^(?:ssh|git\+ssh|ssh\+git)://(?:([^@/]*)@)?", re.I)
 _LOGIN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-def through_ssh(repo: pygit2.Repository, url: str, scope: str) -> str:
+def through_ssh(repo: pygit2.Repository, url: str, scope: str, answers: Path | None = None) -> str:
     """``scope``, ``url``'s (``scope_from_url``), with the host an ssh or scp-like URL names
     replaced by the one ssh's configuration resolves it to, where that is a forge's
     (``_sshhost.resolved``: ``git@github-work:acme/widgets`` through ``Host github-work`` /
-    ``HostName github.com`` is ``github.com/acme/widgets``); any other URL's as it is."""
+    ``HostName github.com`` is ``github.com/acme/widgets``); any other URL's as it is. The
+    answers are kept in ``answers`` (by default the repository's gitstore folder)."""
     host, _, path = scope.partition("/")
     url = url.strip()
     if "://" in url:
@@ -592,7 +600,8 @@ def through_ssh(repo: pygit2.Repository, url: str, scope: str) -> str:
         return scope
     from gitstore._sshhost import resolved
 
-    name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None, _git_folder(repo) / "gitstore")
+    name = resolved(repo, host, login if login and _LOGIN.fullmatch(login) else None,
+                    answers if answers is not None else _git_folder(repo) / "gitstore")
     return f"{name}/{path}" if name != host and global_host(name) else scope
 
 

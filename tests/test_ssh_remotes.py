@@ -306,3 +306,23 @@ def test_a_file_ssh_includes_is_watched_too(tmp_path: Path, monkeypatch: pytest.
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "mine").write_text("Host github-work\n  HostName gitlab.com\n")
     assert scope_after(5) == "gitlab.com/acme/widgets", "a relative path, in ~/.ssh, once it is there"
+
+
+def test_a_local_origin_not_set_up_has_its_answer_kept_in_the_clone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone of a local repository that gitstore is not set up in, whose own origin is an
+    ssh alias: the answer is kept in this clone's folder (every command and hook derives the
+    scope), and nothing is written in the other repository."""
+    served(tmp_path, monkeypatch)
+    config = ssh_config(tmp_path / "ssh")
+    upstream, root = tmp_path / "upstream", tmp_path / "clone"
+    git(tmp_path, "init", "-q", "-b", "main", str(upstream))
+    git(upstream, "remote", "add", "origin", ALIAS)
+    git(upstream, "config", "core.sshCommand", f"ssh -F {config}")
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "remote", "add", "origin", str(upstream))
+    (root / ".git" / "gitstore").mkdir()
+    for _ in range(3):
+        assert repository_scope(pygit2.Repository(str(root))) == "github.com/acme/widgets"
+    assert asked(tmp_path) == 1, "asked once, then kept"
+    assert not (upstream / ".git" / "gitstore").exists(), "nothing written in the other repository"
