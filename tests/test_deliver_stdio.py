@@ -292,6 +292,36 @@ def test_an_unknown_tool_prompt_or_resource_is_refused_with_invalid_params(share
     assert "Traceback" not in client.process.stderr.read().decode()
 
 
+def test_a_request_before_initialize_is_refused_naming_the_cause(shared_world: World) -> None:
+    """MCP's lifecycle has a client send initialize first, and only ping before its answer: a
+    request that comes before it is refused with invalid params (-32602, the SDK's code) saying
+    so and naming the method (the SDK said only "Invalid request parameters", params that were
+    not wrong); ping is answered, a method the server does not have is still method not found,
+    and once initialized the same request is served."""
+    client = Client(shared_world.root)
+    client.request(1, "tools/list")
+    client.request(2, "tools/call", {"name": "recall", "arguments": {"query": "retries"}})
+    client.request(3, "ping")
+    client.request(4, "no/such")
+    answers = {answer["id"]: answer for answer in (client.answer() for _ in range(4))}
+    for ident, method in [(1, "tools/list"), (2, "tools/call")]:
+        error = answers[ident]["error"]
+        assert error["code"] == -32602 and "data" not in error, error
+        assert error["message"] == f"{method} before initialize: a client sends initialize first", error
+    assert answers[3] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert answers[4]["error"]["code"] == -32601, answers[4]
+    client.request(5, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+    assert client.answer()["id"] == 5
+    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.request(6, "tools/list")
+    assert {tool["name"] for tool in client.answer()["result"]["tools"]} == {"recall", "show"}
+    assert client.process.stdin is not None and client.process.stderr is not None
+    client.process.stdin.close()
+    assert client.process.wait(timeout=120) == 0
+    assert "Traceback" not in client.process.stderr.read().decode()
+
+
 def test_what_a_client_sent_comes_back_shortened_on_one_line_and_once(shared_world: World) -> None:
     """An unknown resource, an unknown method and arguments a tool rejects are named shortened, on
     one line, control and bidirectional characters as their pictures, and never echoed whole

@@ -22,7 +22,8 @@ unknown learning) is a tool error with gitstore's one-line message. It starts wh
 started (a server registered for every project is started in each one): in a folder where
 delivery cannot run it says why once on standard error, and each tool call answers so; a tool, prompt or resource
 the server does not have, a JSON-RPC error (invalid params, ``-32602``), and a method, method not
-found (``-32601``), each naming what the client sent shortened, on one line, once (``_strict``);
+found (``-32601``), each naming what the client sent shortened, on one line, once, and a request
+before ``initialize``, invalid params saying so (``_strict``);
 the SDK's log, warnings only, one short line each, a crash named by the exception that caused
 it, where it was raised and its message, shortened (``log_on_one_line``; ``GITSTORE_DEBUG=1``
 adds its traceback). A message over 4 MiB is answered with a JSON-RPC error and dropped, and so
@@ -128,7 +129,9 @@ def _strict(base: type[_Server]) -> type[_Server]:
     name is shown shortened, on one line, and nowhere else in the answer. So is a method the
     server does not have (``method not found``, ``-32601``; the SDK puts it whole in ``data``),
     and arguments a tool rejects are named by field, never by the value sent (the SDK's text
-    quotes the value, over several lines)."""
+    quotes the value, over several lines). A request before ``initialize`` keeps the SDK's code,
+    invalid params, but says so, naming the method (``_before_initialize``): the SDK's message
+    blamed the parameters, which may well be valid."""
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
@@ -137,9 +140,13 @@ def _strict(base: type[_Server]) -> type[_Server]:
     from gitstore.deliver.here import named
 
     async def methods_named(ctx: Any, call_next: Any) -> Any:
+        early = _before_initialize(ctx)
         try:
             return await call_next(ctx)
         except MCPError as exc:
+            if exc.error.code == INVALID_PARAMS and early:
+                raise MCPError(code=INVALID_PARAMS, message=f"{named(str(ctx.method))} before initialize: a client "
+                               "sends initialize first") from None
             if exc.error.code != METHOD_NOT_FOUND:
                 raise
             raise MCPError(code=METHOD_NOT_FOUND, message=f"method not found: {named(str(ctx.method))}") from None
@@ -173,6 +180,14 @@ def _strict(base: type[_Server]) -> type[_Server]:
             return await super().get_prompt(name, arguments, context)
 
     return Strict
+
+
+def _before_initialize(ctx: Any) -> bool:
+    """Whether a request came before the connection was initialized: the SDK then refuses any
+    but ``ping`` (and a method it does not have) with invalid params. Its connection says so
+    (``initialize_accepted``, 2.x); where it cannot be read, False, and the SDK's answer stands."""
+    connection = getattr(getattr(ctx, "session", None), "_connection", None)
+    return getattr(connection, "initialize_accepted", True) is False
 
 
 def rejected(error: Any) -> str:
