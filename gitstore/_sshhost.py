@@ -28,8 +28,10 @@ starts from (the file ``-F`` names, else the user's ``~/.ssh/config`` and
 reading them (``-v``: ``Include`` takes globs, ``~``, paths relative to ``~/.ssh`` or
 ``/etc/ssh``, and, in newer ssh, ``%`` tokens and variables, so it is not read again here),
 with the folders holding those and the nearest folder there is of an ``Include`` that matched
-nothing, so that a file added to or removed from ``config.d/`` counts too. A warm command costs
-those stats (up to ``_MAX_WATCHED``, past which the answer is not kept) and a small read. The
+nothing, so that a file added to or removed from ``config.d/`` counts too, and a file ssh
+refused for its permissions (its change time counts: ``chmod`` mends it). A warm command costs
+those stats (up to ``_MAX_WATCHED``; past them, or where ssh's log cuts a path, the answer is
+not kept) and a small read. The
 cache is written in one rename; a damaged one is ignored and written again.
 """
 
@@ -55,6 +57,8 @@ _FLAGS = frozenset("46AaCKkqTtvXxYy")  # options ssh takes alone, none of them e
 _SHELL = re.compile(r"[$`;|&<>(){}*?\[\]!#\n\\]")  # git runs the command through a shell: not read here
 _SYSTEM_CONFIG = "/etc/ssh/ssh_config"
 _READING = re.compile(r"^debug\d: Reading configuration data (.+)$")
+_REFUSED = re.compile(r"^Bad owner or permissions on (.+)$")  # a file others may write: ssh stops
+_SHOWN_CHARS = 200  # of a path ssh's log names it read, past which it is cut
 _UNMATCHED = re.compile(r"^debug\d: .+ line \d+: include (.+) matched no files$")
 _GLOB = re.compile(r"[*?\[]")
 
@@ -80,17 +84,17 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path)
     if before is not None and _unchanged(kept.get("watched")):
         name = before
     else:
-        start = _watched(args, "")  # before ssh reads them: an edit meanwhile is seen next time
+        start = _watched(args, "") or []  # before ssh reads them: an edit meanwhile is seen next time
         name, log = _ask(program, args, destination)
         if not name and before:  # ssh failed or was slow where it answered before (a file half edited, a
             name = before        # loaded machine): its last answer stands, so the scope does not flip; asked again
         elif name is None:  # no ssh, or it took too long: asked again next time, the host as written meanwhile
             return host
         elif cache is not None:
-            watched = [*start, *_watched(args, log)[len(start):]]
+            read = _watched(args, log)
             entries.pop(key, None)
-            if len(watched) <= _MAX_WATCHED:
-                entries[key] = {"watched": watched, "hostname": name}
+            if read is not None:  # else not known: asked again next time
+                entries[key] = {"watched": [*start, *read[len(start):]], "hostname": name}
             _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
     return name or host
 
@@ -137,21 +141,27 @@ def _ssh_options(repo: pygit2.Repository) -> tuple[str, list[str]] | None:
     return os.path.expanduser(words[0]), args
 
 
-def _watched(args: list[str], log: str) -> list[list[object]]:
+def _watched(args: list[str], log: str) -> list[list[object]] | None:
     """Each path an answer of ssh's with ``args`` was read from, once, with its stat
     (``_stat``): the configuration files ssh starts from, there or not, and what its ``-v``
     ``log`` says it read besides: each file it included and the folder holding it (a file
-    added to a glob's folder counts), and, for an ``Include`` that matched nothing, the nearest
-    folder there is on the way to it (a glob past a folder that is there, ``*/config``, is
-    watched no deeper)."""
+    added to a glob's folder counts), a file it refused for its permissions, and, for an
+    ``Include`` that matched nothing, the nearest folder there is on the way to it (a glob past
+    a folder that is there, ``*/config``, is watched no deeper). None when that is not known:
+    a path the log cuts, or more than ``_MAX_WATCHED``."""
     named = [args[n + 1] for n in range(len(args) - 1) if args[n] == "-F"]
     start = named[-1:] or [os.path.join(_home(), ".ssh", "config"), _SYSTEM_CONFIG]
     paths = list(start)
     for line in log.splitlines():
         reading, unmatched = _READING.match(line), _UNMATCHED.match(line)
+        refused = _REFUSED.match(line)
         if reading and reading.group(1) not in start:
             path = reading.group(1)
+            if len(path) >= _SHOWN_CHARS:
+                return None
             paths.extend([path, os.path.dirname(path) or "."])
+        elif refused:
+            paths.append(refused.group(1))
         elif unmatched:
             parts = os.path.expanduser(unmatched.group(1)).split(os.sep)
             fixed = os.sep.join(parts[:next((n for n, part in enumerate(parts) if _GLOB.search(part)),
@@ -160,7 +170,8 @@ def _watched(args: list[str], log: str) -> list[list[object]]:
             while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
                 folder = os.path.dirname(folder)
             paths.append(folder)
-    return [[path, _stat(path)] for path in dict.fromkeys(paths)]
+    found = dict.fromkeys(paths)
+    return [[path, _stat(path)] for path in found] if len(found) <= _MAX_WATCHED else None
 
 
 def _unchanged(watched: object) -> bool:
@@ -176,12 +187,13 @@ def _unchanged(watched: object) -> bool:
 
 
 def _stat(path: str) -> list[int] | None:
-    """The size, modification time and inode of ``path``, None when it is not there."""
+    """The size, modification time, inode and change time of ``path`` (``chmod`` moves the
+    last: ssh refuses a file others may write), None when it is not there."""
     try:
         seen = os.stat(path)
     except (OSError, ValueError):
         return None
-    return [seen.st_size, seen.st_mtime_ns, seen.st_ino]
+    return [seen.st_size, seen.st_mtime_ns, seen.st_ino, seen.st_ctime_ns]
 
 
 def _home() -> str:

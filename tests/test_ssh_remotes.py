@@ -326,3 +326,38 @@ def test_a_local_origin_not_set_up_has_its_answer_kept_in_the_clone(
         assert repository_scope(pygit2.Repository(str(root))) == "github.com/acme/widgets"
     assert asked(tmp_path) == 1, "asked once, then kept"
     assert not (upstream / ".git" / "gitstore").exists(), "nothing written in the other repository"
+
+
+def test_a_file_ssh_refused_for_its_permissions_is_asked_again_once_they_are_mended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ssh refuses a configuration file others may write (its ``Include``d ones, and
+    ``~/.ssh/config``), and the host stays as written; ``chmod`` mends it without touching its
+    contents or its time, and the next command asks ssh again."""
+    served(tmp_path, monkeypatch)
+    folder = tmp_path / "ssh"
+    folder.mkdir()
+    included = folder / "work"
+    included.write_text("Host github-work\n  HostName github.com\n")
+    included.chmod(0o666)
+    command = f"ssh -F {ssh_config(folder, f'Include {included}' + chr(10))}"
+    for _ in range(2):
+        assert _scope_of(tmp_path, ALIAS, command, set_up=True) == "github-work/acme/widgets"
+    assert asked(tmp_path) == 1, "ssh's refusal is kept"
+    included.chmod(0o644)
+    assert _scope_of(tmp_path, ALIAS, command) == "github.com/acme/widgets"
+    assert asked(tmp_path) == 2
+
+
+def test_an_included_file_whose_path_ssh_logs_cut_short_keeps_no_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ssh's log names a file it read by its first 200 characters: past them, what the answer
+    was read from is not known, and ssh is asked again each time rather than an edit missed."""
+    served(tmp_path, monkeypatch)
+    deep = tmp_path / ("d" * 100) / ("e" * 100)
+    deep.mkdir(parents=True)
+    included = deep / "work"
+    included.write_text("Host github-work\n  HostName github.com\n")
+    command = f"ssh -F {ssh_config(tmp_path / 'ssh', f'Include {included}' + chr(10))}"
+    for times in (1, 2):
+        assert _scope_of(tmp_path, ALIAS, command, set_up=True) == "github.com/acme/widgets"
+        assert asked(tmp_path) == times
