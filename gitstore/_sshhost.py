@@ -66,8 +66,9 @@ _GLOB = re.compile(r"[*?\[]")
 def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path) -> str:
     """The host ``login@host`` (an ssh remote's) reaches, as ssh's configuration names it;
     ``host`` as written where ssh is not asked or does not answer; the answers kept in
-    ``state``, gitstore's folder of the repository's common git folder. Which answers count is
-    the caller's to say (``scope.through_ssh``: a forge's name only)."""
+    ``state``, gitstore's folder of the repository's common git folder, or of the clone whose
+    local origin the repository is when it has none (``scope.url_scope``). Which answers count
+    is the caller's to say (``scope.through_ssh``: a forge's name only)."""
     if not host or host.startswith("-") or (login or "").startswith("-"):
         return host
     options = _ssh_options(repo)
@@ -242,8 +243,8 @@ def _ask(program: str, args: list[str], destination: str) -> tuple[str | None, s
 
 
 def _cache_path(state: Path) -> Path | None:
-    """Where the answers are kept: in gitstore's folder ``state`` of the common git folder,
-    once there is one (``gitstore init`` makes it); None before, and nothing is kept."""
+    """Where the answers are kept: in gitstore's folder ``state`` of a common git folder, once
+    there is one (``gitstore init`` makes it); None before, and nothing is kept."""
     return state / CACHE if state.is_dir() else None
 
 
