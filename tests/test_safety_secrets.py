@@ -673,6 +673,69 @@ def test_words_ending_in_pass_and_pw_that_name_no_password_are_kept(text: str) -
     assert result.findings == (), (text, result.findings)
 
 
+# A password given its option a space apart, whatever the command, and the options of commands
+# that take one by a letter or in their arguments' order.
+OPTION_PASSWORDS = {
+    "svn": f"svn checkout https://svn.acme.io/repo --username bob --password {_PASS}",
+    "mongodump": f"mongodump --username root --password {_PASS} --db app",
+    "mysql-spaced-long": f"mysql -u root --password {_PASS} shop",
+    "wget": f"wget --http-password {_PASS} https://files.acme.io/a.tgz",
+    "gpg": f"gpg --batch --passphrase {_PASS} -d notes.gpg",
+    "prefixed": f"./deploy.sh --db-password '{_PASS}' --env prod",
+    "api-key": f"acme-cli --api-key {_PASS} deploy",
+    "client-secret": f'oidc-login --client-id app --client-secret "{_PASS}"',
+    "keytool": f"keytool -genkey -alias app -storepass {_PASS} -keypass {_PASS}",
+    "influx": f"influx -username admin -password {_PASS}",
+    "curl-bearer": f"curl --oauth2-bearer {_PASS} https://api.acme.io",
+    "ldapsearch": f"ldapsearch -x -D cn=admin,dc=acme -w {_PASS} -b dc=acme",
+    "az-login": f"az login -u bob@acme.io -p {_PASS}",
+    "mongosh": f"mongosh -u root -p {_PASS} --authenticationDatabase admin",
+    "sqlcmd": f"sqlcmd -S db -U sa -P {_PASS} -Q 'SELECT 1'",
+    "cqlsh": f"cqlsh -u cassandra -p {_PASS} db.acme.io",
+    "zip": f"zip -P {_PASS} backup.zip db.sql",
+    "unzip": f"unzip -P {_PASS} backup.zip",
+    "7z": f"7z a -p{_PASS} backup.7z db.sql",
+    "ssh-keygen-new": f"ssh-keygen -t ed25519 -N {_PASS} -f deploy_key",
+    "ssh-keygen-old": f"ssh-keygen -p -P {_PASS} -N '' -f deploy_key",
+    "openssl-enc": f"openssl enc -aes-256-cbc -k {_PASS} -in db.sql -out db.enc",
+    "smbclient": f"smbclient //files/share -U bob%{_PASS}",
+    "lftp": f"lftp -u bob,{_PASS} ftp.acme.io",
+    "htpasswd": f"htpasswd -b .htpasswd bob {_PASS}",
+    "htpasswd-stdout": f"htpasswd -nbB bob {_PASS}",
+    "rabbitmqctl": f"rabbitmqctl add_user bob {_PASS}",
+    "gh-secret": f"gh secret set DEPLOY_TOKEN --body {_PASS}",
+    "vault": f"vault login {_PASS}",
+    "sudo-stdin": f"echo '{_PASS}' | sudo -S apt-get install -y nginx",
+    "sudo-user-stdin": f"echo -n {_PASS} | sudo -u root -S cat /etc/shadow",
+    "password-stdin": f"echo {_PASS} | docker login ghcr.io -u bob --password-stdin",
+    "with-token": f"printf '%s' {_PASS} | gh auth login --with-token",
+    "chpasswd": f"echo bob:{_PASS} | chpasswd",
+}
+
+
+@pytest.mark.parametrize("text", OPTION_PASSWORDS.values(), ids=list(OPTION_PASSWORDS))
+def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert _PASS not in result.text, result.text
+    assert result.text.split("[REDACTED:")[0] == text.split(_PASS)[0].removesuffix("bob:")  # the value alone
+
+
+@pytest.mark.parametrize("text", [
+    "ansible-playbook --ask-pass site.yml\nansible-playbook --ask-vault-pass deploy.yml",
+    "python manage.py createsuperuser --no-password admin\nacme-admin --reset-password alice",
+    "docker login -u bob --password-stdin ghcr.io\ntool --token $GITHUB_TOKEN\ntool --token ${{ secrets.TOKEN }}",
+    "tool --password PASSWORD\ntool --password <your-password>\ntool --token YOUR_TOKEN_HERE",
+    "tool --password-file /run/secrets/db --secret-key-file key.txt --ssh-key ~/.ssh/id_ed25519",
+    "rsync --pass-through a b\ntool --bypass Hs83jKq0Lm2Nx7Vd\nls -xtoken Hs83jKq0Lm2Nx7Vd",
+    "unzip -p backup.zip Hs83jKq0Lm2Nx7Vd.txt\nssh-keygen -s ca -n Hs83jKq0Lm2Nx7Vd key.pub\nldapsearch -W -b dc=acme",
+    "echo Hs83jKq0Lm2Nx7Vd | base64\necho \"$PASS\" | sudo -S true\nvault login -method=github",
+    "aws s3api list-objects --bucket b --page-token abc --next-token def\nssh-keygen -N '' -f key",
+])
+def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert "command-password" not in result.text, result.text
+
+
 def test_a_telegram_bot_token_in_an_api_url_is_redacted() -> None:
     token = "2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20"
     result = SCANNER.scan(f"curl https://api.telegram.org/bot{token}/getUpdates")

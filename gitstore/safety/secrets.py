@@ -29,7 +29,10 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   (:mod:`gitstore.safety.values`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
-  ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``); ``command-token``:
+  ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
+  ``sqlcmd -P``, ``ssh-keygen -N``... :data:`_COMMAND_PASSWORDS`), the value of a long option
+  naming a credential (``--password VALUE``, ``--api-key VALUE``, ``-storepass VALUE``), a
+  secret echoed into a command reading one (``echo X | sudo -S``); ``command-token``:
   the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
@@ -1003,12 +1006,21 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 # command: the MySQL and MariaDB clients' ``-pPASSWORD`` (joined: with a space between, the client
 # asks for the password and the word after names a database), ``sshpass -p PASSWORD``, a
 # container registry login's ``-p``/``--password PASSWORD``, ``redis-cli -a PASSWORD``, the
-# bootstrap token of ``kubeadm join``/``init --token``, ``twine upload -p`` and ``doctl auth
-# init -t``. A quote left open runs to the end of its line (so no search looks for the quote
-# past it, and no value is too long to be taken whole).
+# bootstrap token of ``kubeadm join``/``init --token``, ``twine upload -p``, ``doctl auth
+# init -t``, the OpenLDAP clients' ``-w PASSWORD``, ``az login -p``, the MongoDB tools' ``-p``,
+# SQL Server's ``sqlcmd``/``bcp``/``osql -P``, ``cqlsh -p``, ``zip``/``unzip -P`` and ``7z
+# -pPASSWORD``, ``ssh-keygen``'s new and old passphrases (``-N``, ``-P``), ``openssl enc -k``
+# (and ``-K``, the raw key), Samba's ``-U user%PASSWORD``, ``lftp -u user,PASSWORD``,
+# ``htpasswd -b [FILE] USER PASSWORD``, ``rabbitmqctl add_user``/``change_password USER
+# PASSWORD``, ``gh secret set NAME --body SECRET`` and ``vault login TOKEN``. Options are matched in the case given (``unzip -p`` pipes, ``ssh-keygen -n``
+# names principals, ``ldapsearch -W`` asks for the password). A quote left open runs to the
+# end of its line (so no search looks for the quote past it, and no value is too long to be
+# taken whole).
 _OPTION_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>[^\s\"'`;|&]++))"
+_POSITIONAL = r"[ \t]+[^\s\"'`;|&-][^\s;|&]*"  # a word that is no option
 _COMMAND_PASSWORDS = tuple(
-    (literals, lazy.Pattern(rf"(?<![\w.-])(?:{command})(?:\.exe)?(?![\w.-])"), lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
+    (literals, lazy.Pattern(rf"(?:{command})(?:\.exe)?(?![\w.-])"),
+     lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
     for literals, command, option in (
         (("mysql", "mariadb"), r"mysql(?:dump|admin|import|show|check|pump|slap|binlog|sh)?"
                                r"|mariadb(?:-dump|-admin|-import|-show|-check|-binlog|-slap)?", r"-p"),
@@ -1019,20 +1031,41 @@ _COMMAND_PASSWORDS = tuple(
         (("kubeadm",), r"kubeadm[ \t]+(?:join|init)", r"--(?:discovery-|tls-bootstrap-)?token(?:[ \t]+|=)"),
         (("twine",), r"twine[ \t]+upload", r"(?:-p|--password)(?:[ \t]+|=)"),
         (("doctl",), r"doctl[ \t]+auth[ \t]+init", r"(?:-t|--access-token)(?:[ \t]+|=)"),
+        (("ldap",), r"ldap(?:search|add|modify|delete|modrdn|passwd|whoami|compare|exop|url)", r"-w[ \t]*"),
+        (("az",), r"az[ \t]+login", r"-p[ \t]+"),
+        (("mongo",), r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", r"-p[ \t]+"),
+        (("sqlcmd", "bcp", "osql"), r"sqlcmd|bcp|osql", r"-P[ \t]*"),
+        (("cqlsh",), r"cqlsh", r"-p[ \t]+"),
+        (("zip",), r"zip|unzip", r"-P[ \t]+"),
+        (("7z",), r"7z[ar]?|7zz", r"-p"),
+        (("ssh-keygen",), r"ssh-keygen", r"-N[ \t]+"),
+        (("ssh-keygen",), r"ssh-keygen", r"-P[ \t]+"),
+        (("openssl",), r"openssl", r"-k[ \t]+"),
+        (("smbclient", "smbget", "rpcclient", "smbcacls", "net"), r"smbclient|smbget|rpcclient|smbcacls|net[ \t]+(?:rpc|ads|rap)",
+         r"(?:-U[ \t]*|--user(?:[ \t]+|=))[^\s%'\"`;|&]{1,64}%"),
+        (("lftp",), r"lftp", r"-u[ \t]+[^\s,'\"`;|&]{1,64},"),
+        (("htpasswd",), r"htpasswd",
+         rf"(?:-(?=[a-zA-Z]*b)(?![a-zA-Z]*n)[a-zA-Z]+(?:{_POSITIONAL}){{2}}|-(?=[a-zA-Z]*b)(?=[a-zA-Z]*n)[a-zA-Z]+{_POSITIONAL})[ \t]+"),
+        (("rabbitmqctl",), r"rabbitmqctl", rf"(?:add_user|change_password){_POSITIONAL}[ \t]+"),
+        (("gh",), r"gh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:[ \t]+|=)"),
+        (("vault",), r"vault", r"login[ \t]+"),
     )
 )
 
 
 def command_password_hits(text: Text) -> Iterator[Hit]:
     """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`, written
-    as a shell or a program's argument list writes it (:func:`_as_command_lines`), and tokens the
-    commands of :data:`_PRINTED_TOKEN` print."""
+    as a shell or a program's argument list writes it (:func:`_as_command_lines`), a long
+    option naming a credential given its value a space apart (:func:`_option_hits`), and
+    tokens the commands of :data:`_PRINTED_TOKEN` print."""
     yield from _printed_token_hits(text.low)
+    yield from _option_hits(text)
+    yield from _piped_hits(text)
     for literals, command, option in _COMMAND_PASSWORDS:
         if not any(literal in text.low for literal in literals):
             continue
         low, spaced = _as_command_lines(text)
-        ends = [m.end() for m in command.finditer(low)]
+        ends = _command_ends(command, low)
         if not ends:
             continue
         commands = _CommandArguments(low, functools.partial(_command_before, ends))
@@ -1041,8 +1074,119 @@ def command_password_hits(text: Text) -> Iterator[Hit]:
             password = m.group(group)
             if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
                 continue
+            if password.startswith("-") and group == "pw":
+                continue  # the next option: this one was given no value
             if len(password) >= 3 and commands.holds(m.start()):
                 yield Hit(m.start(group), m.end(group), "command-password", 3)
+
+
+def _command_ends(command: re.Pattern[str], low: str) -> list[int]:
+    """Where each of LOW's matches of COMMAND ends that starts a word (no letter, digit, ``_``,
+    ``.`` or ``-`` before it). The pattern opens with the command's name, not with a look
+    behind, so that the engine searches for its letters: a look behind first is tried at every
+    character of the text (some 50 ms a megabyte for each command)."""
+    ends: list[int] = []
+    match = command.search(low)
+    while match is not None:
+        at = match.start()
+        if at == 0 or not (low[at - 1].isalnum() or low[at - 1] in "_.-"):
+            ends.append(match.end())
+            match = command.search(low, match.end())
+        else:
+            match = command.search(low, at + 1)
+    return ends
+
+
+# A secret echoed into a command that reads it from its standard input: ``echo PASSWORD | sudo
+# -S ...``, ``echo TOKEN | docker login --password-stdin``, ``printf '%s' TOKEN | gh auth login
+# --with-token``, ``echo user:PASSWORD | chpasswd``, ``passwd --stdin``. The value is judged as
+# an assigned password is (a variable, ``$(cat file)`` or a placeholder stays).
+_PIPED = lazy.Pattern(
+    r"(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?)[ \t]+"
+    + _OPTION_VALUE + r"[ \t]*\|[ \t]*(?P<reader>[^\n|;&]{1,300})"
+)
+_READER_WORDS = ("sudo", "stdin", "with-token", "chpasswd")
+_READS_SECRET = lazy.Pattern(
+    r"(?<![\w.-])sudo(?:[ \t]+-\w+(?:[ \t]+[^\s-]\S*)?)*?[ \t]+-[a-zA-Z]*S"
+    r"|--password-stdin|--with-token|(?<![\w.-])chpasswd(?![\w.-])|(?<![\w.-])passwd[ \t]+--stdin"
+)
+
+
+def _piped_hits(text: Text) -> Iterator[Hit]:
+    """Secrets echoed into a command that reads one from its standard input (above)."""
+    low = text.low
+    if "|" not in low or ("echo" not in low and "printf" not in low) or not any(w in low for w in _READER_WORDS):
+        return
+    spaced = _as_command_lines(text)[1]
+    for m in _PIPED.finditer(spaced):
+        if m.start() and (spaced[m.start() - 1].isalnum() or spaced[m.start() - 1] in "_.-"):
+            continue
+        if _READS_SECRET.search(m.group("reader")) is None:
+            continue
+        group = m.group("sq") is not None and "sq" or m.group("dq") is not None and "dq" or "pw"
+        start, end = m.span(group)
+        if not trivial_value(text.raw[start:end], "password", group != "pw"):
+            yield Hit(start, end, "command-password", 3)
+
+
+# A long option naming a credential, given its value a space apart as programs read options
+# (``--password VALUE``, ``--db-password``, ``--http-passwd``, ``--passphrase``, ``--token``,
+# ``--access-token``, ``--client-secret``, ``--api-key``, ``--secret-key``), and Java's keytool's
+# and InfluxDB's single-dash ones (``-storepass``, ``-keypass``, ``-password``): whatever the
+# command, since any program may take one (``=`` between them makes it an assignment,
+# :func:`assignment_hits`). The value is judged as one assigned to the option's name is
+# (:func:`~gitstore.safety.values.trivial_value`): a word, a path, a variable or a placeholder
+# stays. A switch that asks for the secret or sets how it is handled takes no value, so the word
+# after it is another argument (``--ask-pass``, ``--no-password``, ``--reset-password alice``).
+_OPTION_WORDS = ("password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "key", "bearer")
+_OPTION_NAME = lazy.Pattern(r"(?P<dashes>--?)(?P<name>[a-z0-9]+(?:[-_][a-z0-9]+)*[-_]?)?")
+_OPTION_SWITCHES = frozenset(
+    "ask no prompt with without show reset generate random require expire change skip save empty "
+    "disable enable allow use force set get read print check verify validate forget new".split()
+)
+# Tokens that page through a listing or name a request: no secret (``--starting-token``, ``--page-token``).
+_LISTING_TOKENS = frozenset("starting next page continuation pagination resume sync cursor idempotency".split())
+_JOINED_OPTION_KEYS = frozenset({"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass",
+                                 "keystorepass", "truststorepass"})
+_OPTION_VALUED = tuple(
+    (word, lazy.Pattern(word + r"[ \t]+" + _OPTION_VALUE)) for word in _OPTION_WORDS
+)
+
+
+def _option_hits(text: Text) -> Iterator[Hit]:
+    """Values of the long options naming a credential (above)."""
+    low, raw = text.low, text.raw
+    if "-" not in low:
+        return
+    for word, pattern in _OPTION_VALUED:
+        if word not in low:
+            continue
+        for m in pattern.finditer(low):
+            at = m.start()
+            before = _key_before(low, at)
+            name = _OPTION_NAME.fullmatch(before) if before.startswith("-") else None
+            if name is None:
+                continue  # no option: a word in a sentence (``the token is``), a key (``DB_PASS``)
+            parts = re.split(r"[-_]", name.group("name") or "")
+            key = (name.group("name") or "") + word
+            if parts[0] in _OPTION_SWITCHES or (word == "token" and _LISTING_TOKENS.intersection(parts)):
+                continue
+            joined = parts[-1] != ""  # the word runs on from the name's last part (``--dbpassword``)
+            if word in _WHOLE_WORD_KEYS and joined and key not in _JOINED_OPTION_KEYS:
+                continue  # ``--bypass``, ``--compass``, ``--oauth``: other words
+            if word == "key" and not _KEY_QUALIFIER.search(key[:-3]):
+                continue  # ``--key``, ``--ssh-key``: a name or a file; ``--api-key`` is a secret
+            if word == "bearer" and key != "oauth2-bearer":
+                continue  # curl's option; a bearer token elsewhere has rules of its own
+            if len(name.group("dashes")) == 1 and key not in _JOINED_OPTION_KEYS and key not in _OPTION_WORDS:
+                continue  # ``-ppassword``, ``-xtoken``: a bundle of letters, not a name
+            group = m.lastgroup or "pw"
+            start, end = m.span(group)
+            value = raw[start:end]
+            if value.startswith("-") and group == "pw":
+                continue  # the next option: this one takes no value
+            if not trivial_value(value, key.replace("-", "_"), group != "pw"):
+                yield Hit(start, end, "command-password", 3)
 
 
 # A program's arguments as a list of quoted strings, in brackets or parentheses: Python's
@@ -1065,10 +1209,9 @@ def _as_command_lines(text: Text) -> tuple[str, str]:
     low, spaced = text.low, text.spaced
     if "," in low and ("[" in low or "(" in low):
         read_low, read_spaced, position = [], [], 0
-        marks_low, marks_spaced = low.translate(_ARGUMENT_MARKS), spaced.translate(_ARGUMENT_MARKS)
         for m in _ARGUMENT_LIST.finditer(low):
-            read_low += [low[position : m.start()], marks_low[m.start() : m.end()]]
-            read_spaced += [spaced[position : m.start()], marks_spaced[m.start() : m.end()]]
+            read_low += [low[position : m.start()], m.group().translate(_ARGUMENT_MARKS)]
+            read_spaced += [spaced[position : m.start()], spaced[m.start() : m.end()].translate(_ARGUMENT_MARKS)]
             position = m.end()
         if position:
             low = "".join(read_low) + low[position:]
