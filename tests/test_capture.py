@@ -128,6 +128,27 @@ def test_import_refuses_what_is_no_transcript(ctx: Context, tmp_path: Path, cont
     assert list(ctx.store.items()) == []
 
 
+def test_a_gemini_checkpoint_imports_its_conversation(ctx: Context, tmp_path: Path) -> None:
+    """Given ``--harness gemini-cli``, a checkpoint was an episode of no turn, counted as four
+    malformed lines and reported as captured."""
+    path = tmp_path / "checkpoint-retry.json"
+    path.write_text(json.dumps({"authType": "oauth-personal", "history": [
+        {"role": "user", "parts": [{"text": "Make the retry loop back off"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "pytest -q"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command",
+                                                         "response": {"output": "Stdout: 4 passed\nExit Code: 0"}}}]},
+        {"role": "model", "parts": [{"text": "The loop now backs off; the tests pass."}]},
+    ]}))
+    for harness in ((), ("--harness", "gemini-cli")):
+        done = gitstore("import", "transcript", str(path), *harness, "--mode", "hybrid", "--json",
+                        cwd=ctx.workspace.root)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["lines"] == {"total": 4, "parsed": 4, "unknown": 0, "malformed": 0,
+                                                    "quarantined": 0}
+    texts = [r["payload"]["text"] for r in _stored(ctx) if r["schema"] == "gitstore.event/v1" and "text" in r["payload"]]
+    assert "Make the retry loop back off" in texts and "The loop now backs off; the tests pass." in texts
+
+
 def test_schema_drift_is_degraded_and_says_why(ctx: Context) -> None:
     result = import_transcript(ctx, shared("transcripts", "agent-sessions", "claude", "schema_drift.jsonl"))
     assert result.receipt["status"] == "degraded" and "lines-skipped" in result.receipt["reasons"]

@@ -572,6 +572,70 @@ def test_gemini_document_cut_short_keeps_complete_messages(relative: str, limits
     assert appended.turns == whole.turns and appended.counts.malformed == 1
 
 
+# A checkpoint as Gemini CLI writes it (``/chat save``, and the only record of a conversation
+# before 0.2): its model history, the context it gives the model first, a shell call answered in
+# the user content after it (the response's id is the CLI's own, the call has none).
+CHECKPOINT = [
+    {"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context for our chat.\n"
+                                        "I'm currently working in the directory: /tmp/widgets"}]},
+    {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]},
+    {"role": "user", "parts": [{"text": "Run the unit tests and fix the one that fails"}]},
+    {"role": "model", "parts": [{"text": "Planning the run.", "thought": True},
+                                {"text": "I will run them."},
+                                {"functionCall": {"name": "run_shell_command", "args": {"command": "pytest -q tests/unit"}}}]},
+    {"role": "user", "parts": [{"functionResponse": {
+        "id": "run_shell_command-1760000000000-1", "name": "run_shell_command",
+        "response": {"output": "Command: pytest -q tests/unit\nStdout: 1 failed, 3 passed\nExit Code: 1"}}}]},
+    {"role": "model", "parts": [{"text": "One test failed: the parser's last line was off by one; fixed."}]},
+]
+
+
+@pytest.mark.parametrize("limits", [None, STREAMED], ids=["whole", "streamed"])
+@pytest.mark.parametrize("shape", ["array", "history"])
+def test_gemini_checkpoint_is_read(tmp_path: Path, shape: str, limits: Limits | None) -> None:
+    """A checkpoint's contents (role and parts, no type) were each one malformed record: with
+    ``--harness gemini-cli`` (and without it, when it named a session) a session of no turn at
+    all was stored as captured, and without it the file was no transcript."""
+    path = tmp_path / "checkpoint-fix.json"
+    document: Any = CHECKPOINT if shape == "array" else {"history": CHECKPOINT, "authType": "oauth-personal"}
+    path.write_text(json.dumps(document, indent=2))
+    assert detect_harness(path) == "gemini-cli"
+    transcript = parse_transcript(path, limits=limits)
+    assert transcript.counts == parse_transcript(path, "gemini-cli").counts
+    assert (transcript.counts.total, transcript.counts.parsed) == (6, 6)
+    assert [(t.role, t.text) for t in transcript.turns] == [
+        ("system", CHECKPOINT[0]["parts"][0]["text"]),
+        ("assistant", "Got it. Thanks for the context!"),
+        ("user", "Run the unit tests and fix the one that fails"),
+        ("assistant", "I will run them."),
+        ("tool", "Command: pytest -q tests/unit\nStdout: 1 failed, 3 passed\nExit Code: 1"),
+        ("assistant", "One test failed: the parser's last line was off by one; fixed."),
+    ]
+    assert [(c.command, c.exit_code, c.ok) for c in calls(transcript)] == [("pytest -q tests/unit", 1, False)]
+    assert transcript.tests == (("pytest -q tests/unit", False),)
+    assert transcript.session is None  # it names none: the capture keys it by its file's name
+
+
+def test_gemini_prompt_log_is_refused_saying_what_it_is(tmp_path: Path) -> None:
+    """``logs.json`` keeps the prompts typed, of every session of the project, and nothing else."""
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps([{"sessionId": "s1", "messageId": 0, "type": "user",
+                                 "message": "Run the unit tests", "timestamp": "2025-07-01T10:00:00.000Z"}]))
+    with pytest.raises(InvalidInput, match=r"log of the prompts typed \(logs\.json\), not a session"):
+        parse_transcript(path)
+    with pytest.raises(InvalidInput, match="no gemini-cli transcript records found"):
+        parse_transcript(path, "gemini-cli")
+
+
+def test_an_array_of_other_things_is_no_gemini_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    for document in ([], [{"type": "user", "content": "hi"}], [1, 2]):
+        path.write_text(json.dumps(document))
+        for limits in (None, STREAMED):
+            with pytest.raises(InvalidInput):
+                parse_transcript(path, "gemini-cli", limits=limits)
+
+
 # -- a session document read in chunks ----------------------------------------------------------
 # What the chunked reading must equal: the former reading, the whole file's text decoded at once
 # and each message decoded where the last one ended.

@@ -34,7 +34,7 @@ def _parser(harness: str) -> Callable[[Path, Limits], Transcript]:
 
 def detect_harness(path: Path | str) -> str:
     """``claude-code``, ``codex``, ``gemini-cli`` or ``opencode``, from the file's content."""
-    from gitstore.capture.transcripts._detect import detect  # it imports the Codex and OpenCode parsers
+    from gitstore.capture.transcripts._detect import detect  # it imports the Codex, Gemini CLI and OpenCode parsers
 
     return detect(Path(path), DEFAULT_LIMITS)
 

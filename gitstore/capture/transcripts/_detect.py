@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import InvalidInput
-from gitstore.capture.transcripts import codex, opencode
+from gitstore.capture.transcripts import codex, gemini, opencode
 from gitstore.capture.transcripts._model import Limits
 from gitstore.capture.transcripts._read import BAD, SQLITE_HEADER, loads, open_binary, read_bytes, read_head, require_file
 
@@ -16,6 +16,8 @@ _SAMPLE_BYTES = 1 << 20
 _SAMPLE_LINES = 64
 _PRIORITY = ("codex", "claude-code", "gemini-cli", "pi")
 _GEMINI_HEADER = ("projectHash", "startTime", "lastUpdated")
+_GEMINI_LOG_ENTRY = {"sessionId", "messageId", "type", "message"}
+_GEMINI_CHECKPOINT = re.compile(rb'\A\s*(?:\{\s*"history"\s*:\s*)?\[\s*\{\s*"role"\s*:')
 
 
 def detect(path: Path, limits: Limits) -> str:
@@ -27,7 +29,7 @@ def detect(path: Path, limits: Limits) -> str:
     if not head.strip():
         raise InvalidInput(f"{path}: empty, not a transcript")
     votes = _votes(head, cut=len(head) == _SAMPLE_BYTES)
-    if not votes and len(head) == _SAMPLE_BYTES and not _gemini_session(head):
+    if not votes and len(head) == _SAMPLE_BYTES and not _gemini_session(head) and not _gemini_checkpoint(head):
         votes = _votes(_cut_line(path, head.rfind(b"\n") + 1, limits))
     if votes:
         best = max(votes.items(), key=lambda item: (item[1], -_PRIORITY.index(item[0])))[0]
@@ -102,18 +104,26 @@ def _document(path: Path, head: bytes, limits: Limits) -> str:
     larger than the sample whose sample shows a Gemini CLI session is one, unread further:
     decoding it whole to tell cost five times its size in memory, which its parser, reading it
     a message at a time, never spends (OpenCode's session files are a few lines)."""
-    if len(head) == _SAMPLE_BYTES and _gemini_session(head):
+    if len(head) == _SAMPLE_BYTES and (_gemini_session(head) or _gemini_checkpoint(head)):
         return "gemini-cli"
     data = read_bytes(path, limits.max_json_bytes)
     record = loads(data)
     if record is BAD:
-        if _gemini_session(head):
-            return "gemini-cli"  # a session document cut short
+        if _gemini_session(head) or _gemini_checkpoint(head):
+            return "gemini-cli"  # a session document or checkpoint cut short
         raise InvalidInput(f"{path}: not a transcript (no JSON records gitstore recognizes)")
+    if isinstance(record, list) and record and isinstance(record[0], dict):
+        if _GEMINI_LOG_ENTRY <= record[0].keys():
+            raise InvalidInput(f"{path}: Gemini CLI's log of the prompts typed (logs.json), not a session;"
+                               " import a session under chats/ or a checkpoint-*.json")
+        if gemini.is_content(record[0]):
+            return "gemini-cli"  # a checkpoint of the oldest versions: an array of contents
     if isinstance(record, dict):
         conversation = record.get("messages", record.get("history"))
         if isinstance(conversation, list) and any(k in record for k in ("sessionId", *_GEMINI_HEADER, "start_time")):
             return "gemini-cli"
+        if isinstance(conversation, list) and conversation and gemini.is_content(conversation[0]):
+            return "gemini-cli"  # a checkpoint: {"history": [contents], "authType": ...}
         if opencode.is_session(record):
             return "opencode"
         if (isinstance(record.get("sessionID"), str) or isinstance(record.get("messageID"), str)
@@ -137,3 +147,9 @@ def _gemini_session(head: bytes) -> bool:
     its session's id or project hash, as keys (a key's quotes are never escaped; one inside a
     string's text is)."""
     return bool(re.search(rb'"messages"\s*:\s*\[', head) and re.search(rb'"(sessionId|projectHash)"\s*:', head))
+
+
+def _gemini_checkpoint(head: bytes) -> bool:
+    """Whether the start of a JSON document shows a Gemini CLI checkpoint: its history's first
+    content, as ``JSON.stringify`` writes it (the role first)."""
+    return bool(_GEMINI_CHECKPOINT.match(head))

@@ -17,9 +17,19 @@ A message that cannot be decoded though it is delimited (nested deeper than the 
 or a bare bad literal such as ``nul``, read up to the ``,`` or ``]`` after it) is one malformed
 record, and the messages after it are read, in a document as on JSONL lines.
 
+A checkpoint (``/chat save TAG`` writes ``checkpoint-TAG.json`` beside the chats, and every
+version before the chats were recorded, 0.1.x, kept a conversation only so) holds the model's
+own history: ``{"history": [...], "authType": ...}`` (0.16 and later), before it a bare array, of contents
+``{role, parts}``: role user or model, parts of text (a ``thought`` part left out), a
+``functionCall`` (a tool call) or a ``functionResponse`` (its result, in the user content after
+it, matched by its id, else by its name in order). It names no session and no time: the session
+is its file's name. The context Gemini CLI gives the model first (``This is the Gemini CLI. We
+are setting up the context...``, in a user content) is a system turn. Another role of a
+content is unknown.
+
 Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
-warning are system turns; other types are unknown, and a message without a type (as in the
-older ``history`` checkpoints with ``role`` and ``parts``), without ``content`` (or ``parts``),
+warning are system turns; other types are unknown, and a message neither typed nor a content,
+without ``content`` (or ``parts``),
 or, on a JSONL line, without its id is malformed: another harness's transcript (Claude Code's
 lines are typed user, assistant and system too) is thus no Gemini CLI session, and refused. An assistant
 message's ``toolCalls`` become its tool calls (status success / error / cancelled, the exit
@@ -52,12 +62,15 @@ from gitstore.capture.transcripts._read import (
 )
 
 HARNESS = "gemini-cli"
+_CONTENT_ROLES = {"user": "user", "model": "assistant"}
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistant": "assistant",
           "info": "system", "error": "system", "warning": "system", "system": "system"}
 _HEADER_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated")
 _EXIT = re.compile(r"Exit Code: (-?\d{1,4})")
 _MESSAGES = re.compile(r'"(?:messages|history)"\s*:\s*\[')
 _SEPARATORS = re.compile(r"[ \t\r\n,]*")
+_SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
+_BLANKS = re.compile(r"[ \t\r\n]*")
 _HEADER_TEXT = re.compile(r'"(sessionId|startTime|lastUpdated)"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -88,6 +101,7 @@ class _Session:
         self.builder = builder
         self.messages: dict[str, _Message] = {}
         self.dropped = 0
+        self.waiting: list[_Call] = []  # a checkpoint's model content's calls, awaiting their responses
 
     def header(self, record: dict[str, Any]) -> None:
         builder = self.builder
@@ -99,12 +113,16 @@ class _Session:
         """Keep one message record, counting it unless it is part of a larger record; NAMED: it
         is one only when it carries its id (a JSONL line)."""
         builder = self.builder
-        kind = record.get("type") if isinstance(record, dict) else None
-        role = _ROLES.get(kind) if isinstance(kind, str) else None
+        content = not named and is_content(record)
+        kind = record.get("type" if not content else "role") if isinstance(record, dict) else None
+        role = (_CONTENT_ROLES if content else _ROLES).get(kind) if isinstance(kind, str) else None
         reduced = None
         if role is not None and (not named or _named(record)):
             try:
-                reduced = _reduce(record, role, index, builder.limits.max_text)
+                if content:
+                    reduced = _reduce_content(record, role, index, builder.limits.max_text, self.waiting)
+                else:
+                    reduced = _reduce(record, role, index, builder.limits.max_text)
             except (TypeError, ValueError, AttributeError, KeyError, IndexError):
                 reduced = None
         if count:
@@ -219,11 +237,15 @@ def _parse_document(path: Path, session: _Session) -> None:
 
 
 def _whole(session: _Session, document: Any, rest: str) -> None:
-    conversation = document.get("messages", document.get("history")) if isinstance(document, dict) else None
+    if isinstance(document, list):  # a checkpoint of the oldest versions: an array of contents
+        conversation = document if document and is_content(document[0]) else None
+    else:
+        conversation = document.get("messages", document.get("history")) if isinstance(document, dict) else None
     if not isinstance(conversation, list):
         return  # not a session document: refused when nothing was recognized
     session.builder.recognized = True
-    session.header(document)
+    if isinstance(document, dict):
+        session.header(document)
     _messages(session, conversation)
     if rest.strip():
         session.builder.malformed()
@@ -244,14 +266,22 @@ def _stream(session: _Session, text: Text) -> None:
     """Read a document message by message: a large one without building it whole, or one cut
     short (every complete message before the cut is kept; the cut is one malformed record)."""
     builder = session.builder
-    before = text.find(_MESSAGES)
-    if before is None:
+    bare = text.skip(_BLANKS) == "["  # a checkpoint of the oldest versions: an array of contents
+    before = None if bare else text.find(_MESSAGES)
+    if bare:
+        text.step()
+    elif before is None:
         return
-    builder.recognized = True
-    session.header(_members_before(before))
+    else:
+        builder.recognized = True
+        session.header(_members_before(before))
     index = 0
     while (following := text.skip(_SEPARATORS)) != "]":
         message = BAD if following is None else text.value(skip=True)
+        if bare and index == 0:
+            if not is_content(message):
+                return  # an array of something else: no session
+            builder.recognized = True
         if message is BAD:
             builder.malformed()
             return
@@ -261,6 +291,10 @@ def _stream(session: _Session, text: Text) -> None:
             session.message(message, index)
         index += 1
     text.step()
+    if bare:
+        if not text.blank():
+            builder.malformed()
+        return
     _members_after(session, text)
 
 
@@ -306,6 +340,52 @@ def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Messa
     calls = [_reduce_call(c, limit) for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
     kept = cut(text, limit)
     return _Message(role, kept, len(text) - len(kept), iso_time(record.get("timestamp")), key, calls)
+
+
+def is_content(record: Any) -> bool:
+    """Whether RECORD is a content of the model's history (a checkpoint's): a role and parts,
+    no type."""
+    return (isinstance(record, dict) and "type" not in record and isinstance(record.get("role"), str)
+            and isinstance(record.get("parts"), list))
+
+
+def _reduce_content(record: dict[str, Any], role: str, index: int, limit: int, waiting: list[_Call]) -> _Message:
+    """What gitstore keeps of a checkpoint's content: its text parts (no thought), its function
+    calls, and, for the calls of the model content before it (WAITING, taken from the list as
+    they are answered), the results its function responses carry."""
+    parts = [part for part in record["parts"] if isinstance(part, dict)]
+    text = text_of([part for part in parts if "text" in part and not part.get("thought")], limit)
+    calls: list[_Call] = []
+    for part in parts:
+        asked, answer = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(asked, dict):
+            calls.append(_reduce_call({"name": asked.get("name"), "args": asked.get("args"), "id": asked.get("id")},
+                                      limit))
+        elif isinstance(answer, dict) and (call := _answered(waiting, answer)) is not None:
+            response = answer.get("response")
+            failed = isinstance(response, dict) and "error" in response and "output" not in response
+            done = _reduce_call({"result": [part]}, limit)
+            call.output, call.status = done.output, "error" if failed else "success"
+    if role == "assistant":
+        waiting[:] = calls
+    if role == "user" and text.startswith(_SETUP):
+        role = "system"  # the folder and date Gemini CLI tells the model first, no person's words
+    kept = cut(text, limit)
+    return _Message(role, kept, len(text) - len(kept), None, f"message:{index}", calls)
+
+
+def _answered(waiting: list[_Call], answer: dict[str, Any]) -> _Call | None:
+    """The waiting call ANSWER (a function response) answers, taken from WAITING: the one of its
+    id, else the first of its name, else None."""
+    answer_id, name = answer.get("id"), answer.get("name")
+    for match in ((lambda c: c.call_id == answer_id) if isinstance(answer_id, str) and answer_id else None,
+                  lambda c: c.name == name):
+        if match is None:
+            continue
+        for position, call in enumerate(waiting):
+            if match(call):
+                return waiting.pop(position)
+    return None
 
 
 def _reduce_call(call: dict[str, Any], limit: int) -> _Call:
