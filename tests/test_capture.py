@@ -149,6 +149,21 @@ def test_a_gemini_checkpoint_imports_its_conversation(ctx: Context, tmp_path: Pa
     assert "Make the retry loop back off" in texts and "The loop now backs off; the tests pass." in texts
 
 
+def test_what_a_gemini_rewind_took_back_is_not_stored(ctx: Context, tmp_path: Path) -> None:
+    said = [("m1", "user", "Make the retry loop back off"), ("m2", "gemini", "It backs off now."),
+            ("m3", "user", "Skip the flaky test in CI"), ("m4", "gemini", "Skipped it.")]
+    records = [{"sessionId": "rw-2", "projectHash": "ab", "startTime": "2026-05-01T10:00:00.000Z"},
+               *({"id": k, "timestamp": "2026-05-01T10:00:01.000Z", "type": t, "content": x} for k, t, x in said),
+               {"$rewindTo": "m3"}]
+    path = tmp_path / "session-rw.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = import_transcript(ctx, path, mode="hybrid")
+    assert "lines-skipped" not in result.receipt["reasons"]
+    stored = json.dumps(_stored(ctx))
+    assert "It backs off now." in stored
+    assert "flaky" not in stored and "Skipped it." not in stored
+
+
 def test_schema_drift_is_degraded_and_says_why(ctx: Context) -> None:
     result = import_transcript(ctx, shared("transcripts", "agent-sessions", "claude", "schema_drift.jsonl"))
     assert result.receipt["status"] == "degraded" and "lines-skipped" in result.receipt["reasons"]

@@ -378,6 +378,56 @@ def test_gemini_jsonl_with_set_lines() -> None:
     assert transcript.commands == ("ls -F",)
 
 
+def _gemini_jsonl(tmp_path: Path, *records: dict[str, Any]) -> Path:
+    header = {"sessionId": "rw-1", "projectHash": "ab", "startTime": "2026-05-01T10:00:00.000Z",
+              "lastUpdated": "2026-05-01T10:00:00.000Z", "kind": "main"}
+    return _write(tmp_path, "session-rw.jsonl", [header, *records])
+
+
+def _said(key: str, kind: str, text: str) -> dict[str, Any]:
+    return {"id": key, "timestamp": f"2026-05-01T10:00:0{key[-1]}.000Z", "type": kind, "content": [{"text": text}]}
+
+
+def test_gemini_rewind_takes_the_rewound_messages_back(tmp_path: Path) -> None:
+    """``/rewind`` appends ``{"$rewindTo": id}``: Gemini CLI reads the session without that
+    message and every one after it. They were kept, the line counted unknown, so what the person
+    took back was stored as the session's and the capture called degraded."""
+    path = _gemini_jsonl(
+        tmp_path,
+        _said("m1", "user", "Add a retry to the fetch loop"), _said("m2", "gemini", "Added, with a fixed sleep."),
+        _said("m3", "user", "Write the deploy password into config.py"), _said("m4", "gemini", "Written."),
+        {"$rewindTo": "m3"},
+        _said("m5", "user", "Read the deploy password from the environment"), _said("m6", "gemini", "Now read from it."),
+    )
+    transcript = parse_transcript(path)
+    assert [t.key for t in transcript.turns] == ["m1", "m2", "m5", "m6"]
+    assert transcript.counts == parse_transcript(path).counts and transcript.counts.parsed == transcript.counts.total == 8
+    with path.open("a") as handle:  # an id no message has: the CLI reads no message before it
+        handle.write(json.dumps({"$rewindTo": "gone"}) + "\n" + json.dumps(_said("m7", "user", "Start over")) + "\n")
+    assert [t.key for t in parse_transcript(path).turns] == ["m7"]
+
+
+def test_gemini_set_messages_replaces_the_conversation(tmp_path: Path) -> None:
+    """A ``$set`` of ``messages`` (a compression, a cancelled prompt rolled back) is the
+    conversation from then on: the messages it leaves out are gone, one it adds (the summary of
+    a compression) is a turn; it was read for its header alone."""
+    path = _gemini_jsonl(
+        tmp_path,
+        _said("m1", "user", "Add a retry to the fetch loop"), _said("m2", "gemini", "Added."),
+        _said("m3", "user", "And the backoff"),
+        {"$set": {"lastUpdated": "2026-05-01T10:00:05.000Z",
+                  "messages": [_said("m1", "user", "Add a retry to the fetch loop"), _said("m2", "gemini", "Added."),
+                               _said("s4", "user", "Summary: a retry was added to the fetch loop.")]}},
+        _said("m5", "gemini", "Backoff added."),
+    )
+    transcript = parse_transcript(path)
+    assert [(t.key, t.text) for t in transcript.turns] == [
+        ("m1", "Add a retry to the fetch loop"), ("m2", "Added."),
+        ("s4", "Summary: a retry was added to the fetch loop."), ("m5", "Backoff added."),
+    ]
+    assert transcript.counts.total == transcript.counts.parsed == 6
+
+
 def test_opencode_sessions() -> None:
     small = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_small.json")
     assert (small.session, small.version, small.cwd) == ("s_stage0_small", "1.3.17", "/tmp/repo")

@@ -9,7 +9,10 @@ Two shapes:
   never whole: reading it holds a chunk of the file's text and a message.
 - JSONL: a header line ``{sessionId, projectHash, startTime, lastUpdated, kind}``, message
   lines, and ``{"$set": {...}}`` lines updating the header. A message written again with
-  the same id replaces the earlier copy in place. A file is read as JSONL when its first line
+  the same id replaces the earlier copy in place. A ``$set`` of ``messages`` (a compression,
+  a cancelled prompt rolled back) replaces the session's messages with those, and a
+  ``{"$rewindTo": id}`` line (the person's ``/rewind``) takes back the message of that id and
+  every one after it, as Gemini CLI reads its file. A file is read as JSONL when its first line
   is a JSON object, and when it is read as a document in vain (nothing of a session found): a
   header line cut or garbled is then one malformed record, and the lines after it are read.
 
@@ -143,6 +146,13 @@ class _Session:
         else:
             self.dropped += 1
 
+    def rewind(self, message_id: str) -> None:
+        """``/rewind``: the message of MESSAGE_ID and every one after it are taken back, none
+        of the session's any more (all of them when no message has the id, as the CLI reads it)."""
+        kept = list(self.messages)
+        for key in kept[kept.index(message_id) if message_id in self.messages else 0:]:
+            del self.messages[key]
+
     def finish(self) -> Transcript:
         builder = self.builder
         for message in self.messages.values():
@@ -191,6 +201,15 @@ def _line(session: _Session, record: Any, number: int) -> None:
         if isinstance(update, dict):
             builder.parsed()
             session.header(update)
+            if isinstance(update.get("messages"), list):  # the conversation as the CLI holds it now
+                session.messages.clear()
+                _messages(session, update["messages"], count=False, named=True)
+        else:
+            builder.malformed()
+    elif "$rewindTo" in record and len(record) == 1:
+        if isinstance(record["$rewindTo"], str):
+            builder.parsed()
+            session.rewind(record["$rewindTo"])
         else:
             builder.malformed()
     elif isinstance(record.get("type"), str):
@@ -208,9 +227,9 @@ def _line(session: _Session, record: Any, number: int) -> None:
         builder.malformed()
 
 
-def _messages(session: _Session, messages: list[Any], count: bool = True) -> None:
+def _messages(session: _Session, messages: list[Any], count: bool = True, named: bool = False) -> None:
     for index, message in enumerate(messages):
-        session.message(message, index, count)
+        session.message(message, index, count, named)
 
 
 def _parse_document(path: Path, session: _Session) -> None:
