@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,6 +163,40 @@ def test_what_a_gemini_rewind_took_back_is_not_stored(ctx: Context, tmp_path: Pa
     stored = json.dumps(_stored(ctx))
     assert "It backs off now." in stored
     assert "flaky" not in stored and "Skipped it." not in stored
+
+
+def test_a_test_run_captured_before_it_ends_is_one_command_event_with_its_result(ctx: Context, tmp_path: Path) -> None:
+    """A session captured while its test run goes on (a hook, an import) and again once it has
+    ended: the run without its result was stored (or, left running in the background, stored as
+    passed) and kept beside the finished one, two command events of one run."""
+    base = {"cwd": "/w", "version": "2.1.80", "isSidechain": False}
+
+    def line(n: int, role: str, content: Any) -> dict[str, Any]:
+        return base | {"type": role, "uuid": f"u{n}", "timestamp": f"2030-01-01T00:00:{n:02}.000Z",
+                       "message": {"role": role, "content": content}}
+
+    def use(n: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return line(n, "assistant", [{"type": "tool_use", "id": f"t{n}", "name": name, "input": args}])
+
+    def result(n: int, of: int, text: str) -> dict[str, Any]:
+        return line(n, "user", [{"type": "tool_result", "tool_use_id": f"t{of}", "content": text}])
+
+    sessions = {
+        "foreground": [use(1, "Bash", {"command": "pytest -q"}), result(2, 1, "3 failed, 1 passed")],
+        "background": [use(1, "Bash", {"command": "pytest -q", "run_in_background": True}),
+                       result(2, 1, "Command running in background with ID: bash_1"),
+                       use(3, "BashOutput", {"bash_id": "bash_1"}),
+                       result(4, 3, "<status>completed</status>\n\n<exit_code>1</exit_code>\n\n<stdout>\n3 failed\n</stdout>")],
+    }
+    for name, lines in sessions.items():
+        path = tmp_path / f"{name}.jsonl"
+        for upto in (len(lines) - 1, len(lines)):
+            kept = [line(0, "user", "Run the tests"), *lines[:upto]]
+            path.write_text("".join(json.dumps(x | {"sessionId": f"s-{name}"}) + "\n" for x in kept))
+            result_ = import_transcript(ctx, path, mode="summary")
+        runs = [r["payload"] for r in _stored(ctx) if r["schema"] == "gitstore.event/v1"
+                and r["episode"] == result_.episode["id"] and r["payload"].get("command")]
+        assert runs == [{"role": "tool", "command": "pytest -q", "exitCode": 1, "text": "test run failed"}], name
 
 
 def test_schema_drift_is_degraded_and_says_why(ctx: Context) -> None:

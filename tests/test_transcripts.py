@@ -570,6 +570,55 @@ def test_an_output_apart_from_its_command_answers_it(tmp_path: Path) -> None:
         "vault kv get -field=pw db", "npm run dev", None, None, None, None]
 
 
+def test_a_test_left_running_in_the_background_has_the_result_its_reader_reports(tmp_path: Path) -> None:
+    """A ``run_in_background`` call's result says the command started, and was taken for its
+    outcome: a test run that went on to fail was stored as passed. Its result is now what a call
+    reading its process by id reports of its end (``<exit_code>``, ``toolUseResult.exitCode``),
+    and none while it runs (a capture then writes no command event for it)."""
+    started = [
+        _use("t1", "Bash", {"command": "pytest -q", "run_in_background": True}),
+        _result("t1", "Command running in background with ID: bash_1"),
+        _use("t2", "BashOutput", {"bash_id": "bash_1"}),
+        _result("t2", "<status>running</status>\n\n<stdout>\ncollected 4 items\n</stdout>"),
+    ]
+    assert parse_transcript(_claude_lines(tmp_path, started)).tests == ()
+    ended = [_use("t3", "BashOutput", {"bash_id": "bash_1"}),
+             _result("t3", "<status>completed</status>\n\n<exit_code>1</exit_code>\n\n<stdout>\n3 failed, 1 passed\n</stdout>")]
+    transcript = parse_transcript(_claude_lines(tmp_path, started + ended))
+    assert transcript.tests == (("pytest -q", False),)
+    assert [(c.command, c.exit_code, c.ok) for c in calls(transcript) if c.command] == [("pytest -q", 1, False)]
+    newer = [_use("t3", "TaskOutput", {"task_id": "bash_1"}),
+             _result("t3", "<retrieval_status>success</retrieval_status>\n\n<task_id>bash_1</task_id>\n\n"
+                           "<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\n4 passed\n</output>")]
+    assert parse_transcript(_claude_lines(tmp_path, started + newer)).tests == (("pytest -q", True),)
+    guessed = [_use("t3", "BashOutput", {"bash_id": "bash_9"}),  # an id never started names no command's end
+               _result("t3", "<status>completed</status>\n\n<exit_code>0</exit_code>")]
+    assert parse_transcript(_claude_lines(tmp_path, started + guessed)).tests == ()
+
+
+def test_a_codex_test_left_running_has_the_result_write_stdin_reports(tmp_path: Path) -> None:
+    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2030-01-01T00:00:{n:02}.000Z", "type": "response_item", "payload": payload}
+
+    records = [
+        {"timestamp": "2030-01-01T00:00:00.000Z", "type": "session_meta", "payload": {"id": "s-codex", "cwd": "/w"}},
+        item(1, {"type": "function_call", "call_id": "c1", "name": "exec_command",
+                 "arguments": json.dumps({"cmd": "pytest -q", "yield_time_ms": 100})}),
+        item(2, {"type": "function_call_output", "call_id": "c1", "output": (
+            "Chunk ID: 1a2b\nWall time: 0.1002 seconds\nProcess running with session ID 4711\n"
+            "Original token count: 3\nOutput:\ncollected 4 items\n")}),
+    ]
+    assert parse_transcript(_write(tmp_path, "rollout.jsonl", records)).tests == ()
+    records += [
+        item(3, {"type": "function_call", "call_id": "c2", "name": "write_stdin",
+                 "arguments": json.dumps({"session_id": 4711, "chars": "", "yield_time_ms": 1000})}),
+        item(4, {"type": "function_call_output", "call_id": "c2", "output": (
+            "Chunk ID: 3c4d\nWall time: 1.0000 seconds\nProcess exited with code 1\n"
+            "Original token count: 8\nOutput:\n3 failed, 1 passed\n")}),
+    ]
+    assert parse_transcript(_write(tmp_path, "rollout.jsonl", records)).tests == (("pytest -q", False),)
+
+
 # -- damaged copies -----------------------------------------------------------------------------
 
 

@@ -236,8 +236,9 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             tests.setdefault(command, passed)  # the first run's: the event is of the first run
         places = _command_places(transcript)
         for index, command in enumerate(commands):
-            if transcript.rewritten and command not in tests and is_test_command(command):
-                # its first run is still going: the capture that finds its result writes it,
+            if command not in tests and is_test_command(command):
+                # its first run is still going (a harness rewriting its transcript, a command
+                # left running in the background): the capture that finds its result writes it,
                 # where the run written now would stay beside the finished one, an event apart
                 continue
             text = screen.text(command, 2000)

@@ -24,7 +24,7 @@ class Call:
     """A tool call being assembled; results, exit codes and rejections arrive later."""
 
     __slots__ = ("name", "command", "paths", "test", "exit_code", "ok", "rejected", "outcome", "escalated", "done",
-                 "reads")
+                 "reads", "running", "source")
 
     def __init__(self, name: str, command: str | None, paths: list[str]) -> None:
         self.name = name
@@ -38,6 +38,8 @@ class Call:
         self.escalated = False
         self.done = False
         self.reads: str | None = None  # the command whose output this call reads (a background one's)
+        self.running = False  # its command was left running in the background: its result says only that
+        self.source: Call | None = None  # the call whose background process this one reads, known by its id
 
     def freeze(self) -> ToolCall:
         return ToolCall(self.name, self.command, self.exit_code, self.ok, self.rejected)
@@ -101,8 +103,8 @@ class Builder:
         self.pending: dict[str, Call] = {}
         self.anonymous: deque[Call] = deque()
         self.mark = 0  # where in ``calls`` the current exchange began (a parser may move it)
-        self.background: dict[str, str] = {}  # a background process's id: the command it runs
-        self.last_background: str | None = None
+        self.background: dict[str, Call] = {}  # a background process's id: the call that started it
+        self.last_background: Call | None = None
         self.typed: str | None = None  # the command the person last ran in the harness's shell mode
 
     # -- accounting ---------------------------------------------------------------------------
@@ -261,13 +263,18 @@ class Builder:
     def started(self, call: Call | None, process: Any = None) -> None:
         """CALL, a shell call, left its command running in the background as PROCESS (the id or
         output file the harness named it by; None before the harness said which): a call that
-        later reads that process's output (``reading``) reads it with this command."""
+        later reads that process's output (``reading``) reads it with this command. The result
+        CALL got says the command started, not how it ends: a test left running has passed or
+        failed only once a call reading its process reports its exit (``result``)."""
         if call is None or not call.command:
             return
-        self.last_background = call.command
+        if not call.rejected:
+            call.running = True
+            call.ok = call.exit_code = call.outcome = None
+        self.last_background = call
         key = _process_key(process)
         if key is not None and (key in self.background or len(self.background) < self.limits.max_calls):
-            self.background[key] = call.command
+            self.background[key] = call
 
     def reading(self, call: Call | None, process: Any, guess: bool = True) -> None:
         """CALL reads the output of the background PROCESS (``BashOutput``, ``write_stdin``): its
@@ -278,7 +285,9 @@ class Builder:
             return
         key = _process_key(process)
         found = self.background.get(key) if key is not None else None
-        call.reads = found if found is not None or not guess else self.last_background
+        source = found if found is not None or not guess else self.last_background
+        call.reads = source.command if source is not None else None
+        call.source = found
 
     def find(self, call_id: Any) -> Call | None:
         """The call a result answers: by id, else the oldest call without an id or a result."""
@@ -299,8 +308,18 @@ class Builder:
         output: str = "",
         rejected: bool = False,
     ) -> None:
-        """Apply a tool result to its call: exit code, success, rejection, a test's outcome."""
+        """Apply a tool result to its call: exit code, success, rejection, a test's outcome. The
+        result of a call that left its command running says only that it started; an exit code
+        in the result of a call reading that process (known by its id) is the command's."""
         if call is None:
+            return
+        source = call.source
+        if source is not None and exit_code is not None and not rejected and not source.rejected:
+            source.exit_code, source.ok = exit_code, exit_code == 0
+            if source.test and output:
+                source.outcome = _tools.outcome_in_output(output)
+        if call.running and not rejected:
+            call.done = True
             return
         call.done = True
         if exit_code is not None:

@@ -15,7 +15,9 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 - An output is read with the command that printed it (``Turn.answers``) where the two stand
   apart: what the person's shell mode (``!``) printed (``<bash-stdout>``, ``<bash-stderr>``)
   with the ``<bash-input>`` before it, and what ``BashOutput``/``TaskOutput`` (by id) or a
-  ``Read`` of its output file reads of a ``run_in_background`` command with that command.
+  ``Read`` of its output file reads of a ``run_in_background`` command with that command. That
+  command's own result says only that it started: the exit code a ``BashOutput`` or
+  ``TaskOutput`` naming its id reports of its end is its result.
 - Thinking blocks are left out of the text; a user line with both text and tool results
   keeps the text (the results still update their calls).
 - A transcript in ``<session>/subagents/`` whose lines name that session is a subagent's too,
@@ -46,6 +48,7 @@ _REJECTED = ("The user doesn't want to proceed", "[Request interrupted by user")
 _TOOL_USE = frozenset({"tool_use", "server_tool_use"})
 # Tools that read a background command's output, and the arguments naming its process.
 _BACKGROUND_READERS = {"bashoutput": ("bash_id", "shell_id", "task_id"), "taskoutput": ("task_id", "bash_id", "shell_id")}
+_BACKGROUND_EXIT = re.compile(r"<exit_code>\s*(-?\d{1,4})\s*</exit_code>")
 _BACKGROUND_ID = re.compile(r"background with ID: ?([\w-]+)")
 _BACKGROUND_FILE = re.compile(r"Output is being written to: ?(\S+)")
 _SHELL_INPUT, _SHELL_INPUT_END = "<bash-input>", "</bash-input>"
@@ -191,7 +194,7 @@ def _background(builder: Builder, call: Call | None, name: Any, args: Any) -> No
 def _started(builder: Builder, call: Call, side: Any, output: str) -> None:
     """The background process a shell call's result names (``toolUseResult.backgroundTaskId``,
     ``Command running in background with ID: ...``) and the file its output is written to."""
-    if isinstance(side, dict):
+    if isinstance(side, dict) and side.get("backgroundTaskId") is not None:
         builder.started(call, side.get("backgroundTaskId"))
     head = output[:1000]
     for pattern in (_BACKGROUND_ID, _BACKGROUND_FILE):
@@ -288,10 +291,24 @@ def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]
         error = side["is_error"]
     rejected = bool(error) and (output.startswith(_REJECTED) or "toolDenialKind" in record)
     call = builder.find(block.get("tool_use_id"))
-    builder.result(call, ok=error is not True, exit_code=exit_code_in(output), output=output, rejected=rejected)
+    exit_code = exit_code_in(output)
+    if call is not None and call.reads is not None and exit_code is None:
+        exit_code = _background_exit(side, output)
+    builder.result(call, ok=error is not True, exit_code=exit_code, output=output, rejected=rejected)
     if call is not None and call.command:
         _started(builder, call, side, output)
     return call, output
+
+
+def _background_exit(side: Any, output: str) -> int | None:
+    """The exit code a ``BashOutput`` or ``TaskOutput`` result reports of the background command
+    it reads, once that has ended (``toolUseResult.exitCode``, ``<exit_code>N</exit_code>``);
+    None while it runs."""
+    code = side.get("exitCode") if isinstance(side, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    found = _BACKGROUND_EXIT.search(output[:2000])
+    return int(found.group(1)) if found else None
 
 
 def _system(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:

@@ -18,7 +18,8 @@ response_item, event_msg or compacted; other types are counted as unknown. Older
 - A call that asked for escalated permissions and never got output was declined: rejected.
 - A command ``exec_command`` leaves running (``Process running with session ID N``) prints on
   in the outputs of the ``write_stdin`` calls naming that ``session_id``: each is read with
-  the command, as the first output is (``Turn.answers``).
+  the command, as the first output is (``Turn.answers``); the exit code one reports
+  (``Process exited with code N``) is the command's result, which its first output is not.
 - Turn keys are ``line:N``.
 """
 
