@@ -428,6 +428,26 @@ def test_gemini_set_messages_replaces_the_conversation(tmp_path: Path) -> None:
     assert transcript.counts.total == transcript.counts.parsed == 6
 
 
+def test_gemini_session_context_is_no_task(tmp_path: Path) -> None:
+    """From 0.45 a session records the context the CLI gives the model first (the date, the
+    folders, the project's memory) as a user message in a ``$set`` of ``messages`` when it
+    starts, as a checkpoint holds it in its first content: a system turn, not the person's task."""
+    context = ("<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n"
+               "Today's date is Friday, May 1, 2026.\n</session_context>")
+    path = _gemini_jsonl(
+        tmp_path,
+        {"$set": {"messages": [{"id": "env", "timestamp": "2026-05-01T10:00:00.500Z", "type": "user",
+                                "content": [{"text": context}]}]}},
+        _said("m1", "user", "Add a retry to the fetch loop"), _said("m2", "gemini", "Added."),
+    )
+    transcript = parse_transcript(path)
+    assert [(t.role, t.key) for t in transcript.turns] == [("system", "env"), ("user", "m1"), ("assistant", "m2")]
+    checkpoint = tmp_path / "checkpoint-new.json"
+    checkpoint.write_text(json.dumps({"history": [{"role": "user", "parts": [{"text": context}]},
+                                                  {"role": "user", "parts": [{"text": "Add a retry"}]}]}))
+    assert [t.role for t in parse_transcript(checkpoint).turns] == ["system", "user"]
+
+
 def test_opencode_sessions() -> None:
     small = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_small.json")
     assert (small.session, small.version, small.cwd) == ("s_stage0_small", "1.3.17", "/tmp/repo")

@@ -26,9 +26,12 @@ own history: ``{"history": [...], "authType": ...}`` (0.16 and later), before it
 ``{role, parts}``: role user or model, parts of text (a ``thought`` part left out), a
 ``functionCall`` (a tool call) or a ``functionResponse`` (its result, in the user content after
 it, matched by its id, else by its name in order). It names no session and no time: the session
-is its file's name. The context Gemini CLI gives the model first (``This is the Gemini CLI. We
-are setting up the context...``, in a user content) is a system turn. Another role of a
-content is unknown.
+is its file's name. Another role of a content is unknown.
+
+The context Gemini CLI gives the model first (``This is the Gemini CLI. We are setting up the
+context...``, from 0.45 inside ``<session_context>``), in a user content of a checkpoint or a
+user message of a session (from 0.45 a ``$set`` of ``messages`` records it when a session
+starts), is a system turn: no word of the person's, and never the session's task.
 
 Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
 warning are system turns; other types are unknown, and a message neither typed nor a content,
@@ -73,6 +76,7 @@ _EXIT = re.compile(r"Exit Code: (-?\d{1,4})")
 _MESSAGES = re.compile(r'"(?:messages|history)"\s*:\s*\[')
 _SEPARATORS = re.compile(r"[ \t\r\n,]*")
 _SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
+_CONTEXT_TAG = "<session_context>"
 _BLANKS = re.compile(r"[ \t\r\n]*")
 _HEADER_TEXT = re.compile(r'"(sessionId|startTime|lastUpdated)"\s*:\s*"([^"\\]{1,200})"')
 
@@ -358,7 +362,7 @@ def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Messa
     listed = record.get("toolCalls")
     calls = [_reduce_call(c, limit) for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
     kept = cut(text, limit)
-    return _Message(role, kept, len(text) - len(kept), iso_time(record.get("timestamp")), key, calls)
+    return _Message(_role(role, text), kept, len(text) - len(kept), iso_time(record.get("timestamp")), key, calls)
 
 
 def is_content(record: Any) -> bool:
@@ -387,10 +391,20 @@ def _reduce_content(record: dict[str, Any], role: str, index: int, limit: int, w
             call.output, call.status = done.output, "error" if failed else "success"
     if role == "assistant":
         waiting[:] = calls
-    if role == "user" and text.startswith(_SETUP):
-        role = "system"  # the folder and date Gemini CLI tells the model first, no person's words
     kept = cut(text, limit)
-    return _Message(role, kept, len(text) - len(kept), None, f"message:{index}", calls)
+    return _Message(_role(role, text), kept, len(text) - len(kept), None, f"message:{index}", calls)
+
+
+def _role(role: str, text: str) -> str:
+    """ROLE, or system for the context Gemini CLI gives the model first in a user message (the
+    date, the folders, the project's memory; from 0.45 inside ``<session_context>``), which holds
+    no word of the person's and is no session's task."""
+    if role != "user":
+        return role
+    text = text.lstrip()
+    if text.startswith(_CONTEXT_TAG):
+        text = text[len(_CONTEXT_TAG):].lstrip()
+    return "system" if text.startswith(_SETUP) else role
 
 
 def _answered(waiting: list[_Call], answer: dict[str, Any]) -> _Call | None:
