@@ -710,18 +710,18 @@ CHECKPOINT = [
 
 
 @pytest.mark.parametrize("limits", [None, STREAMED], ids=["whole", "streamed"])
-@pytest.mark.parametrize("shape", ["array", "history"])
+@pytest.mark.parametrize("shape", ["array", "history", "one-line"])
 def test_gemini_checkpoint_is_read(tmp_path: Path, shape: str, limits: Limits | None) -> None:
     """A checkpoint's contents (role and parts, no type) were each one malformed record: with
     ``--harness gemini-cli`` (and without it, when it named a session) a session of no turn at
     all was stored as captured, and without it the file was no transcript."""
     path = tmp_path / "checkpoint-fix.json"
     document: Any = CHECKPOINT if shape == "array" else {"history": CHECKPOINT, "authType": "oauth-personal"}
-    path.write_text(json.dumps(document, indent=2))
+    path.write_text(json.dumps(document, indent=2) if shape != "one-line" else json.dumps(document) + "\n")
     assert detect_harness(path) == "gemini-cli"
     transcript = parse_transcript(path, limits=limits)
     assert transcript.counts == parse_transcript(path, "gemini-cli").counts
-    assert (transcript.counts.total, transcript.counts.parsed) == (6, 6)
+    assert (transcript.counts.total, transcript.counts.parsed) == ((6, 6) if shape != "one-line" else (1, 1))
     assert [(t.role, t.text) for t in transcript.turns] == [
         ("system", CHECKPOINT[0]["parts"][0]["text"]),
         ("assistant", "Got it. Thanks for the context!"),

@@ -218,10 +218,10 @@ def _line(session: _Session, record: Any, number: int) -> None:
             builder.malformed()
     elif isinstance(record.get("type"), str):
         session.message(record, number, named=True)
-    elif isinstance(record.get("messages"), list):
-        builder.parsed()
+    elif isinstance(conversation := record.get("messages", record.get("history")), list):
+        builder.parsed()  # a session document (or a checkpoint) written on one line
         session.header(record)
-        _messages(session, record["messages"], count=False)
+        _messages(session, conversation, count=False)
     elif any(key in record for key in _HEADER_KEYS):
         builder.parsed()
         session.header(record)
