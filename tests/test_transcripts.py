@@ -428,6 +428,18 @@ def test_gemini_set_messages_replaces_the_conversation(tmp_path: Path) -> None:
     assert transcript.counts.total == transcript.counts.parsed == 6
 
 
+def test_gemini_rewind_past_the_turns_kept_keeps_them(tmp_path: Path) -> None:
+    """A session longer than the turns a capture keeps, rewound to a message past them: that
+    message is one left out, not one the session never had, so the kept turns stay; replaced
+    whole, the count of those left out starts again."""
+    said = [_said(f"m{n}", "user" if n % 2 else "gemini", f"turn {n}") for n in range(1, 6)]
+    path = _gemini_jsonl(tmp_path, *said, {"$rewindTo": "m4"}, _said("m6", "gemini", "turn 6"))
+    transcript = parse_transcript(path, limits=Limits(max_turns=2))
+    assert [t.key for t in transcript.turns] == ["m1", "m2"] and transcript.turns_dropped == 4
+    path = _gemini_jsonl(tmp_path, *said, {"$set": {"messages": said[:3]}}, {"$set": {"messages": said[:3]}})
+    assert parse_transcript(path, limits=Limits(max_turns=2)).turns_dropped == 1
+
+
 def test_gemini_session_context_is_no_task(tmp_path: Path) -> None:
     """From 0.45 a session records the context the CLI gives the model first (the date, the
     folders, the project's memory) as a user message in a ``$set`` of ``messages`` when it

@@ -152,10 +152,22 @@ class _Session:
 
     def rewind(self, message_id: str) -> None:
         """``/rewind``: the message of MESSAGE_ID and every one after it are taken back, none
-        of the session's any more (all of them when no message has the id, as the CLI reads it)."""
-        kept = list(self.messages)
-        for key in kept[kept.index(message_id) if message_id in self.messages else 0:]:
-            del self.messages[key]
+        of the session's any more (all of them when no message has the id, as the CLI reads it).
+        Past the turns kept (``max_turns``) the message is one of those left out, counted only:
+        the kept ones stay, and so does the count, which can then only say more was left out."""
+        if message_id not in self.messages:
+            if not self.dropped:
+                self.messages.clear()
+            return
+        while self.messages.popitem()[0] != message_id:  # the last first: each message is taken once
+            pass
+        self.dropped = 0  # those left out came after the kept ones: taken back with them
+
+    def replace(self, messages: list[Any]) -> None:
+        """A ``$set`` of ``messages``: the conversation from now on is MESSAGES."""
+        self.messages.clear()
+        self.dropped = 0
+        _messages(self, messages, count=False, named=True)
 
     def finish(self) -> Transcript:
         builder = self.builder
@@ -206,8 +218,7 @@ def _line(session: _Session, record: Any, number: int) -> None:
             builder.parsed()
             session.header(update)
             if isinstance(update.get("messages"), list):  # the conversation as the CLI holds it now
-                session.messages.clear()
-                _messages(session, update["messages"], count=False, named=True)
+                session.replace(update["messages"])
         else:
             builder.malformed()
     elif "$rewindTo" in record and len(record) == 1:
