@@ -736,6 +736,27 @@ def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     assert "command-password" not in result.text, result.text
 
 
+@pytest.mark.parametrize("text", [
+    f'echo "db.acme.io:5432:app:appuser:{_PASS}" >> ~/.pgpass',
+    f"cat > ~/.pgpass <<'EOF'\ndb.acme.io:5432:app:appuser:{_PASS}\n*:*:*:postgres:{_PASS}\nEOF\nchmod 600 ~/.pgpass",
+    f"echo 'localhost:*:*:app:{_PASS[:4]}\\:{_PASS[4:]}' | tee -a ~/.pgpass",
+    f'export PGPASSFILE=/tmp/pg && printf "%s\\n" "db:5432:app:app:{_PASS}" > $PGPASSFILE',
+])
+def test_a_pgpass_line_written_into_the_file_has_its_password_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert _PASS[4:] not in result.text, result.text
+    assert "db.acme.io:5432:app:appuser:[REDACTED" in result.text or "app:[REDACTED" in result.text
+
+
+@pytest.mark.parametrize("text", [
+    'echo "db:5432:app:app:$PGPASSWORD" >> ~/.pgpass',
+    "echo 'hostname:port:database:username:password' >> ~/.pgpass",
+    f"db.acme.io:5432:app:appuser:{_PASS}",  # the shape alone, no .pgpass named
+])
+def test_a_pgpass_line_without_a_password_or_without_the_file_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_telegram_bot_token_in_an_api_url_is_redacted() -> None:
     token = "2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20"
     result = SCANNER.scan(f"curl https://api.telegram.org/bot{token}/getUpdates")

@@ -849,6 +849,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         if not trivial_value(value, m.group("tag"), True):
             yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
     yield from _netrc_hits(low, raw)
+    yield from _pgpass_hits(low, raw)
 
 
 # A ``.netrc`` entry: ``machine HOST`` (or ``default``, the entry for any other host), its
@@ -867,6 +868,28 @@ def _netrc_hits(low: str, raw: str) -> Iterator[Hit]:
     for m in _NETRC.finditer(low):
         if not trivial_value(raw[m.start("v") : m.end("v")], "password", False):
             yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+
+
+# A ``.pgpass`` line (``host:port:database:user:password``, the port a number or ``*``, a colon
+# or backslash in a field escaped by a backslash) in a text that names the file: written into it
+# (``echo "db:5432:app:app:PASSWORD" >> ~/.pgpass``, a here-document, an editor's write) or
+# printed from it. A line of that shape alone is no proof: a text naming no ``.pgpass`` (or
+# ``PGPASSFILE``) is not searched.
+_PGPASS_LINE = lazy.Pattern(
+    r"(?<![^\s\"'`>])(?:[^:\s\\\"'`]|\\.)++:(?:\d{1,5}|\*):(?:[^:\s\\\"'`]|\\.)++:(?:[^:\s\\\"'`]|\\.)++:"
+    r"(?P<v>(?:[^\s\\\"'`]|\\.)++)"
+)
+
+
+def _pgpass_hits(low: str, raw: str) -> Iterator[Hit]:
+    """The password of each ``.pgpass`` line in a text naming the file (above)."""
+    if ".pgpass" not in low and "pgpassfile" not in low:
+        return
+    for m in _PGPASS_LINE.finditer(low):
+        value = raw[m.start("v") : m.end("v")]
+        if value.lower() in STOPWORDS or looks_placeholder(value) or _TEMPLATE_START.match(value) or len(value) < 3:
+            continue
+        yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
 
 
 _URL_PASSWORD = lazy.Pattern(
