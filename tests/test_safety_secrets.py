@@ -757,6 +757,42 @@ def test_a_pgpass_line_without_a_password_or_without_the_file_is_kept(text: str)
     assert SCANNER.scan(text).text == text
 
 
+# Credentials code and configuration commands give by place, not after a key's ``=``.
+PLACED_CREDENTIALS = {
+    "requests-auth": f'requests.get(url, auth=("bob", "{_PASS}"))',
+    "basic-auth-class": f"session.auth = HTTPBasicAuth('bob', '{_PASS}')",
+    "network-credential": f'var credential = new NetworkCredential("bob", "{_PASS}");',
+    "secure-string": f"$pw = ConvertTo-SecureString '{_PASS}' -AsPlainText -Force",
+    "secure-string-named": f'ConvertTo-SecureString -String "{_PASS}" -AsPlainText -Force',
+    "terraform-default": f'variable "db_password" {{\n  type      = string\n  default   = "{_PASS}"\n}}',
+    "aws-configure": f"aws configure set aws_secret_access_key {_PASS}",
+    "npm-config": f"npm config set //registry.npmjs.org/:_authToken {_PASS}",
+    "yarn-config": f"yarn config set npmAuthToken {_PASS}",
+    "git-config": f"git config --global github.token {_PASS}",
+    "user-secrets": f'dotnet user-secrets set "Db:Password" "{_PASS}"',
+    "poetry-http-basic": f"poetry config http-basic.pypi __token__ {_PASS}",
+    "composer-http-basic": f"composer config http-basic.repo.acme.io bob {_PASS}",
+}
+
+
+@pytest.mark.parametrize("text", PLACED_CREDENTIALS.values(), ids=list(PLACED_CREDENTIALS))
+def test_credentials_given_by_place_are_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert _PASS not in result.text, result.text
+    assert result.text.split("[REDACTED:")[0] == text.split(_PASS)[0]  # the value alone
+
+
+@pytest.mark.parametrize("text", [
+    'variable "region" {\n  default = "eu-west-1x9"\n}\nvariable "db_password" {\n  sensitive = true\n}',
+    'requests.get(url, auth=("bob", os.environ["PW"]))\nauth=("bob", "$PASSWORD")\nauthor=("Ann", "Hs83jKq0Lm2Nx7Vd")',
+    "git config --global user.name Bob9Smith\ngit config credential.helper store\naws configure set region eu-west-1",
+    "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}\npoetry config http-basic.pypi __token__",
+    "ConvertTo-SecureString $plain -AsPlainText\nreconfigure set token_ttl 3600s",
+])
+def test_values_placed_where_no_credential_goes_are_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_telegram_bot_token_in_an_api_url_is_redacted() -> None:
     token = "2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20"
     result = SCANNER.scan(f"curl https://api.telegram.org/bot{token}/getUpdates")

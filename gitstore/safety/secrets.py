@@ -850,6 +850,79 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
     yield from _netrc_hits(low, raw)
     yield from _pgpass_hits(low, raw)
+    yield from _code_credential_hits(low, raw)
+
+
+# Credentials code and configuration commands give by place, not by a key's ``=``:
+# - a user and password pair (``auth=("bob", "PASSWORD")`` in Python's requests and httpx,
+#   ``HTTPBasicAuth``/``HTTPDigestAuth``/aiohttp's ``BasicAuth``, .NET's ``NetworkCredential``,
+#   Java's ``UsernamePasswordCredentials``/``PasswordAuthentication``): the second string;
+# - PowerShell's ``ConvertTo-SecureString "PASSWORD" -AsPlainText``;
+# - a Terraform variable named for a credential and its ``default = "VALUE"``;
+# - a configuration command's key naming a credential and its value a space apart (``aws
+#   configure set aws_secret_access_key VALUE``, ``npm config set //host/:_authToken VALUE``,
+#   ``yarn config set npmAuthToken VALUE``, ``git config KEY VALUE``, ``dotnet user-secrets set
+#   "Db:Password" VALUE``), and a ``http-basic.HOST USER PASSWORD`` of ``poetry config`` and
+#   ``composer config``.
+# Each value is judged as one assigned to a password (a variable, a word or a placeholder stays).
+_QUOTED = r"(?P<q>[\"'])(?P<v>(?:(?!(?P=q))[^\\\n]|\\.)++)(?P=q)"
+_PAIR = r"[ \t]*(?P<uq>[\"'])[^\"'\n]{0,200}(?P=uq)[ \t]*,[ \t]*" + _QUOTED
+_PAIR_CALLS = (  # each opens with its letters, so that the engine searches for them
+    lazy.Pattern(r"auth[ \t]*=[ \t]*\(?" + _PAIR),
+    lazy.Pattern(r"(?:httpbasicauth|httpdigestauth|basicauth|networkcredential|usernamepasswordcredentials"
+                 r"|passwordauthentication)[ \t]*\(" + _PAIR),
+)
+_SECURE_STRING = lazy.Pattern(r"convertto-securestring(?:[ \t]+-string)?[ \t]+" + _QUOTED + r"[^\n]{0,80}-asplaintext")
+_TF_DEFAULT = lazy.Pattern(
+    r"(?<![\w-])variable[ \t]+\"(?P<name>[\w-]{1,100})\"[ \t]*\{(?:[^{}\n]*\n){0,12}?[ \t]*default[ \t]*=[ \t]*" + _QUOTED
+)
+_CONFIG_SET = lazy.Pattern(
+    r"(?:config(?:ure)?|user-secrets)(?:[ \t]+(?:set|--global|--local|--user|--system|--project|-g|--json))*"
+    r"[ \t]+(?P<kq>[\"']?)(?P<key>[^\s\"'=]{1,200})(?P=kq)(?P<user>[ \t]+[^\s\"'-][^\s]{0,100})?[ \t]+"
+    r"(?:(?P<cq>[\"'])(?P<cv>[^\"'\n]++)(?P=cq)|(?P<bv>[^\s\"'`;|&]++))"
+)
+_CREDENTIAL_KEY = lazy.Pattern(
+    r"(?:password|passwd|passphrase|secret|token|(?:api|access|secret|private|auth|signing|encryption|master|client"
+    r"|account)[_.:-]?key|(?<![a-z])(?:pass|pwd))\Z"
+)
+_CODE_LITERALS = ("auth", "credential", "securestring", "default", "config", "user-secrets")
+
+
+def _starts_name(low: str, at: int) -> bool:
+    """Whether a name starts at AT: no letter, digit, ``_``, ``.`` or ``-`` before it."""
+    return at == 0 or not (low[at - 1].isalnum() or low[at - 1] in "_.-")
+
+
+def _code_credential_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Credentials given by place (above)."""
+    if not any(literal in low for literal in _CODE_LITERALS):
+        return
+    found: list[re.Match[str]] = []
+    if "auth" in low or "credential" in low:
+        found += (m for pattern in _PAIR_CALLS for m in pattern.finditer(low) if _starts_name(low, m.start()))
+    if "securestring" in low:
+        found += _SECURE_STRING.finditer(low)
+    if "default" in low:
+        found += (m for m in _TF_DEFAULT.finditer(low) if _CREDENTIAL_KEY.search(m.group("name")))
+    for m in found:
+        value = raw[m.start("v") : m.end("v")]
+        if not trivial_value(value, "password", True):
+            yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+    if "config" not in low and "user-secrets" not in low:
+        return
+    for m in _CONFIG_SET.finditer(low):
+        if not _starts_name(low, m.start()):
+            continue
+        key, user = m.group("key"), m.group("user")
+        basic = key.startswith("http-basic.")
+        if not basic and (user is not None or not _CREDENTIAL_KEY.search(key)):
+            continue
+        if basic and user is None:
+            continue  # ``http-basic.HOST USER PASSWORD``: no password here
+        group = "cv" if m.group("cv") is not None else "bv"
+        value = raw[m.start(group) : m.end(group)]
+        if not trivial_value(value, "password" if basic else key, m.group("cq") is not None):
+            yield Hit(m.start(group), m.end(group), "credential-assignment", 3)
 
 
 # A ``.netrc`` entry: ``machine HOST`` (or ``default``, the entry for any other host), its
@@ -889,7 +962,7 @@ def _pgpass_hits(low: str, raw: str) -> Iterator[Hit]:
         value = raw[m.start("v") : m.end("v")]
         if value.lower() in STOPWORDS or looks_placeholder(value) or _TEMPLATE_START.match(value) or len(value) < 3:
             continue
-        yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+        yield Hit(m.start("v"), m.end("v"), "credential-assignment", 4)  # a line printed: the printer's rule's
 
 
 _URL_PASSWORD = lazy.Pattern(
@@ -1112,7 +1185,7 @@ def _command_ends(command: re.Pattern[str], low: str) -> list[int]:
     match = command.search(low)
     while match is not None:
         at = match.start()
-        if at == 0 or not (low[at - 1].isalnum() or low[at - 1] in "_.-"):
+        if _starts_name(low, at):
             ends.append(match.end())
             match = command.search(low, match.end())
         else:
@@ -1142,7 +1215,7 @@ def _piped_hits(text: Text) -> Iterator[Hit]:
         return
     spaced = _as_command_lines(text)[1]
     for m in _PIPED.finditer(spaced):
-        if m.start() and (spaced[m.start() - 1].isalnum() or spaced[m.start() - 1] in "_.-"):
+        if not _starts_name(spaced, m.start()):
             continue
         if _READS_SECRET.search(m.group("reader")) is None:
             continue
