@@ -705,6 +705,9 @@ OPTION_PASSWORDS = {
     "rabbitmqctl": f"rabbitmqctl add_user bob {_PASS}",
     "gh-secret": f"gh secret set DEPLOY_TOKEN --body {_PASS}",
     "vault": f"vault login {_PASS}",
+    "minio-client": f"mc alias set store http://minio.acme.io:9000 admin {_PASS}",
+    "sqlplus": f"sqlplus -s scott/{_PASS}@//db.acme.io:1521/orcl",
+    "rman": f"rman target sys/{_PASS}@prod",
     "sudo-stdin": f"echo '{_PASS}' | sudo -S apt-get install -y nginx",
     "sudo-user-stdin": f"echo -n {_PASS} | sudo -u root -S cat /etc/shadow",
     "password-stdin": f"echo {_PASS} | docker login ghcr.io -u bob --password-stdin",
@@ -730,6 +733,7 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "unzip -p backup.zip Hs83jKq0Lm2Nx7Vd.txt\nssh-keygen -s ca -n Hs83jKq0Lm2Nx7Vd key.pub\nldapsearch -W -b dc=acme",
     "echo Hs83jKq0Lm2Nx7Vd | base64\necho \"$PASS\" | sudo -S true\nvault login -method=github",
     "aws s3api list-objects --bucket b --page-token abc --next-token def\nssh-keygen -N '' -f key",
+    "sqlplus / as sysdba\nsqlplus scott@orcl @report.sql\nmc alias set store http://minio:9000 $AK $SK",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

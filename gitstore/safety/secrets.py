@@ -1108,7 +1108,9 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 # -pPASSWORD``, ``ssh-keygen``'s new and old passphrases (``-N``, ``-P``), ``openssl enc -k``
 # (and ``-K``, the raw key), Samba's ``-U user%PASSWORD``, ``lftp -u user,PASSWORD``,
 # ``htpasswd -b [FILE] USER PASSWORD``, ``rabbitmqctl add_user``/``change_password USER
-# PASSWORD``, ``gh secret set NAME --body SECRET`` and ``vault login TOKEN``. Options are matched in the case given (``unzip -p`` pipes, ``ssh-keygen -n``
+# PASSWORD``, ``gh secret set NAME --body SECRET``, ``vault login TOKEN``, the MinIO client's
+# ``mc alias set NAME URL ACCESS-KEY SECRET-KEY`` and Oracle's ``sqlplus user/PASSWORD@db`` (and
+# ``sqlldr``, ``expdp``, ``impdp``, ``rman target``: the password ends at the ``@``). Options are matched in the case given (``unzip -p`` pipes, ``ssh-keygen -n``
 # names principals, ``ldapsearch -W`` asks for the password). A quote left open runs to the
 # end of its line (so no search looks for the quote past it, and no value is too long to be
 # taken whole).
@@ -1116,8 +1118,8 @@ _OPTION_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>[^\s\"'`;
 _POSITIONAL = r"[ \t]+[^\s\"'`;|&-][^\s;|&]*"  # a word that is no option
 _COMMAND_PASSWORDS = tuple(
     (literals, lazy.Pattern(rf"(?:{command})(?:\.exe)?(?![\w.-])"),
-     lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
-    for literals, command, option in (
+     lazy.Pattern(rf"(?<!\S){option}{value[0] if value else _OPTION_VALUE}"))
+    for literals, command, option, *value in (
         (("mysql", "mariadb"), r"mysql(?:dump|admin|import|show|check|pump|slap|binlog|sh)?"
                                r"|mariadb(?:-dump|-admin|-import|-show|-check|-binlog|-slap)?", r"-p"),
         (("sshpass",), r"sshpass", r"-p[ \t]*"),
@@ -1145,6 +1147,9 @@ _COMMAND_PASSWORDS = tuple(
         (("rabbitmqctl",), r"rabbitmqctl", rf"(?:add_user|change_password){_POSITIONAL}[ \t]+"),
         (("gh",), r"gh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:[ \t]+|=)"),
         (("vault",), r"vault", r"login[ \t]+"),
+        (("mc",), r"mc", rf"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:{_POSITIONAL}){{3}}[ \t]+"),
+        (("sqlplus", "sqlldr", "expdp", "impdp", "rman"), r"sqlplus|sqlldr|expdp|impdp|rman",
+         r"(?:-[a-z]+[ \t]+)*(?:target[ \t]+|userid=)?[\w$#]{1,30}/", r"(?P<pw>[^\s@\"'`;|&/]++)"),
     )
 )
 
