@@ -150,9 +150,9 @@ def test_the_summary_in_the_command_table_is_the_help_s_first_line() -> None:
 def _snapshot(pr: int, comments: list[tuple[int, int, str]]) -> dict:  # type: ignore[type-arg]
     body = [{"id": cid, "user": {"id": user, "login": f"u{user}"}, "body": text, "path": "src/retry.py", "line": 3,
              "created_at": f"2026-03-0{pr % 9 + 1}T10:00:00Z", "updated_at": f"2026-03-0{pr % 9 + 1}T10:00:00Z",
-             "in_reply_to_id": None, "commit_id": "b" * 40} for cid, user, text in comments]
+             "in_reply_to_id": None, "commit_id": f"{pr:040x}"} for cid, user, text in comments]
     return {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
-            "head": {"ref": f"feature/{pr}", "sha": "b" * 40},
+            "head": {"ref": f"feature/{pr}", "sha": f"{pr:040x}"},
             "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": body},
                           {"collection": "reviews", "page": 1, "link": "", "body": []},
                           {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}

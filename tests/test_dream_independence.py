@@ -37,10 +37,16 @@ def test_one_reviewer_pasting_a_remark_on_another_pull_request_adds_no_change(tm
     assert verdict["signals"]["origins"] == 2 and verdict["signals"]["copies"] == 1
 
 
-def _snapshot(pr: int, comments: list[dict], reviews: list[dict]) -> dict:
+def _sha(pr: int) -> str:
+    """The head commit of pull request PR: each pull request's own, as GitHub's are."""
+    return f"{pr:x}".rjust(40, "e")
+
+
+def _snapshot(pr: int, comments: list[dict], reviews: list[dict], branch: str | None = None,
+              sha: str | None = None) -> dict:
     """A complete REST snapshot of pull request PR, as ``gitstore import github`` writes one."""
     return {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
-            "head": {"ref": f"feature/{pr}", "sha": "e" * 40},
+            "head": {"ref": branch or f"feature/{pr}", "sha": sha or _sha(pr)},
             "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": comments},
                           {"collection": "reviews", "page": 1, "link": "", "body": reviews},
                           {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
@@ -50,9 +56,9 @@ def _user(n: int) -> dict:
     return {"id": n, "login": f"reviewer{n}", "type": "User"}
 
 
-def _inline(cid: int, user: int, body: str, at: str, review: int | None = None) -> dict:
+def _inline(cid: int, user: int, body: str, at: str, review: int | None = None, sha: str = "e" * 40) -> dict:
     return {"id": cid, "pull_request_review_id": review, "user": _user(user), "body": body, "path": "src/retry.py",
-            "line": 3, "commit_id": "e" * 40, "created_at": at, "updated_at": at}
+            "line": 3, "commit_id": sha, "created_at": at, "updated_at": at}
 
 
 def _gates(ctx, **gates: int) -> None:
@@ -78,10 +84,10 @@ def test_a_review_body_and_an_inline_comment_of_it_are_one_independent_origin(tm
 
     ctx = w.repo(tmp_path)
     review = {"id": 7001, "user": _user(101), "body": ASK, "state": "COMMENTED",
-              "submitted_at": "2026-03-02T10:01:00Z", "commit_id": "e" * 40}
-    snapshots = [_snapshot(10, [_inline(5001, 101, OWN, "2026-03-02T10:00:00Z", 7001)], [review]),
+              "submitted_at": "2026-03-02T10:01:00Z", "commit_id": _sha(10)}
+    snapshots = [_snapshot(10, [_inline(5001, 101, OWN, "2026-03-02T10:00:00Z", 7001, _sha(10))], [review]),
                  _snapshot(11, [_inline(5002, 102, "Please add random jitter to the retry backoff in this loop.",
-                                        "2026-03-02T11:00:00Z")], [])]
+                                        "2026-03-02T11:00:00Z", sha=_sha(11))], [])]
     for n, snapshot in enumerate(snapshots):
         path = tmp_path / f"pr{n}.json"
         path.write_text(json.dumps(snapshot))
@@ -148,3 +154,112 @@ def test_an_ask_in_a_session_never_makes_a_reviewers_agreement_an_answer(tmp_pat
     w.comment(ctx, 11, "github:101", "Please add random jitter to the retry backoff in this loop.", 10)
     [proposal] = w.run(ctx, dry_run=True).proposed
     assert proposal["signals"]["people"] == 2 and not proposal["local"], proposal
+
+
+THIRD = "Please add random jitter to the retry backoff in this loop."
+
+
+def _import(ctx, tmp_path: Path, snapshots: list[dict]) -> None:
+    import json
+
+    from gitstore.capture.reviews import import_reviews
+
+    for snapshot in snapshots:
+        path = tmp_path / f"pr{snapshot['pullRequest']}.json"
+        path.write_text(json.dumps(snapshot))
+        import_reviews(ctx, path, w.BY)
+
+
+def _reopened(how: str, first: str = "feature/retry", at: int = 0) -> tuple[str, str, str, str]:
+    """The head branch and commit of #10, then of #11: the same work under review again."""
+    if how == "same-branch":  # closed, then opened again from the same branch (or after a force-push)
+        return first, "1" * 40, first, "2" * 40
+    return first, "1" * 40, "retry-jitter", "1" * 40  # the same commits on a renamed branch
+
+
+@pytest.mark.parametrize("how", ["same-branch", "renamed-branch"])
+@pytest.mark.parametrize("order", [(10, 11), (11, 10)], ids=["in-order", "reopened-first"])
+def test_a_pull_request_opened_again_is_no_second_change(tmp_path: Path, how: str, order: tuple[int, int]) -> None:
+    """#10 is closed and the same work is opened again as #11, from the same branch or from its
+    commits on a renamed one; one reviewer repeats their remark on #11 in other words, and a
+    second reviewer wrote on #10. That is one change, whatever order the imports came in: the
+    theme fails the changes gate, and the reviewer's two remarks are one origin."""
+    ctx = w.repo(tmp_path)
+    b10, c10, b11, c11 = _reopened(how)
+    made = {10: _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha=c10),
+                               _inline(5002, 102, OWN, "2026-03-02T10:30:00Z", sha=c10)], [], b10, c10),
+            11: _snapshot(11, [_inline(5003, 101, THIRD, "2026-03-03T10:00:00Z", sha=c11)], [], b11, c11)}
+    _import(ctx, tmp_path, [made[n] for n in order])
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"]
+    assert (verdict["signals"]["origins"], verdict["signals"]["threads"], verdict["signals"]["changes"]) == (2, 2, 1)
+
+
+def test_a_reviewer_repeating_a_remark_on_a_reopened_pull_request_is_one_origin(tmp_path: Path) -> None:
+    """A team asking for three origins: one reviewer on #10 and on #11 (the same branch opened
+    again) and a second reviewer on #12 are two origins in two threads, not three."""
+    ctx = w.repo(tmp_path)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="1" * 40)], [], "feature/retry", "1" * 40),
+        _snapshot(11, [_inline(5002, 101, OWN, "2026-03-03T10:00:00Z", sha="2" * 40)], [], "feature/retry", "2" * 40),
+        _snapshot(12, [_inline(5003, 102, THIRD, "2026-03-04T10:00:00Z", sha="3" * 40)], [], "feature/other", "3" * 40)])
+    _gates(ctx, minOrigins=3, minThreads=3)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["2 independent origins (needs 3)", "2 threads or sessions (needs 3)"]
+    assert (verdict["signals"]["changes"], verdict["signals"]["people"]) == (2, 2)
+
+
+def test_pull_requests_of_their_own_branches_and_commits_stay_changes_of_their_own(tmp_path: Path) -> None:
+    """Pull requests sharing no head branch and no commit are changes of their own: one
+    reviewer on #10 and #11 with a second reviewer on #10 pass the changes gate."""
+    ctx = w.repo(tmp_path)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha=_sha(10)),
+                       _inline(5002, 102, OWN, "2026-03-02T10:30:00Z", sha=_sha(10))], []),
+        _snapshot(11, [_inline(5003, 101, THIRD, "2026-03-03T10:00:00Z", sha=_sha(11))], [])])
+    [proposed] = w.run(ctx, dry_run=True).proposed
+    assert proposed["signals"]["changes"] == 2 and proposed["changes"] == ["#10", "#11"], proposed
+
+
+def test_a_pull_request_opened_again_from_a_fork_is_the_same_change(tmp_path: Path) -> None:
+    """#10 came from a fork's branch (a webhook delivery names the fork as the head's repository),
+    #11 from the base repository's branch of the same name with the work pushed again: one change."""
+    import json
+
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = w.repo(tmp_path)
+
+    def delivery(pr: int, cid: int, user: int, body: str, at: str, owner: str, sha: str) -> dict:
+        head = {"ref": "fix-retry", "sha": sha, "label": f"{owner}:fix-retry",
+                "repo": {"full_name": f"{owner}/widgets"}}
+        return {"action": "created", "repository": {"full_name": "acme/widgets"},
+                "pull_request": {"number": pr, "head": head},
+                "comment": _inline(cid, user, body, at, sha=sha)}
+    path = tmp_path / "deliveries.json"
+    path.write_text(json.dumps([delivery(10, 5001, 101, ASK, "2026-03-02T10:00:00Z", "alice", "1" * 40),
+                                delivery(10, 5002, 102, OWN, "2026-03-02T10:30:00Z", "alice", "1" * 40),
+                                delivery(11, 5003, 101, THIRD, "2026-03-03T10:00:00Z", "acme", "2" * 40)]))
+    import_reviews(ctx, path, w.BY)
+    [verdict] = w.run(ctx, dry_run=True).rejected
+    assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"], verdict
+
+
+def test_a_session_on_the_branch_of_a_reopened_pull_request_answers_its_review(tmp_path: Path) -> None:
+    """One reviewer asks on #10 and again on #11, the same branch opened again; the clone's owner
+    agrees with their agent on that branch. Its branch heads two pull requests, both one change:
+    the session answers the ask there, and is no second person nor a third change."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="1" * 40)], [], "feature/retry", "1" * 40),
+        _snapshot(11, [_inline(5002, 101, THIRD, "2026-03-02T11:00:00Z", sha="2" * 40)], [], "feature/retry", "2" * 40)])
+    w.session(ctx, tmp_path / "s", "taken-up", AGREED, branch="feature/retry", day=3)
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["one person: every origin is by github:101"], verdict

@@ -3,6 +3,7 @@ labels, grants and learnings, written through the library like any user would.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from datetime import datetime, timedelta, timezone
@@ -59,6 +60,12 @@ def _ready(path: Path, origin: str, provider: str) -> None:
     init(path, provider)
 
 
+def head_commit(pr: int | None) -> str:
+    """The commit a review of pull request PR saw: each pull request's own (pull requests sharing
+    one are one change to a dream)."""
+    return hashlib.sha1(f"pull-{pr}".encode()).hexdigest() if pr else "a" * 40
+
+
 class Thread:
     """One review thread: an episode plus comment, edit, label and retraction events (with
     ``kind="agent-session"``, a personal session's episode instead, kept local)."""
@@ -71,7 +78,7 @@ class Thread:
         self.episode = seal({
             "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": self.id, "source": source,
             "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": f"feature/{pr or root}",
-                    "commit": "a" * 40},
+                    "commit": head_commit(pr)},
             "title": None, "startedAt": at, "capture": "complete",
             "mode": "review" if kind == "review-thread" else "transcript", "grants": [],
         })

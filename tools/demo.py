@@ -120,13 +120,15 @@ def review_snapshot(demo: Demo, pr: int = 12, comments: Sequence[tuple[int, int,
         (501, 1001, "Retries need jitter, or every client retries at once.", 20),
         (502, 1002, "Please add jitter to this backoff too.", 21)), path: str = "src/retry.py") -> Path:
     """A complete REST snapshot of one pull request's review comments (two reviewers by default)."""
+    head = f"{pr:040x}"  # each pull request's own head commit: pull requests sharing one are one change
+
     def comment(cid: int, user: int, body: str, day: int) -> dict[str, object]:
         return {"id": cid, "user": {"id": user, "login": "someone", "avatar_url": "https://example.com/a.png"},
                 "body": body, "path": path, "line": 2, "created_at": f"2026-11-{day:02d}T10:00:00Z",
-                "updated_at": f"2026-11-{day:02d}T10:00:00Z", "commit_id": "0" * 40, "in_reply_to_id": None}
+                "updated_at": f"2026-11-{day:02d}T10:00:00Z", "commit_id": head, "in_reply_to_id": None}
     snapshot = {
         "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
-        "head": {"ref": f"fix-{pr}", "sha": "0" * 40},
+        "head": {"ref": f"fix-{pr}", "sha": head},
         "responses": [
             {"collection": "pull-comments", "page": 1, "link": "", "body": [comment(*c) for c in comments]},
             {"collection": "reviews", "page": 1, "link": "", "body": []},

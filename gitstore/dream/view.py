@@ -63,10 +63,14 @@ class Evidence(NamedTuple):
     root: str | None             # the first evidence of its review thread, when this is a reply
     seq: int
     written: str = ""            # when its comment was first written: an edit's ``at`` is the edit's
+    joined: str | None = None    # its pull request's change, when others are one with it (``#10+#11``)
 
     @property
     def change(self) -> str | None:
-        """The pull request or branch it was written on (``#12``, ``feature/x``)."""
+        """The change it was written on: its pull request (``#12``), or the pull requests that
+        are one change with it (``#10+#11``, ``_changes``), or its branch (``feature/x``)."""
+        if self.joined is not None:
+            return self.joined
         if self.pull_request is not None:
             return f"#{self.pull_request}"
         return self.branch
@@ -228,7 +232,9 @@ class _Taking:
     own: Callable[[str], bool] | None = None  # whether an append is this clone's (None: take every label)
     own_labels: set[str] = field(default_factory=set)
     owner: str | None = None                  # who the clone's owner is: a personal session is theirs
-    heads: dict[str, int | None] = field(default_factory=dict)  # head branch -> its pull request
+    # pull request -> the change it is part of, and head branch -> that change's first pull request
+    changes: dict[int, str] = field(default_factory=dict)
+    heads: dict[str, int] = field(default_factory=dict)
     remembered: frozenset[str] = frozenset()  # events learnings cite: read whatever the window
     until: str | None = None                  # evidence dated after this is set aside (None: none is)
 
@@ -249,7 +255,8 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     skew) is set aside, counted as ``dated in the future``: anyone who can push can store a
     comment claiming any time, and one dated in 2099 would otherwise be the newest evidence every
     theme's recency is measured against."""
-    taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view),
+    changes, heads = _changes(view)
+    taking = _Taking(view, purpose, since, own=own, owner=owner, changes=changes, heads=heads,
                      remembered=_remembered(view) if since is not None else frozenset(), until=until)
     for item in view.items:
         if item.kind == "event":
@@ -444,6 +451,7 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         pull_request=pull_request, branch=pin["branch"],
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
         seq=event["seq"], written=written,
+        joined=taking.changes.get(pull_request) if pull_request is not None else None,
     )
 
 
@@ -472,18 +480,57 @@ def _why(reason: str) -> str:
     return "not usable"
 
 
-def _head_branches(view: View) -> dict[str, int | None]:
-    """Head branch -> the pull request stored review threads pin it to (None when the branch
-    heads several): a session on that branch was written on that pull request, one change."""
-    heads: dict[str, int | None] = {}
+def _changes(view: View) -> tuple[dict[int, str], dict[str, int]]:
+    """Which pull requests are one change, as the stored review threads pin them: those sharing a
+    head branch or a commit a review saw (and, through them, any pull request sharing one with
+    those). A pull request closed and opened again from the same branch (GitHub numbers it anew),
+    from the same branch pushed again after a force-push, from a fork's branch of the same name
+    or from the same commits on a renamed branch is the same work under review: one reviewer's
+    remark repeated on each is one look at one change, not two changes. Returns each such pull
+    request's change, named by its pull requests (``#10+#11``; pull requests one with no other
+    are left out, named as ever), and each head branch's change by its first pull request: a
+    session on that branch was written on that change. Only review threads, which every clone
+    holding them holds alike, join pull requests; each group and name depends on the records
+    alone, never on the order they arrived in. The pin names no head repository, so two forks'
+    pull requests from branches of one name (``main``, ``patch-1``), or a branch name used again
+    for later work, are one change too: counted short, never twice."""
+    parent: dict[str, str] = {}
+
+    def find(node: str) -> str:
+        root = node
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[node] != root:
+            parent[node], node = root, parent[node]
+        return root
+
+    def join(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    numbers: set[int] = set()
     for episode in view.episodes.values():
         pin = episode["pin"]
-        if episode["source"]["kind"] != "review-thread" or pin["pullRequest"] is None or not pin["branch"]:
+        if episode["source"]["kind"] != "review-thread" or pin["pullRequest"] is None:
             continue
-        known = heads.setdefault(pin["branch"], pin["pullRequest"])
-        if known != pin["pullRequest"]:
-            heads[pin["branch"]] = None
-    return heads
+        pull = f"pr:{pin['pullRequest']}"
+        numbers.add(pin["pullRequest"])
+        find(pull)
+        if pin["branch"]:
+            join(pull, f"branch:{pin['branch']}")
+        if pin["commit"]:
+            join(pull, f"commit:{pin['commit']}")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for number in sorted(numbers):
+        groups[find(f"pr:{number}")].append(number)
+    changes: dict[int, str] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            name = "+".join(f"#{n}" for n in members[:4]) + (f"+{len(members) - 4} more" if len(members) > 4 else "")
+            changes.update(dict.fromkeys(members, name))
+    first = {root: members[0] for root, members in groups.items()}
+    heads = {node[7:]: first[find(node)] for node in list(parent) if node.startswith("branch:")}
+    return changes, heads
 
 
 def _person(author: str, source: str, namespace: str, owner: str | None = None) -> str | None:

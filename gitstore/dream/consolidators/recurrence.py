@@ -354,16 +354,18 @@ def _as_written(pair: tuple[Label, Evidence]) -> tuple[str, str]:
 
 def _places(evidence: Evidence) -> tuple[str, ...]:
     """Where a piece answers an ask made before it, the place it asks in first: its pull
-    request, for review comments (the author answers in a reply, or in a thread of their own);
-    its session otherwise, and for a session on the head branch of a pull request that pull
-    request too (the author taking up its review with their agent: "Agreed, add the jitter the
-    reviewer asked for" is no second person raising it). A session's ask marks its session
-    only: it never leaves the clone, so it must not make the team's comments answers on this
-    clone alone."""
-    if evidence.source == "review-thread" and evidence.pull_request is not None:
-        return (f"#{evidence.pull_request}",)
-    if evidence.source == "agent-session" and evidence.pull_request is not None:
-        return (evidence.episode, f"#{evidence.pull_request}")
+    request's change (with the pull requests one with it: ``Evidence.change``), for review
+    comments (the author answers in a reply, or in a thread of their own, or on the pull request
+    opened again from the same branch); its session otherwise, and for a session on the head
+    branch of a pull request that change too (the author taking up its review with their agent:
+    "Agreed, add the jitter the reviewer asked for" is no second person raising it). A session's
+    ask marks its session only: it never leaves the clone, so it must not make the team's
+    comments answers on this clone alone."""
+    change = evidence.change if evidence.pull_request is not None else None
+    if evidence.source == "review-thread" and change is not None:
+        return (change,)
+    if evidence.source == "agent-session" and change is not None:
+        return (evidence.episode, change)
     return (evidence.episode,)
 
 
