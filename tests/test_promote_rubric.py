@@ -57,6 +57,24 @@ def test_audience_and_memory_decide_first() -> None:
         rubric.choose(learning(audience="personal"), OWNED)
 
 
+@pytest.mark.parametrize("second", [
+    pytest.param({"pullRequest": 2, "branch": "b", "commit": None}, id="opened-again-from-its-branch"),
+    pytest.param({"pullRequest": 2, "branch": "renamed", "commit": "1" * 40}, id="its-commits-on-a-renamed-branch"),
+    pytest.param({"pullRequest": None, "branch": "b", "commit": None}, id="its-branch"),
+])
+def test_a_pull_request_opened_again_is_one_context_for_a_skill(second: dict[str, Any]) -> None:
+    """Procedural memory seen on #1 and on #2, the same work opened again from its branch or its
+    commits (GitHub numbers it anew), or on #1's branch, is seen in one context: a staged brief."""
+    record = learning(memory="procedural")
+    record["evidence"][0]["pin"] = {"pullRequest": 1, "branch": "b", "commit": "1" * 40}
+    record["evidence"][1]["pin"] = second
+    verdict = rubric.choose(record, OWNED)
+    assert verdict.route == "staged-update", verdict
+    assert verdict.reasons[0].startswith("procedural memory seen in 1 context (") and "are one change" in verdict.reasons[0]
+    record["evidence"][1]["pin"] = {"pullRequest": 2, "branch": "c", "commit": "2" * 40}
+    assert rubric.choose(record, OWNED).route == "skill"
+
+
 def test_contexts_are_pull_requests_then_branches_then_episodes() -> None:
     record = learning()
     record["evidence"][0]["pin"] = {"pullRequest": None, "branch": "main", "commit": None}

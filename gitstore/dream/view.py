@@ -32,7 +32,7 @@ from gitstore.dream import terms
 from gitstore.records.identity import is_person
 from gitstore.rules import consent
 from gitstore.rules.active import evaluate
-from gitstore.rules.evidence import refs_serve
+from gitstore.rules.evidence import one_change, refs_serve
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.rules.view import View
 from gitstore.store import Item
@@ -481,55 +481,19 @@ def _why(reason: str) -> str:
 
 
 def _changes(view: View) -> tuple[dict[int, str], dict[str, int]]:
-    """Which pull requests are one change, as the stored review threads pin them: those sharing a
-    head branch or a commit a review saw (and, through them, any pull request sharing one with
-    those). A pull request closed and opened again from the same branch (GitHub numbers it anew),
-    from the same branch pushed again after a force-push, from a fork's branch of the same name
-    or from the same commits on a renamed branch is the same work under review: one reviewer's
-    remark repeated on each is one look at one change, not two changes. Returns each such pull
-    request's change, named by its pull requests (``#10+#11``; pull requests one with no other
-    are left out, named as ever), and each head branch's change by its first pull request: a
-    session on that branch was written on that change. Only review threads, which every clone
-    holding them holds alike, join pull requests; each group and name depends on the records
-    alone, never on the order they arrived in. The pin names no head repository, so two forks'
-    pull requests from branches of one name (``main``, ``patch-1``), or a branch name used again
-    for later work, are one change too: counted short, never twice."""
-    parent: dict[str, str] = {}
-
-    def find(node: str) -> str:
-        root = node
-        while parent.setdefault(root, root) != root:
-            root = parent[root]
-        while parent[node] != root:
-            parent[node], node = root, parent[node]
-        return root
-
-    def join(a: str, b: str) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    numbers: set[int] = set()
-    for episode in view.episodes.values():
-        pin = episode["pin"]
-        if episode["source"]["kind"] != "review-thread" or pin["pullRequest"] is None:
-            continue
-        pull = f"pr:{pin['pullRequest']}"
-        numbers.add(pin["pullRequest"])
-        find(pull)
-        if pin["branch"]:
-            join(pull, f"branch:{pin['branch']}")
-        if pin["commit"]:
-            join(pull, f"commit:{pin['commit']}")
-    groups: dict[str, list[int]] = defaultdict(list)
-    for number in sorted(numbers):
-        groups[find(f"pr:{number}")].append(number)
+    """Which pull requests are one change, as the stored review threads pin them
+    (``rules.evidence.one_change``: those sharing a head branch or a commit a review saw): each
+    such pull request's change, named by its pull requests (``#10+#11``; a pull request one with
+    no other is left out, named as ever), and each head branch's change by its first pull
+    request: a session on that branch was written on that change. Only review threads, which
+    every clone holding them holds alike, join pull requests, whatever order they arrived in."""
+    joined, heads = one_change(episode["pin"] for episode in view.episodes.values()
+                               if episode["source"]["kind"] == "review-thread")
     changes: dict[int, str] = {}
-    for members in groups.values():
+    for number, members in joined.items():
         if len(members) > 1:
-            name = "+".join(f"#{n}" for n in members[:4]) + (f"+{len(members) - 4} more" if len(members) > 4 else "")
-            changes.update(dict.fromkeys(members, name))
-    first = {root: members[0] for root, members in groups.items()}
-    heads = {node[7:]: first[find(node)] for node in list(parent) if node.startswith("branch:")}
+            changes[number] = "+".join(f"#{n}" for n in members[:4]) + (
+                f"+{len(members) - 4} more" if len(members) > 4 else "")
     return changes, heads
 
 

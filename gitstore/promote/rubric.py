@@ -26,6 +26,7 @@ from typing import Any
 from gitstore.errors import Refused
 from gitstore.promote.blocks import CITED, MARKER_START, shown_name
 from gitstore.promote.routing import Routing
+from gitstore.rules.evidence import one_change
 
 ROUTES = ("overlay", "direct-edit", "staged-update", "skill")
 NUMBERS = {"0": "overlay", "1": "direct-edit", "2": "staged-update", "procedural": "skill"}
@@ -85,12 +86,33 @@ def choose(learning: dict[str, Any], routing: Routing | None, *, local: bool = F
     return _semantic(learning, routing)
 
 
+def distinct(learning: dict[str, Any]) -> int:
+    """How many of its contexts are distinct: pull requests sharing a head branch or a commit
+    (one closed and opened again from its branch, or from its commits on a renamed one) are one
+    change (``rules.evidence.one_change``), and a branch one of them was opened from is that
+    change too: one context however many numbers GitHub gave it."""
+    joined, heads = one_change(ref["pin"] for ref in learning["evidence"])
+    found: set[tuple[str, Any]] = set()
+    for ref in learning["evidence"]:
+        pin = ref["pin"]
+        if pin["pullRequest"]:
+            found.add(("change", joined[pin["pullRequest"]][0]))
+        elif pin["branch"]:
+            found.add(("change", heads[pin["branch"]]) if pin["branch"] in heads else ("branch", pin["branch"]))
+        else:
+            found.add(("episode", ref["episode"]))
+    return len(found)
+
+
 def _procedural(learning: dict[str, Any]) -> Verdict:
     found = sorted(contexts(learning))
-    if len(found) >= MIN_CONTEXTS:
-        return Verdict("skill", (f"procedural memory seen in {len(found)} contexts ({', '.join(found)}): a skill",))
+    count = distinct(learning)
+    seen = ", ".join(found) + ("" if count == len(found) else
+                               "; pull requests sharing a head branch or commit, and their branches, are one change")
+    if count >= MIN_CONTEXTS:
+        return Verdict("skill", (f"procedural memory seen in {count} contexts ({seen}): a skill",))
     return Verdict("staged-update", (
-        f"procedural memory seen in {len(found)} context ({', '.join(found)}); a skill needs "
+        f"procedural memory seen in {count} context ({seen}); a skill needs "
         f"{MIN_CONTEXTS}: a staged brief instead (route 2)",))
 
 

@@ -3,6 +3,8 @@ what they state (pin, time, author) must be what storage says."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gitstore.errors import Refused
@@ -65,3 +67,47 @@ def refs_serve(view: View, refs: list[dict[str, Any]], purpose: str) -> Verdict:
                 return verdict
             grants.extend(verdict.grants)
     return Verdict(True, tuple(dict.fromkeys(grants)))
+
+
+def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, ...]], dict[str, int]]:
+    """Which pull requests the review PINS name are one change: those sharing a head branch or a
+    commit a review saw (and, through them, any pull request sharing one with those). A pull
+    request closed and opened again from the same branch (GitHub numbers it anew), from that
+    branch pushed again after a force-push, from a fork's branch of the same name or from the
+    same commits on a renamed branch is the same work under review, not a second change.
+    Returns each pull request's change (the pull requests of it, in order), and each head
+    branch's change by its first pull request. The groups depend on the pins alone, never on
+    their order. A pin names no head repository, so two forks' pull requests from branches of
+    one name (``main``, ``patch-1``), or a branch name used again for later work, are one change
+    too: counted short, never twice."""
+    parent: dict[str, str] = {}
+
+    def find(node: str) -> str:
+        root = node
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[node] != root:
+            parent[node], node = root, parent[node]
+        return root
+
+    def join(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    numbers: set[int] = set()
+    for pin in pins:
+        if pin.get("pullRequest") is None:
+            continue
+        pull = f"pr:{pin['pullRequest']}"
+        numbers.add(pin["pullRequest"])
+        find(pull)
+        if pin.get("branch"):
+            join(pull, f"branch:{pin['branch']}")
+        if pin.get("commit"):
+            join(pull, f"commit:{pin['commit']}")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for number in sorted(numbers):
+        groups[find(f"pr:{number}")].append(number)
+    changes = {n: group for group in map(tuple, groups.values()) for n in group}
+    heads = {node[7:]: groups[find(node)][0] for node in list(parent) if node.startswith("branch:")}
+    return changes, heads
