@@ -263,3 +263,17 @@ def test_a_session_on_the_branch_of_a_reopened_pull_request_answers_its_review(t
     assert report.proposed == [], report.proposed
     [verdict] = report.rejected
     assert verdict["reasons"] == ["one person: every origin is by github:101"], verdict
+
+
+def test_the_authors_agreement_on_the_reopened_pull_request_answers_the_ask_made_before(tmp_path: Path) -> None:
+    """A reviewer asks on #10 and on #12; #10 is opened again as #11 from its branch, where its
+    author agrees. That answers the ask, as a reply on #10 would: no second person."""
+    ctx = w.repo(tmp_path)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="1" * 40)], [], "feature/retry", "1" * 40),
+        _snapshot(11, [_inline(5002, 201, AGREED, "2026-03-03T10:00:00Z", sha="2" * 40)], [], "feature/retry", "2" * 40),
+        _snapshot(12, [_inline(5003, 101, THIRD, "2026-03-04T10:00:00Z", sha="3" * 40)], [], "feature/other", "3" * 40)])
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["one person: every origin is by github:101"], verdict
