@@ -59,3 +59,20 @@ def test_events_must_belong_to_the_named_episode(world) -> None:  # type: ignore
 def test_support_counts_independent_origins_not_copies(world) -> None:  # type: ignore[no-untyped-def]
     ctx, a, b = world
     assert propose(ctx, [ref(a), ref(b)], title="Two origins")["support"] == 2
+
+
+def test_one_reviewer_on_a_pull_request_and_on_it_opened_again_is_one_origin_of_support(tmp_path: Path) -> None:
+    """#9 is #7 closed and opened again from its branch (GitHub numbers it anew): the reviewer
+    of #7 saying it again there is one origin of support, which the person deciding is shown;
+    a second reviewer there is one more."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    threads = [Thread(ctx, pr, root, branch="feature/retry") for pr, root in ((7, "100"), (9, "300"), (9, "400"))]
+    said = [thread.comment(root, text, at, author=who) for thread, root, text, at, who in zip(
+        threads, ("100", "300", "400"), ("Add jitter.", "Jitter the backoff here too.", "Agreed on jitter."),
+        ("2026-03-01T10:00:00.000000Z", "2026-03-02T10:00:00.000000Z", "2026-03-03T10:00:00.000000Z"),
+        ("github:1001", "github:1001", "github:1002"))]
+    for thread in threads:
+        thread.save()
+    assert propose(ctx, [ref(said[0]), ref(said[1])], title="One reviewer")["support"] == 1
+    assert propose(ctx, [ref(e) for e in said], title="Two reviewers")["support"] == 2

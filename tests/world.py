@@ -70,14 +70,15 @@ class Thread:
     """One review thread: an episode plus comment, edit, label and retraction events (with
     ``kind="agent-session"``, a personal session's episode instead, kept local)."""
 
-    def __init__(self, ctx: Context, pr: int | None, root: str, at: str = T0, kind: str = "review-thread") -> None:
+    def __init__(self, ctx: Context, pr: int | None, root: str, at: str = T0, kind: str = "review-thread",
+                 branch: str | None = None) -> None:
         self.ctx = ctx
         origin = "github" if kind == "review-thread" else "claude-code"
         source = {"kind": kind, "origin": origin, "ref": f"github:comment:{root}" if pr else f"session-{root}"}
         self.id = episode_id(ctx.scope, source)
         self.episode = seal({
             "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": self.id, "source": source,
-            "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": f"feature/{pr or root}",
+            "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": branch or f"feature/{pr or root}",
                     "commit": head_commit(pr)},
             "title": None, "startedAt": at, "capture": "complete",
             "mode": "review" if kind == "review-thread" else "transcript", "grants": [],

@@ -57,8 +57,12 @@ class Draft:
 
 
 def _origins(refs: list[dict[str, Any]]) -> int:
-    """Independent origins: distinct author and pull request (or episode) pairs, not copies."""
-    return len({(r["author"], r["pin"]["pullRequest"] or r["episode"]) for r in refs})
+    """Independent origins: distinct author and pull request (or episode) pairs, not copies. Pull
+    requests sharing a head branch or a commit are one change (``rules.evidence.one_change``):
+    one author on a pull request and on it opened again from its branch is one origin."""
+    joined, _ = ev.one_change(r["pin"] for r in refs)
+    return len({(r["author"], joined[r["pin"]["pullRequest"]][0] if r["pin"]["pullRequest"] else r["episode"])
+                for r in refs})
 
 
 def _refs(view: View, stated: list[dict[str, Any]]) -> list[dict[str, Any]]:
