@@ -225,6 +225,21 @@ def test_pull_requests_of_their_own_branches_and_commits_stay_changes_of_their_o
     assert proposed["signals"]["changes"] == 2 and proposed["changes"] == ["#10", "#11"], proposed
 
 
+@pytest.mark.parametrize("branch", ["main", "master", "patch-1", "alice-patch-2"])
+def test_forks_pull_requests_from_a_branch_every_fork_has_stay_changes_of_their_own(tmp_path: Path,
+                                                                                     branch: str) -> None:
+    """Two contributors' pull requests from their forks' ``main`` (or the ``patch-N`` branch
+    GitHub's editor makes), with no commit in common, are two changes: one reviewer teaching the
+    same lesson on both is the recurrence the dream looks for."""
+    ctx = w.repo(tmp_path)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="1" * 40),
+                       _inline(5002, 102, OWN, "2026-03-02T10:30:00Z", sha="1" * 40)], [], branch, "1" * 40),
+        _snapshot(11, [_inline(5003, 101, THIRD, "2026-03-03T10:00:00Z", sha="2" * 40)], [], branch, "2" * 40)])
+    [proposed] = w.run(ctx, dry_run=True).proposed
+    assert proposed["signals"]["changes"] == 2 and proposed["changes"] == ["#10", "#11"], proposed
+
+
 def test_a_pull_request_opened_again_from_a_fork_is_the_same_change(tmp_path: Path) -> None:
     """#10 came from a fork's branch (a webhook delivery names the fork as the head's repository),
     #11 from the base repository's branch of the same name with the work pushed again: one change."""

@@ -3,6 +3,7 @@ what they state (pin, time, author) must be what storage says."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -69,6 +70,15 @@ def refs_serve(view: View, refs: list[dict[str, Any]], purpose: str) -> Verdict:
     return Verdict(True, tuple(dict.fromkeys(grants)))
 
 
+# Head branch names many pull requests share without being one change: a fork's default branch,
+# and the ``patch-N`` (``USER-patch-N``) branches GitHub's web editor makes in a fork.
+SHARED_BRANCHES = re.compile(
+    r"(?:main|master|develop|development|dev|trunk|default|stable|staging|production|prod|release"
+    r"|gh-pages|(?:[\w.-]+-)?patch-\d+)",
+    re.IGNORECASE,
+)
+
+
 def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, ...]], dict[str, int]]:
     """Which pull requests the review PINS name are one change: those sharing a head branch or a
     commit a review saw (and, through them, any pull request sharing one with those). A pull
@@ -77,9 +87,11 @@ def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, 
     same commits on a renamed branch is the same work under review, not a second change.
     Returns each pull request's change (the pull requests of it, in order), and each head
     branch's change by its first pull request. The groups depend on the pins alone, never on
-    their order. A pin names no head repository, so two forks' pull requests from branches of
-    one name (``main``, ``patch-1``), or a branch name used again for later work, are one change
-    too: counted short, never twice."""
+    their order. A pin names no head repository, so the names every fork has or GitHub gives a
+    change made in its editor (``main``, ``master``, ``develop``, ``patch-1``,
+    ``alice-patch-2``: :data:`SHARED_BRANCHES`) join no pull requests: two forks' pull requests
+    from ``main`` are two changes unless they share a commit. A branch name of its own used
+    again for later work is one change with the earlier: counted short, never twice."""
     parent: dict[str, str] = {}
 
     def find(node: str) -> str:
@@ -101,7 +113,7 @@ def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, 
         pull = f"pr:{pin['pullRequest']}"
         numbers.add(pin["pullRequest"])
         find(pull)
-        if pin.get("branch"):
+        if pin.get("branch") and not SHARED_BRANCHES.fullmatch(pin["branch"]):
             join(pull, f"branch:{pin['branch']}")
         if pin.get("commit"):
             join(pull, f"commit:{pin['commit']}")
