@@ -41,6 +41,13 @@ IN_SENTENCES = {
     "german": (f"Das Passwort lautet {LONGER}", f"Das Passwort lautet {MARK}"),
     "german-ist": (f"das Kennwort ist {PASSWORD}", f"das Kennwort ist {MARK}"),
     "spanish": (f"la contraseña es {PASSWORD}", f"la contraseña es {MARK}"),
+    "after-the-user": (f"username admin, password {PASSWORD}", f"username admin, password {MARK}"),
+    "after-the-users-own": (f"The DB user is app and its password {PASSWORD}",
+                            f"The DB user is app and its password {MARK}"),
+    "login-then-password": (f"login: admin; password {PASSWORD}", f"login: admin; password {MARK}"),
+    "user-with-password": (f"user bob with password {PASSWORD}", f"user bob with password {MARK}"),
+    "creds-user-slash": (f"the staging creds are admin / {PASSWORD}", f"the staging creds are admin / {MARK}"),
+    "credentials-user-slash": (f"the credentials are admin / {PASSWORD}", f"the credentials are admin / {MARK}"),
 }
 
 
@@ -111,6 +118,13 @@ ORDINARY = [
     "Le mot de passe est stocké dans le coffre",
     "Das Passwort ist abgelaufen",
     "la contraseña es obligatoria",
+    "username admin, password reset required",
+    "the user is app and its password policy applies",
+    "user bob with password hashing enabled",
+    "the user is bob and the password field is empty",
+    "creds: see the vault",
+    "street creds matter",
+    "the password is admin / guest for the demo",
 ]
 
 

@@ -632,11 +632,11 @@ _ASSIGNED = (
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth", "pass", "pwd",
-                 "pw", "credentials", "secret_key_base", "secretid", "secret_id")
+                 "pw", "credentials", "creds", "secret_key_base", "secretid", "secret_id")
 )
 # Words that end many other words (``compass``, ``bypass``, ``oauth``): a key only when they stand
 # alone or end a key after a separator or as a CamelCase word (``DB_PASS``, ``dbPass``, ``_auth``).
-_WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials"})
+_WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials", "creds"})
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
@@ -1350,13 +1350,13 @@ def _command_before(ends: list[int], option: int) -> int:
 # A password's word in French, German and Spanish too ("mot de passe", "Passwort", "Kennwort",
 # "contraseña"), as a sentence in those languages names it.
 _CREDENTIAL = (
-    r"(?:secrets?|passwords?|passwd|pwd|passphrases?|passcodes?|tokens?|credentials?"
+    r"(?:secrets?|passwords?|passwd|pwd|passphrases?|passcodes?|tokens?|credentials?|creds"
     r"|mots?[ \t]de[ \t]passe|passw[oö]rt(?:e|er)?|kennw[oö]rt(?:e|er)?|contrase[ñn]as?"
     r"|(?:api|access|secret|private|auth|signing|encryption|master|client|aws|ssh)[ \t_-]?"
     r"(?:access[ \t_-]?)?(?:keys?|secrets?|tokens?))\b"
 )
 _CREDENTIAL_WORD = lazy.Pattern(_CREDENTIAL)
-_CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key", "pwd", "de passe",
+_CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "creds", "key", "pwd", "de passe",
                      "kennw", "contrase")
 # A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows, a table's
 # pipes), runs of the characters keys are made of, and anything else.
@@ -1536,11 +1536,19 @@ _PASSWORD_LINK = lazy.Pattern(
     r"(?:[ \t]{1,8}+(?:set|changed|reset|rotated|updated)[ \t]{1,8}+to)?(?:[ \t]{0,8}+:)?"
     r"|[ \t]{1,8}+(?:set|changed|reset|rotated|updated)[ \t]{1,8}+to"
     r"|(?P<bare>))"
-    r"[ \t]{0,8}+(?:\r?\n[ \t]{0,8}+)?(?<=[\s:=>\uff1a])(?P<v>\S{8,512})"
+    r"[ \t]{0,8}+(?:\r?\n[ \t]{0,8}+)?(?<=[\s:=>\uff1a])"
+    r"(?:(?P<user>[\w.@+-]{1,64}+)[ \t]{1,3}/[ \t]{1,3})?(?P<v>\S{8,512})"
 )
-# what may stand before a credential word whose value follows it with no linking word
+# what may stand before a credential word whose value follows it with no linking word: a verb
+# using it, or the user it goes with ("username admin, password ...", "the user is app and its
+# password ...")
 _USED_WITH = lazy.Pattern(r"(?:\bwith|\busing|\buse|\benter|\btype|\btry)(?:[ \t]+[a-z]{1,12}){0,3}[ \t]+\Z")
+_USER_BEFORE = lazy.Pattern(
+    r"\b(?:user(?:[ \t]?name)?|login|account)(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*[\w.@+-]{1,64}"
+    r"[ \t]*(?:,|;|/|\band\b)[ \t]*(?:(?:and|its|the|their|his|her|with)[ \t]+){0,2}\Z"
+)
 _USED_WITH_REACH = 60
+_USER_BEFORE_REACH = 100
 _OTHER_LANGUAGES = ("mot", "passwort", "passwört", "kennw", "contrase")  # words assignment_hits does not read
 _PASSWORD_WORDS = ("pass", "pwd", "mot", "kennw", "contrase")
 _SHORTEST_TYPED = 8
@@ -1573,9 +1581,12 @@ def _typed_password_hits(raw: str, low: str, word: re.Match[str], m: re.Match[st
     name = word.group()
     if m.group("assigned") and not (" " in name or "\t" in name or name.startswith(_OTHER_LANGUAGES)):
         return []  # ``password: value``, ``token = value``: an assignment, judged as one (assignment_hits)
-    if m.group("bare") is not None and _USED_WITH.search(low, max(0, word.start() - _USED_WITH_REACH),
-                                                         word.start()) is None:
+    reach = max(0, word.start() - _USED_WITH_REACH)
+    if m.group("bare") is not None and _USED_WITH.search(low, reach, word.start()) is None and _USER_BEFORE.search(
+            low, max(0, word.start() - _USER_BEFORE_REACH), word.start()) is None:
         return []
+    if m.group("user") is not None and not name.startswith("cred"):
+        return []  # "user / password" after "credentials" or "creds"
     start, end = m.span("v")
     opened = start
     while start < end and raw[start] in _OPENERS:
