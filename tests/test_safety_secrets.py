@@ -643,6 +643,7 @@ SHORT_KEYS = {
     "camel-pass": f"const dbPass = '{_PASS}';",
     "credentials": f"MY_APP_CREDENTIALS={_PASS}",
     "creds": f"DB_CREDS={_PASS}",
+    "secret-string": f'{{"Name": "prod/db", "SecretString": "{_PASS}", "VersionStages": ["AWSCURRENT"]}}',
     "rails-secret-key-base": "production:\n  secret_key_base: " + "b1360aff9a194d9db49610f59d9deaa05f0feb170f36557c3cd780672bd973be" * 2,
     "redis-cli": f"redis-cli -h cache.acme.io -a {_PASS} ping",
     "kubeadm-join": "kubeadm join 10.0.0.5:6443 --token 9a08jv.c0izixklcxtmnze7 --discovery-token-ca-cert-hash sha256:ab",

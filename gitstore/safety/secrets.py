@@ -632,7 +632,7 @@ _ASSIGNED = (
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth", "pass", "pwd",
-                 "pw", "credentials", "creds", "secret_key_base", "secretid", "secret_id")
+                 "pw", "credentials", "creds", "secret_key_base", "secretid", "secret_id", "secretstring")
 )
 # Words that end many other words (``compass``, ``bypass``, ``oauth``): a key only when they stand
 # alone or end a key after a separator or as a CamelCase word (``DB_PASS``, ``dbPass``, ``_auth``).
