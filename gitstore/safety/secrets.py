@@ -1181,7 +1181,7 @@ def command_password_hits(text: Text) -> Iterator[Hit]:
                 yield Hit(m.start(group), m.end(group), "command-password", 3)
 
 
-def _command_ends(command: re.Pattern[str], low: str) -> list[int]:
+def _command_ends(command: lazy.Pattern, low: str) -> list[int]:
     """Where each of LOW's matches of COMMAND ends that starts a word (no letter, digit, ``_``,
     ``.`` or ``-`` before it). The pattern opens with the command's name, not with a look
     behind, so that the engine searches for its letters: a look behind first is tried at every
