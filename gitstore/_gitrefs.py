@@ -13,17 +13,21 @@ import os
 
 TYPE_CHECKING = False  # the hook imports this module: nothing more than it needs
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 _HEX = b"0123456789abcdef"
 _LARGEST = 4096  # bytes of a loose ref read: an id and a newline, or ``ref: `` and a name
 
 
-def loose_refs(folder: str, prefix: str, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, bytes | None]]:
+def loose_refs(folder: str, prefix: str, skip: tuple[str, ...] = (),
+               walked: Callable[[str], object] | None = None) -> Iterator[tuple[str, bytes | None]]:
     """(name, bytes) of every file under ``folder``, whose names start with ``prefix``; the
     bytes are None when the file cannot be read (deleted meanwhile). A folder that is not
     there (yet, or any more) holds none; nor does one whose refs' names start with one of
-    ``skip`` (such as ``refs/memory/sync/``), which is not walked."""
+    ``skip`` (such as ``refs/memory/sync/``), which is not walked. ``walked`` is told each
+    folder's path before it is listed (``folder`` first, even when it is not there)."""
+    if walked is not None:
+        walked(folder)
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -31,7 +35,7 @@ def loose_refs(folder: str, prefix: str, skip: tuple[str, ...] = ()) -> Iterator
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             if f"{prefix}{entry.name}/" not in skip:
-                yield from loose_refs(entry.path, f"{prefix}{entry.name}/", skip)
+                yield from loose_refs(entry.path, f"{prefix}{entry.name}/", skip, walked)
         elif entry.is_file(follow_symlinks=False):
             try:
                 fd = os.open(entry.path, os.O_RDONLY)

@@ -6,6 +6,7 @@ judge."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,81 @@ def test_the_recall_fingerprint_moves_with_a_reftable(tmp_path: Path) -> None:
     assert before != first != second and set(before) < set(first)
     moved = heads.git_refs(["f", "v", "s", "c", "policy none", f"{gitdir}\n" + "\n".join(first)])
     assert moved != heads.git_refs(["f", "v", "s", "c", "policy none", f"{gitdir}\n" + "\n".join(second)])
+
+
+def _settle() -> None:
+    """Wait until the refs' folders changed long enough ago for a listing of them to be kept."""
+    time.sleep(_gitdirs.SETTLED_NS / 1e9 + 0.05)
+
+
+def _walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The prefixes whose loose ref files are walked and read from now on."""
+    walked: list[str] = []
+    loose = _gitdirs._loose_ids
+
+    def counted(folder: str, prefix: str, *args: Any) -> Any:
+        walked.append(prefix)
+        return loose(folder, prefix, *args)
+
+    monkeypatch.setattr(_gitdirs, "_loose_ids", counted)
+    return walked
+
+
+def _as_git_says(repo: Path, opened: pygit2.Repository, prefix: str) -> None:
+    said = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix).split("\n")
+    assert {name: str(oid) for name, oid in ref_targets(opened, prefix).items()} == \
+        dict(line.split(" ") for line in said if line)
+    assert ref_names(opened, prefix) == git_lists(repo, prefix)
+
+
+def test_a_listing_kept_is_handed_on_until_a_ref_moves_is_added_deleted_or_packed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While ``listings_kept`` holds (a sync), memory's refs are listed once and handed on, a
+    narrower prefix taken from a wider one's listing; any ref written since (git renames a
+    lock into place), deleted or packed is seen by the next listing, as without it."""
+    repo = mixed(tmp_path)
+    opened = pygit2.Repository(str(repo))
+    head, first = (git(repo, "rev-parse", rev).strip() for rev in ("HEAD", "HEAD~1"))
+    _settle()
+    walked = _walks(monkeypatch)
+    with _gitdirs.listings_kept():
+        _as_git_says(repo, opened, PREFIX)
+        assert walked == [PREFIX]
+        _as_git_says(repo, opened, PREFIX)
+        _as_git_says(repo, opened, PREFIX + "remotes/")
+        _as_git_says(repo, opened, PREFIX + "records/shared/")
+        assert walked == [PREFIX], "listed again though nothing moved"
+        changes = [("update-ref", PREFIX + "records/shared/w1", first),  # moved
+                   ("update-ref", PREFIX + "remotes/origin/records/shared/w7", head),  # added in a folder of its own
+                   ("update-ref", PREFIX + "records/shared/w8", head),  # added beside others
+                   ("update-ref", "-d", PREFIX + "records/local/w9"),  # a loose one deleted
+                   ("update-ref", "-d", PREFIX + "payloads/shared/w1"),  # a packed one deleted
+                   ("pack-refs", "--all")]
+        for change in changes:
+            _settle()  # the listing before it was kept
+            git(repo, *change)
+            _as_git_says(repo, opened, PREFIX + "remotes/")
+            _as_git_says(repo, opened, PREFIX)
+            _as_git_says(repo, opened, PREFIX + "records/shared/")
+        assert PREFIX + "records/shared/w8" in ref_names(opened, PREFIX)
+    assert _gitdirs._kept is None
+    walked.clear()
+    ref_names(opened, PREFIX)
+    ref_names(opened, PREFIX)
+    assert walked == [PREFIX, PREFIX], "kept outside a sync"
+
+
+def test_a_listing_taken_just_after_a_ref_moved_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system's clock moves in ticks: a ref moved in the tick a listing saw may leave its
+    folder's times as they were, so a listing of a folder changed that recently is taken again."""
+    repo = mixed(tmp_path)
+    opened = pygit2.Repository(str(repo))
+    walked = _walks(monkeypatch)
+    with _gitdirs.listings_kept():
+        git(repo, "update-ref", PREFIX + "records/shared/w8", "HEAD")
+        expected = git_lists(repo, PREFIX)
+        assert ref_names(opened, PREFIX) == ref_names(opened, PREFIX) == expected
+        assert walked == [PREFIX, PREFIX]
+        _settle()
+        assert ref_names(opened, PREFIX) == ref_names(opened, PREFIX) == expected
+        assert walked == [PREFIX, PREFIX, PREFIX]

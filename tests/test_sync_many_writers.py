@@ -5,8 +5,11 @@ ten times one among 100."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +17,9 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import entries_for
 from gitstore.context import Context
 from gitstore.ops.setup import init
-from gitstore.providers import Batch
+from gitstore.providers import Batch, _gitdirs
 from gitstore.providers.git import GitProvider
+from gitstore.sync import remote as remote_sync
 from gitstore.sync.remote import sync
 
 from .conftest import build_once, git
@@ -100,3 +104,56 @@ def test_the_first_read_after_a_plain_fetch_reads_every_tip_as_often_among_three
 
     counted = _reads_of_every_tip(remotes, tmp_path, monkeypatch, fetched, _texts)
     assert counted[3] == counted[9], counted
+
+
+def _settled_clone(bare: Path, where: Path) -> Path:
+    """A clone synced once, whose refs' folders changed long enough ago for a listing of them
+    to be handed on (``_gitdirs.listings_kept``)."""
+    _synced(_clone(bare, where))
+    time.sleep(_gitdirs.SETTLED_NS / 1e9 + 0.05)
+    return where
+
+
+def test_an_idle_sync_reads_each_ref_file_a_few_times_not_once_a_pass(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An idle sync passes over every writer's refs some ten times (what to drop, what to admit,
+    what the notes say, what is unheld...); each pass read every loose ref file again, some 39
+    reads a writer. A listing is handed on while nothing it read changed."""
+    reads = [0]
+    walk = _gitdirs.loose_refs
+
+    def counted(*args: Any, **kwargs: Any) -> Iterator[tuple[str, bytes | None]]:
+        for found in walk(*args, **kwargs):
+            reads[0] += 1
+            yield found
+
+    monkeypatch.setattr(_gitdirs, "loose_refs", counted)
+    writers = max(TEAMS)
+    clone = _settled_clone(remotes[writers], tmp_path / "clone")
+    reads[0] = 0
+    report = sync(str(clone))
+    assert report.status == "no-update", report.line
+    # 8 reads a writer: its records and payload refs fetched, held by the fetch and anchored, the
+    # fetched ones again for the store's listing of every memory ref
+    assert reads[0] <= 12 * writers, reads[0]
+
+
+def test_a_writer_appending_while_a_sync_runs_is_seen_by_what_the_sync_reads_after(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another work tree of the clone appends as a writer of its own while a sync runs, after
+    the sync listed memory's refs: the push that sync makes sends it, as it sends every id of
+    the clone's whose records the remote lacks."""
+    bare = tmp_path / "remote.git"
+    shutil.copytree(remotes[min(TEAMS)], bare)
+    clone = _settled_clone(bare, tmp_path / "clone")
+    carry = remote_sync._carry
+
+    def appended_first(*args: Any) -> Any:
+        GitProvider(clone, "wother").append(Batch("shared", tuple(entries_for([R.event("mid-sync", episode="m")]))))
+        return carry(*args)
+
+    monkeypatch.setattr(remote_sync, "_carry", appended_first)
+    report = sync(str(clone))
+    assert report.status == "ok", report.line
+    ref = "refs/memory/v1/records/shared/wother"
+    assert git(bare, "rev-parse", ref) == git(clone, "rev-parse", ref), report.line

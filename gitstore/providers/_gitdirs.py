@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
@@ -98,11 +100,10 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     root = _common(repo)
     if os.path.isdir(os.path.join(root, "reftable")):  # ``git refs migrate`` may convert a repository in place
         return sorted(name for name in repo.references if name.startswith(prefix))
-    # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
-    # deletes the loose files, so a ref it moves is in one or the other, never in neither
-    names = set(_loose_ids(os.path.join(root, prefix), prefix))
-    names.update(_packed_refs(os.path.join(root, "packed-refs"), prefix))
-    return sorted(name for name in names if _valid(name))
+    listing = _listed(root, prefix)
+    if listing.names is None:
+        listing.names = sorted(name for name in listing.ids if _valid(name))
+    return list(listing.names)
 
 
 def ref_targets(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
@@ -120,8 +121,11 @@ def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None
     if os.path.isdir(os.path.join(root, "reftable")):
         targets = {name: repo.references[name].target for name in ref_names(repo, prefix)}
         return {name: target if isinstance(target, pygit2.Oid) else None for name, target in targets.items()}
-    return {name: pygit2.Oid(hex=hexid.decode("ascii")) if hexid is not None else None
-            for name, hexid in sorted(_file_ids(root, prefix).items()) if _valid(name)}
+    listing = _listed(root, prefix)
+    if listing.oids is None:
+        listing.oids = {name: pygit2.Oid(hex=hexid.decode("ascii")) if hexid is not None else None
+                        for name, hexid in sorted(listing.ids.items()) if _valid(name)}
+    return dict(listing.oids)
 
 
 def odd_refs(repo: pygit2.Repository, prefix: str) -> dict[str, bytes | None]:
@@ -134,14 +138,111 @@ def odd_refs(repo: pygit2.Repository, prefix: str) -> dict[str, bytes | None]:
     root = _common(repo)
     if os.path.isdir(os.path.join(root, "reftable")):
         return {}
-    return {name: hexid for name, hexid in sorted(_file_ids(root, prefix).items()) if not _valid(name)}
+    return {name: hexid for name, hexid in sorted(_listed(root, prefix).ids.items()) if not _valid(name)}
 
 
-def _file_ids(root: str, prefix: str) -> dict[str, bytes | None]:
-    """Name -> hexadecimal id (None: symbolic) of every ref under ``prefix`` in the files of the
-    common folder ``root``, loose ones over packed ones, as git takes them (see ``ref_names``)."""
-    loose = _loose_ids(os.path.join(root, prefix), prefix)  # first, as in ``ref_names``
-    return {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
+class _Listing:
+    """The refs under a prefix in the files of a common folder (``_listed``), and what was
+    worked out of them."""
+
+    __slots__ = ("stamps", "ids", "names", "oids")
+
+    def __init__(self, stamps: tuple[tuple[str, tuple[int, int, int, int] | None], ...],
+                 ids: dict[str, bytes | None]) -> None:
+        self.stamps = stamps  # (path, its stamp taken before it was read) of each folder walked, then packed-refs
+        self.ids = ids  # name -> hexadecimal id (None: symbolic), loose ones over packed ones
+        self.names: list[str] | None = None  # see ref_names
+        self.oids: dict[str, pygit2.Oid | None] | None = None  # see ref_ids
+
+
+# Listings kept while ``listings_kept`` holds: (common folder, prefix) -> the listing, taken
+# again once a folder it walked or ``packed-refs`` changed (None: none is kept)
+_kept: dict[tuple[str, str], _Listing] | None = None
+SETTLED_NS = 100_000_000  # how old a change must be before a listing that saw it is kept
+SETTLED_WHOLE_NS = 3_000_000_000  # the same where a file system keeps times in whole seconds (or two)
+
+
+@contextmanager
+def listings_kept() -> Iterator[None]:
+    """While this holds, a listing of the refs under a prefix (``ref_names``, ``ref_ids``,
+    ``odd_refs``) is taken once and handed on to every later one, as long as nothing it
+    read changed: every folder it walked and ``packed-refs`` are stat'ed again, and any
+    difference (identity, size, modified or changed time) takes the listing again. git and
+    libgit2 write a ref by renaming its lock file into place, which changes its folder's
+    times; a deleted packed ref rewrites ``packed-refs``. A listing taken while a folder it
+    read had changed within ``SETTLED_NS`` is not kept: a file system's clock moves in ticks,
+    and a change in the same tick as the one seen would leave the times as they were. A
+    sync holds it (its passes over every writer's refs: seven of them once read every loose
+    ref file again); held already, it changes nothing."""
+    global _kept
+    if _kept is not None:
+        yield
+        return
+    _kept = {}
+    try:
+        yield
+    finally:
+        _kept = None
+
+
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """What tells that a folder's entries (or a file) changed: identity, size, times (None: not there)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def _settled(stamps: tuple[tuple[str, tuple[int, int, int, int] | None], ...], start: int) -> bool:
+    """Whether every change the stamps show was made long enough before ``start`` (the clock
+    read before the first of them was taken) that a later one cannot leave them as they are."""
+    for _, stamp in stamps:
+        if stamp is None:
+            continue
+        whole = stamp[2] % 1_000_000_000 == 0 and stamp[3] % 1_000_000_000 == 0
+        if max(stamp[2], stamp[3]) >= start - (SETTLED_WHOLE_NS if whole else SETTLED_NS):
+            return False
+    return True
+
+
+def _unchanged(listing: _Listing) -> bool:
+    """Whether nothing a kept listing read changed since (``listings_kept``)."""
+    return all(_stamp(path) == stamp for path, stamp in listing.stamps)
+
+
+def _listed(root: str, prefix: str) -> _Listing:
+    """The refs under ``prefix`` in the files of the common folder ``root``, loose ones over
+    packed ones, as git takes them (see ``ref_names``): kept while ``listings_kept`` holds,
+    and taken again whenever what it read changed."""
+    kept, key = _kept, (root, prefix)
+    if kept is not None:
+        # this prefix's own, else one kept for a prefix holding it, which has its refs too (the
+        # folders it walked hold this one's); one that anything it read changed since goes
+        for (under, wider) in sorted((k for k in kept if k[0] == root and prefix.startswith(k[1])),
+                                     key=lambda k: -len(k[1])):
+            found = kept[(under, wider)]
+            if not _unchanged(found):
+                del kept[(under, wider)]
+            elif wider == prefix:
+                return found
+            else:
+                listing = kept[key] = _Listing(found.stamps, {name: hexid for name, hexid in found.ids.items()
+                                                              if name.startswith(prefix)})
+                return listing
+    start = time.time_ns()
+    stamps: list[tuple[str, tuple[int, int, int, int] | None]] = []
+    walked = None if kept is None else (lambda folder: stamps.append((folder, _stamp(folder))))
+    # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
+    # deletes the loose files, so a ref it moves is in one or the other, never in neither
+    loose = _loose_ids(os.path.join(root, prefix), prefix, walked)
+    packed = os.path.join(root, "packed-refs")
+    if kept is not None:
+        stamps.append((packed, _stamp(packed)))
+    listing = _Listing(tuple(stamps), {**_packed_refs(packed, prefix), **loose})
+    if kept is not None and _settled(listing.stamps, start):
+        kept[key] = listing
+    return listing
 
 
 def may_nest(repo: pygit2.Repository, prefix: str) -> bool:
@@ -271,11 +372,11 @@ def _common(repo: pygit2.Repository) -> str:
     return root
 
 
-def _loose_ids(folder: str, prefix: str) -> dict[str, bytes | None]:
+def _loose_ids(folder: str, prefix: str, walked: Callable[[str], object] | None = None) -> dict[str, bytes | None]:
     """Name -> hexadecimal id of the loose refs under ``folder`` (whose names start ``prefix``);
-    None for a symbolic one (``ref: NAME``)."""
+    None for a symbolic one (``ref: NAME``). ``walked``: see ``loose_refs``."""
     found: dict[str, bytes | None] = {}
-    for name, content in loose_refs(folder, prefix):
+    for name, content in loose_refs(folder, prefix, walked=walked):
         # a ``.lock`` file is a ref being written: git renames it into place when done
         if content is not None and not name.endswith(".lock") and _LOOSE_REF.fullmatch(content):
             hexid = content.split(None, 1)[0]

@@ -115,8 +115,8 @@ from gitstore.providers._names import fetch_refspecs
 from gitstore.providers._admit import (ANCHORS, PREFIXED, Admissions, Fork, kept_text, kept_text_line,
                                        parted_line)
 from gitstore.providers._gitdirs import (STALE_LOCK_SECONDS, clear_stale_lock, clear_stale_ref_locks, common_dir,
-                                        complaint, git_env, lock_in_way, may_nest, ref_names, ref_targets,
-                                        state_dir)
+                                        complaint, git_env, listings_kept, lock_in_way, may_nest, ref_names,
+                                        ref_targets, state_dir)
 from gitstore.providers._names import QUARANTINE, fetched_line, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._tips import never_logged, note_made, take_up, tips_log, wrote_as
@@ -334,7 +334,13 @@ class SyncReport:
 
 def sync(start: str, remote: str = "origin", put_back: bool = False) -> SyncReport:
     """Fetch, verify and admit every writer's shared refs from ``remote``, then push this
-    writer's own; see the module's documentation."""
+    writer's own; see the module's documentation. Its passes over every writer's refs hand
+    one listing on while nothing changed it (``listings_kept``)."""
+    with listings_kept():
+        return _sync(start, remote, put_back)
+
+
+def _sync(start: str, remote: str, put_back: bool) -> SyncReport:
     ctx = Context.open(start)
     provider = ctx.store.provider
     if not isinstance(provider, GitProvider):
