@@ -5,6 +5,7 @@ judge."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -295,3 +296,23 @@ def test_a_listing_taken_just_after_a_ref_moved_is_not_kept(tmp_path: Path, monk
         _settle()
         assert ref_names(opened, PREFIX) == ref_names(opened, PREFIX) == expected
         assert walked == [PREFIX, PREFIX, PREFIX]
+
+
+def test_a_store_reading_again_reads_each_ref_where_it_is_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store hands the refs it found in one pass on to the next while the listing reads the
+    same refs at the same tips (``GitProvider._refs``): another writer's append in the same
+    repository between two reads is read, in a sync's kept listings as outside them."""
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "root")
+    reader, other = GitProvider(repo, "w1"), GitProvider(repo, "w2")
+    first = other.append(batch(R.event("e1", text="one")))
+    for kept in (False, True):
+        with _gitdirs.listings_kept() if kept else contextlib.nullcontext():
+            _settle()
+            before = {s.digest for s in reader.read()}
+            assert set(first.added) <= before
+            more = other.append(batch(R.event(f"e2-{kept}", text="two")))
+            assert {s.digest for s in reader.read()} == before | set(more.added)
+            _settle()
+            assert {s.digest for s in reader.read()} == before | set(more.added)

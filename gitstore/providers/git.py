@@ -73,8 +73,8 @@ from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
 from gitstore.providers._unheld import Unheld, unheld
 from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, STALE_LOCK_SECONDS, alternates,
-                                        clear_stale_lock, common_dir, is_broken, open_local, ref_names, run_git,
-                                        state_dir)
+                                        clear_stale_lock, common_dir, is_broken, open_local, ref_ids, ref_names,
+                                        run_git, state_dir)
 from gitstore.providers._holds import CONTEXT as HOLDS
 from gitstore.providers._holds import Filter
 from gitstore.providers._holds import made as made_filter
@@ -210,6 +210,8 @@ class RefInfo:
     repo: pygit2.Repository = field(compare=False, hash=False, repr=False)
     misplaced: bool = False  # a local ref in the repository itself, where a push can send it
     parted: bool = False  # a fetched writer's history its ref parted from (``_names.parted_ref``), read beside it
+    # the tip the listing that found it read (None: not read, or not an object id: asked of git)
+    listed: pygit2.Oid | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def fetched(self) -> bool:
@@ -225,32 +227,50 @@ def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = Non
 
 def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[RefInfo]:
     """``discover_refs`` with the local namespace's repository as given (None: there is none)."""
+    return _refs_listed(repo, local, *_listings(repo, local))[0]
+
+
+def _listings(repo: pygit2.Repository, local: pygit2.Repository | None) -> tuple[
+        dict[str, pygit2.Oid | None], dict[str, pygit2.Oid | None]]:
+    """What ``refs_in`` reads: the repository's memory refs and the local namespace's records
+    refs, each with its tip (``ref_ids``)."""
+    return ref_ids(repo, PREFIX), ref_ids(local, PREFIX + "records/local/") if local is not None else {}
+
+
+def _refs_listed(repo: pygit2.Repository, local: pygit2.Repository | None, ids: dict[str, pygit2.Oid | None],
+                 local_ids: dict[str, pygit2.Oid | None]) -> tuple[list[RefInfo], bool]:
+    """``refs_in`` from its listings (``_listings``), and whether it asked this clone's state
+    whether a local ref found in the repository itself is its own (``this_clones``)."""
     found = []
-    kept = set(ref_names(local, PREFIX + "records/local/")) if local is not None else set()
-    for name in ref_names(repo, PREFIX):
+    asked, kept = False, set(local_ids)
+    for name, tip in ids.items():
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
-            if ns == "local" and not this_clones(repo, name, kept):  # another clone's, pushed and fetched: not read
-                continue
-            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
+            if ns == "local":
+                asked = True
+                if not this_clones(repo, name, kept):  # another clone's, pushed and fetched: not read
+                    continue
+            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local",
+                                 listed=tip))
         elif (line := fetched_line(name)) is not None:
-            found.append(_fetched_info(name, line, repo))
+            found.append(_fetched_info(name, line, repo, tip))
     if local is not None:
         prefix = PREFIX + "records/local/"
-        for name in sorted(kept):
+        for name, tip in sorted(local_ids.items()):
             writer = name[len(prefix):]
             if WRITER_PATTERN.match(writer):
-                found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local))
-    return found
+                found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local, listed=tip))
+    return found, asked
 
 
-def _fetched_info(name: str, line: tuple[str, str, bool], repo: pygit2.Repository) -> RefInfo:
+def _fetched_info(name: str, line: tuple[str, str, bool], repo: pygit2.Repository,
+                  listed: pygit2.Oid | None = None) -> RefInfo:
     """A fetched writer's records ref, read with the writer's fetched payload snapshot, or a
     parted history of it (``fetched_line``), read with the snapshot kept when the writer's ref
     parted from it (``snapshot_of``)."""
     _, writer, parted = line
-    return RefInfo(name, "shared", writer, snapshot_of(name), repo, parted=parted)
+    return RefInfo(name, "shared", writer, snapshot_of(name), repo, parted=parted, listed=listed)
 
 
 def records_state(tips: Iterable[pygit2.Oid]) -> str:
@@ -357,6 +377,8 @@ class GitProvider:
         self._filters: dict[str, Filter | None] = {}  # see _may_hold
         self._own_writers: dict[str, bool] = {}  # see wrote_as
         self._cut: tuple[tuple[int, int] | None, set[str]] = (None, set())  # see _cut_refs
+        # the listings ``_refs`` read last, and the refs it found in them
+        self._listed: tuple[dict[str, pygit2.Oid | None], dict[str, pygit2.Oid | None], tuple[RefInfo, ...]] | None = None
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -400,7 +422,12 @@ class GitProvider:
         until the next sync puts the ref back: a writer's memory once read is kept), parted
         histories of fetched writers among them (their ref is made when the admission is saved)."""
         self._open_local()
-        found = refs_in(self.repo, self._local)
+        ids, local_ids = _listings(self.repo, self._local)
+        if self._listed is not None and self._listed[0] == ids and self._listed[1] == local_ids:
+            found = list(self._listed[2])  # the same refs at the same tips as the pass before
+        else:
+            found, asked = _refs_listed(self.repo, self._local, ids, local_ids)
+            self._listed = None if asked else (ids, local_ids, tuple(found))  # the state may say otherwise next time
         present = {info.name for info in found}
         for name in self._admissions.known(PREFIX + "remotes/"):
             if name in present:  # the usual case: checked by name first, however many writers
@@ -416,7 +443,7 @@ class GitProvider:
         pruning fetch deleted) the tip admitted last, if any (a refused history's verified
         prefix: the commits before the first that fails): what a plain fetch brings never
         takes away what was read before."""
-        target = self._target(info.repo, info.name)
+        target = self._listed_tip(info)
         if not info.fetched or (target is not None and self._admit(info, target).admitted):
             return target
         if info.name in self._quarantine and names_cut(self._quarantine[info.name].problem):
@@ -1183,6 +1210,10 @@ class GitProvider:
         except KeyError:
             return None
 
+    def _listed_tip(self, info: RefInfo) -> pygit2.Oid | None:
+        """A ref's tip as the listing that found it read it (``ref_ids``), else as git reads it now."""
+        return info.listed if info.listed is not None else self._target(info.repo, info.name)
+
     def _tips(self) -> list[tuple[RefInfo, pygit2.Oid]]:
         """Every records ref the store reads, with its tip. This clone's own refs fail closed:
         a tip that is not a commit, or that lost an acknowledged append, raises IntegrityError
@@ -1255,7 +1286,7 @@ class GitProvider:
         found = []
         with readable("the fetched refs"):
             for info in self._refs():
-                target = self._target(info.repo, info.name)
+                target = self._listed_tip(info)
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target))
         self._admissions.save(self.repo)
