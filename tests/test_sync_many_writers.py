@@ -157,3 +157,26 @@ def test_a_writer_appending_while_a_sync_runs_is_seen_by_what_the_sync_reads_aft
     assert report.status == "ok", report.line
     ref = "refs/memory/v1/records/shared/wother"
     assert git(bare, "rev-parse", ref) == git(clone, "rev-parse", ref), report.line
+
+
+def test_an_idle_sync_asks_whether_history_was_cut_once_a_pass_not_once_a_writer(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a shallow fetch cut a writer's history short is read once for each pass over the
+    refs (after they were listed), not once for each writer's ref admitted."""
+    from gitstore.providers import git as provider_git
+
+    asked = [0]
+    state = provider_git.shallow_state
+
+    def counted(*args: Any) -> Any:
+        asked[0] += 1
+        return state(*args)
+
+    monkeypatch.setattr(provider_git, "shallow_state", counted)
+    found = {}
+    for writers, bare in remotes.items():
+        clone = _settled_clone(bare, tmp_path / f"clone-{writers}")
+        asked[0] = 0
+        assert sync(str(clone)).status == "no-update"
+        found[writers] = asked[0]
+    assert found[min(TEAMS)] == found[max(TEAMS)], found

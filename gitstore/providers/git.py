@@ -432,19 +432,20 @@ class GitProvider:
         for name in self._admissions.known(PREFIX + "remotes/"):
             if name in present:  # the usual case: checked by name first, however many writers
                 continue
-            line, base = fetched_line(name), self._admissions.base(name)
-            if line is None or not WRITER_PATTERN.match(line[1]) or base is None or base not in self.repo:
+            line = fetched_line(name)  # None for a payload snapshot's, as many as the writers: asked first
+            if line is None or not WRITER_PATTERN.match(line[1]) or (base := self._admissions.base(name)) is None \
+                    or base not in self.repo:
                 continue
             found.append(_fetched_info(name, line, self.repo))
         return found
 
-    def _fetched_target(self, info: RefInfo) -> pygit2.Oid | None:
+    def _fetched_target(self, info: RefInfo, cut: AbstractSet[str] | None = None) -> pygit2.Oid | None:
         """Where a records ref is read: its tip, or for a fetched one refused there (or that a
         pruning fetch deleted) the tip admitted last, if any (a refused history's verified
         prefix: the commits before the first that fails): what a plain fetch brings never
-        takes away what was read before."""
+        takes away what was read before. ``cut``: see ``_admit``."""
         target = self._listed_tip(info)
-        if not info.fetched or (target is not None and self._admit(info, target).admitted):
+        if not info.fetched or (target is not None and self._admit(info, target, cut).admitted):
             return target
         if info.name in self._quarantine and names_cut(self._quarantine[info.name].problem):
             return None  # the history admitted before is cut short too: nothing of it is read whole
@@ -1223,8 +1224,9 @@ class GitProvider:
         tips = []
         parted = self._admissions.parted_now
         infos = self._refs()
+        cut = self._cut_refs()  # once a pass, after the refs were listed
         for info in infos:
-            target = self._fetched_target(info)
+            target = self._fetched_target(info, cut)
             if target is not None and not info.fetched and (info.name, target) not in self._sound:
                 self._refuse_cut(info)
                 # the log is read before the ref: an append acknowledged by then is in the ref read after
@@ -1249,11 +1251,14 @@ class GitProvider:
         names explains is damage), and stores again a record only a parted history holds."""
         return [(info, tip) for info, tip in self._tips() if not info.parted]
 
-    def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
+    def _admit(self, info: RefInfo, target: pygit2.Oid, cut: AbstractSet[str] | None = None) -> Admission:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
         a ref whose history fails is quarantined and named by ``quarantined``, and read only up
-        to the commit before the first that fails (``Admissions.check``; ``_fetched_target``)."""
-        if info.repo is self.repo and info.name in self._cut_refs():  # judged again once whole: never remembered
+        to the commit before the first that fails (``Admissions.check``; ``_fetched_target``).
+        ``cut``: the refs a shallow fetch cut short (``_cut_refs``) as a pass over every ref
+        read them once, after listing them (None: read now)."""
+        cut = self._cut_refs() if cut is None else cut
+        if info.repo is self.repo and info.name in cut:  # judged again once whole: never remembered
             may_mend = unmended_tips(self.repo).get(info.name) != str(target)  # no sync tried at this tip
             admission = Admission(info.name, str(target), SHALLOW if may_mend else unmended(info.name))
         else:
@@ -1285,10 +1290,12 @@ class GitProvider:
         where each stands (what ``gitstore sync`` calls after fetching; reads do it anyway)."""
         found = []
         with readable("the fetched refs"):
-            for info in self._refs():
+            infos = self._refs()
+            cut = self._cut_refs()  # once a pass, after the refs were listed
+            for info in infos:
                 target = self._listed_tip(info)
                 if info.fetched and target is not None:
-                    found.append(self._admit(info, target))
+                    found.append(self._admit(info, target, cut))
         self._admissions.save(self.repo)
         return found
 
