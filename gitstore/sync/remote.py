@@ -1414,7 +1414,9 @@ def drop_other_repositories(repo: pygit2.Repository, state: Path, scope: str, ke
         return []
     spaces = (f"{PREFIX}remotes/", ANCHORS, QUARANTINE, INCOMING)
     admissions = Admissions(state)
-    held = {ref[len(space):].split("/", 1)[0] for space in spaces for ref in ref_names(repo, space)}
+    # one listing of every memory ref, which a sync hands on to its later ones (``listings_kept``)
+    held = {ref[len(space):].split("/", 1)[0] for ref in ref_names(repo, "refs/memory/") for space in spaces
+            if ref.startswith(space)}
     held.update(ref[len(spaces[0]):].split("/", 1)[0] for ref in admissions.known(spaces[0]))
     others = {name: theirs for name in sorted(filter(None, repo.remotes.names()))
               if name in held and (theirs := other_repository(repo, name, scope, kept)) is not None}
