@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 
 from gitstore.conformance import _records as R
@@ -178,4 +179,26 @@ def test_an_idle_sync_asks_whether_history_was_cut_once_a_pass_not_once_a_writer
         asked[0] = 0
         assert sync(str(clone)).status == "no-update"
         found[writers] = asked[0]
+    assert found[min(TEAMS)] == found[max(TEAMS)], found
+
+
+def test_an_idle_sync_looks_refs_up_one_by_one_as_often_among_three_writers_as_among_nine(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the fetched refs stand against the tips admitted last, which anchors hold those
+    tips, and whether a ref arrived as it was admitted is held in quarantine are each read from
+    one listing of the refs, not asked of git ref by ref (each lookup reads the ref's file)."""
+    looked = [0]
+    lookup = pygit2.references.References.__getitem__
+
+    def counted(self: Any, name: str) -> Any:
+        looked[0] += 1
+        return lookup(self, name)
+
+    monkeypatch.setattr(pygit2.references.References, "__getitem__", counted)
+    found = {}
+    for writers, bare in remotes.items():
+        clone = _settled_clone(bare, tmp_path / f"clone-{writers}")
+        looked[0] = 0
+        assert sync(str(clone)).status == "no-update"
+        found[writers] = looked[0]
     assert found[min(TEAMS)] == found[max(TEAMS)], found

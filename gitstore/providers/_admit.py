@@ -70,6 +70,7 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._shown import one_line
+from gitstore.providers._gitdirs import ref_targets
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, shown_in, shown_ref, snapshot_of
 from gitstore.providers._packs import Database
@@ -412,10 +413,11 @@ class Admissions:
         for ref in sorted(self._let_go):
             _drop_ref(repo, ref)
         self._let_go.clear()
+        anchored = ref_targets(repo, ANCHORS)  # one listing, not a lookup a writer
         for ref, base in bases.items():
             anchor = ref if kept_here(ref) else anchor_ref(ref)  # a parted history's refs: their own anchors
             try:
-                if repo.references[anchor].target == base:
+                if (anchored.get(anchor) if anchor in anchored else repo.references[anchor].target) == base:
                     continue
             except (KeyError, pygit2.GitError, ValueError):
                 pass

@@ -1079,8 +1079,9 @@ class _Admitting:
         moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
         for kind in KINDS:
             prefix = f"{PREFIX}remotes/{self.remote}/{kind}/shared/"
+            tips = ref_targets(self.repo, prefix)  # one listing, not a lookup a writer
             for ref, base in sorted(self._admissions.bases(prefix).items()):
-                tip = ref_tip(self.repo, ref)
+                tip = tips.get(ref)
                 if tip == base or base not in self.repo:
                     continue
                 if tip is None:
@@ -1215,12 +1216,15 @@ class _Admitting:
             if kind == "payloads" else None
         owes: dict[str, int] = {}  # writer -> payloads its snapshot is read with, kept, that it lacks
         still_held: set[str] = set()  # writers whose verified prefix moves in while the rest stays held
+        # the refs held in quarantine, listed once: only a sync, under its lock, writes them
+        holding = set(ref_names(self.repo, f"{QUARANTINE}{self.remote}/{kind}/"))
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
             if tip == before and self._admissions.base(self.fetched_ref(kind, writer)) in (None, tip):
                 # where a plain fetch put a ref, unchecked, it is checked
-                self.refusals.release(self.repo, held)
+                if held in holding or held in self.refusals.known_refs:
+                    self.refusals.release(self.repo, held)
                 if self._admissions.owes(self.fetched_ref(kind, writer)):  # the remote's holds the kept text now
                     self._admissions.admitted(self.fetched_ref(kind, writer), tip, None)
                 continue
