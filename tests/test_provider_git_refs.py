@@ -316,3 +316,36 @@ def test_a_store_reading_again_reads_each_ref_where_it_is_now(tmp_path: Path, mo
             assert {s.digest for s in reader.read()} == before | set(more.added)
             _settle()
             assert {s.digest for s in reader.read()} == before | set(more.added)
+
+
+def test_a_state_file_parsed_while_listings_are_kept_is_parsed_again_once_written(tmp_path: Path) -> None:
+    """What ``kept_parse`` made of a file is handed on while the file is as it was: written
+    again by renaming another over it, or in place (same size), it is read again; one written
+    just before it was read is not kept (its stamp could stay the same through another write)."""
+    path = tmp_path / "admitted.json"
+    parsed: list[bytes] = []
+
+    def parse(raw: bytes) -> bytes:
+        parsed.append(raw)
+        return raw
+
+    path.write_bytes(b'{"a": 1}')
+    with _gitdirs.listings_kept():
+        assert _gitdirs.kept_parse(str(path), parse) == b'{"a": 1}'
+        assert _gitdirs.kept_parse(str(path), parse) == b'{"a": 1}' and len(parsed) == 2, "kept though just written"
+        _settle()
+        assert _gitdirs.kept_parse(str(path), parse) == _gitdirs.kept_parse(str(path), parse) and len(parsed) == 3
+        other = tmp_path / "next"
+        other.write_bytes(b'{"b": 2}')
+        os.replace(other, path)
+        assert _gitdirs.kept_parse(str(path), parse) == b'{"b": 2}'
+        _settle()
+        assert _gitdirs.kept_parse(str(path), parse) == b'{"b": 2}' and len(parsed) == 5
+        path.write_bytes(b'{"c": 3}')  # in place, the same size
+        assert _gitdirs.kept_parse(str(path), parse) == b'{"c": 3}'
+        path.unlink()
+        with pytest.raises(OSError):
+            _gitdirs.kept_parse(str(path), parse)
+    path.write_bytes(b"{}")
+    assert _gitdirs.kept_parse(str(path), parse) == _gitdirs.kept_parse(str(path), parse) == b"{}"
+    assert len(parsed) == 8, "kept outside a sync"

@@ -202,3 +202,23 @@ def test_an_idle_sync_looks_refs_up_one_by_one_as_often_among_three_writers_as_a
         assert sync(str(clone)).status == "no-update"
         found[writers] = looked[0]
     assert found[min(TEAMS)] == found[max(TEAMS)], found
+
+
+def test_an_idle_sync_parses_the_admissions_file_once(
+        remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each store and pass a sync opens reads every ref's admission; the file holding them,
+    one entry a ref, is parsed once while nothing writes it, not once for each of them."""
+    from gitstore import _jsontext
+
+    parsed = [0]
+    loads = _jsontext.loads
+
+    def counted(text: Any, **options: Any) -> Any:
+        parsed[0] += '"checks"' in (text if isinstance(text, str) else text.decode("ascii", "replace"))
+        return loads(text, **options)
+
+    monkeypatch.setattr(_jsontext, "loads", counted)
+    clone = _settled_clone(remotes[max(TEAMS)], tmp_path / "clone")
+    parsed[0] = 0
+    assert sync(str(clone)).status == "no-update"
+    assert parsed[0] == 1, parsed

@@ -70,7 +70,7 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._shown import one_line
-from gitstore.providers._gitdirs import ref_targets
+from gitstore.providers._gitdirs import kept_parse, ref_targets
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, shown_in, shown_ref, snapshot_of
 from gitstore.providers._packs import Database
@@ -141,11 +141,14 @@ class Admissions:
         self.parted_now = 0  # parted histories kept by this handle (a read takes them up as it goes)
 
     def _load(self) -> dict[str, dict[str, str | None]]:
+        """The file's entries; while a sync holds its listings, parsed once for every handle it
+        opens while the file stays as it was (``kept_parse``: each handle changes a copy, and
+        replaces an entry rather than changing it)."""
         try:
-            data = _jsontext.loads(self.path.read_text(encoding="ascii"))
+            data = kept_parse(str(self.path), lambda raw: _jsontext.loads(raw.decode("ascii")))
         except (OSError, ValueError):
             return {}
-        return data if isinstance(data, dict) else {}
+        return dict(data) if isinstance(data, dict) else {}
 
     def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None,
               parts: bool | Callable[[], bool] = False) -> Admission:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import pygit2
 
@@ -25,6 +26,7 @@ from gitstore.errors import IntegrityError
 LOCAL = "local"
 SCRATCH = "tmp"
 PENDING = "pending"
+T = TypeVar("T")
 STALE_LOCK_SECONDS = 5.0  # a ref lock git or libgit2 holds for a live process is gone long before
 
 
@@ -158,6 +160,7 @@ class _Listing:
 # Listings kept while ``listings_kept`` holds: (common folder, prefix) -> the listing, taken
 # again once a folder it walked or ``packed-refs`` changed (None: none is kept)
 _kept: dict[tuple[str, str], _Listing] | None = None
+_kept_files: dict[str, tuple[tuple[int, int, int, int], Any]] | None = None  # see kept_parse
 SETTLED_NS = 100_000_000  # how old a change must be before a listing that saw it is kept
 SETTLED_WHOLE_NS = 3_000_000_000  # the same where a file system keeps times in whole seconds (or two)
 
@@ -174,15 +177,37 @@ def listings_kept() -> Iterator[None]:
     and a change in the same tick as the one seen would leave the times as they were. A
     sync holds it (its passes over every writer's refs: seven of them once read every loose
     ref file again); held already, it changes nothing."""
-    global _kept
+    global _kept, _kept_files
     if _kept is not None:
         yield
         return
-    _kept = {}
+    _kept, _kept_files = {}, {}
     try:
         yield
     finally:
-        _kept = None
+        _kept = _kept_files = None
+
+
+def kept_parse(path: str, parse: Callable[[bytes], T]) -> T:
+    """``parse`` of the bytes of the file at ``path`` (OSError when it cannot be read). While
+    ``listings_kept`` holds, what it made is handed on to every later call for that file as long
+    as the file's stamp is the same (identity, size, times: a file written again, in place or by
+    renaming another over it, changes them), except when the file had changed within
+    ``SETTLED_NS`` (see ``listings_kept``). The value is shared: callers copy before changing it."""
+    files = _kept_files
+    if files is None:
+        with open(path, "rb") as file:
+            return parse(file.read())
+    start = time.time_ns()
+    stamp = _stamp(path)
+    found = files.get(path)
+    if found is not None and stamp is not None and found[0] == stamp:
+        return cast(T, found[1])
+    with open(path, "rb") as file:
+        value = parse(file.read())
+    if stamp is not None and _settled(((path, stamp),), start):
+        files[path] = (stamp, value)
+    return value
 
 
 def _stamp(path: str) -> tuple[int, int, int, int] | None:
