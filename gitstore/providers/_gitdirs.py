@@ -244,11 +244,13 @@ def _listed(root: str, prefix: str) -> _Listing:
     if kept is not None:
         # this prefix's own, else one kept for a prefix holding it, which has its refs too (the
         # folders it walked hold this one's); one that anything it read changed since goes
-        for (under, wider) in sorted((k for k in kept if k[0] == root and prefix.startswith(k[1])),
+        for (under, wider) in sorted((k for k in list(kept) if k[0] == root and prefix.startswith(k[1])),
                                      key=lambda k: -len(k[1])):
-            found = kept[(under, wider)]
+            found = kept.get((under, wider))
+            if found is None:
+                continue
             if not _unchanged(found):
-                del kept[(under, wider)]
+                kept.pop((under, wider), None)
             elif wider == prefix:
                 return found
             else:
