@@ -549,6 +549,25 @@ def test_a_killed_sync_leaves_the_clone_readable_and_the_next_completes(team: tu
     assert pygit2.Repository(str(bob.workspace.root)).references.get("refs/memory/quarantine/origin/records/shared/x") is None
 
 
+def test_an_admission_naming_no_ref_git_could_write_is_passed_over(team: tuple) -> None:
+    """``admitted.json`` edited by hand to hold a name git refuses (``bad..name``): sync put
+    that ref back at its tip every time, and git refused it, so every sync failed saying the
+    refs moved and to run it again. Such an entry names no ref, and sync goes on without it."""
+    alice, bob, _, held = team
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    before = verdicts(bob)
+    assert held["learning"]["id"] in before
+    path = Path(bob.workspace.repo.path) / "gitstore" / "admitted.json"
+    entries = json.loads(path.read_text())
+    ref = next(name for name in entries if "/records/shared/" in name)
+    entries[ref.rsplit("/", 1)[0] + "/bad..name"] = entries[ref]
+    path.write_text(json.dumps(entries))
+    result = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert verdicts(bob) == before
+
+
 def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) -> None:
     alice, bob, bare, held = team
     thread = Thread(bob, 9, "900")

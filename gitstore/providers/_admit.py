@@ -269,8 +269,11 @@ class Admissions:
         return gone
 
     def bases(self, prefix: str) -> dict[str, pygit2.Oid]:
-        """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted."""
-        return {ref: base for ref in self._known if ref.startswith(prefix) and (base := self.base(ref)) is not None}
+        """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted.
+        An entry naming no ref git could write (the file edited by hand) is none: sync would put
+        it back, and git refuses the name every time."""
+        return {ref: base for ref in self._known
+                if ref.startswith(prefix) and (base := self.base(ref)) is not None and _valid_name(ref)}
 
     def rewrites(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, parts: bool = False) -> str | None:
         """Why ``tip`` may not be admitted for ``ref``: it does not extend the tip admitted last
@@ -524,6 +527,13 @@ def _with_entries(repo: pygit2.Repository, tree: pygit2.Tree | None,
         elif builder.get(name) is not None:
             builder.remove(name)
     return builder.write()
+
+
+def _valid_name(ref: str) -> bool:
+    try:
+        return pygit2.reference_is_valid_name(ref)
+    except (UnicodeError, ValueError):  # a name that is not UTF-8
+        return False
 
 
 def _drop_ref(repo: pygit2.Repository, ref: str) -> None:
