@@ -134,6 +134,61 @@ API_KEYS = {
                   "atlassian-token"),
     "mapbox": ("sk" + ".eyJ1IjoiYWNtZSIsImEiOiJjbDd4ViiSarRRfiV22huY9jJBKMsfFI3O1AEVIIcc4XiqjtkJL7OWCElMFMwGH"
                ".w7Bh76nUF6iojZJmd4WSTh", "mapbox-token"),
+    # cloud providers, CI/CD and package registries, AI providers, payment, chat and mail, databases
+    "aws-bearer": ("AB" + "IAJGJJVTTFBFUJOAMZ", "aws-access-key"),
+    "aws-context": ("AC" + "CA3INNPY67QZIRSQDG", "aws-access-key"),
+    "aws-bedrock": ("AB" + (
+        "SKnvmdCUpbWYiuk/xaP+PWtlhGFQktNjYKqqWp9f7wPtewsgYqvBJQTdJV1tX5heQwepFLG8Z/ZuXg8EckArd0UFSPwmQfTI"
+        "GORHPjNXhgjtOmj4n0iX0R7M/nnoTNjUVurMg3="),
+        "aws-bedrock-key"),
+    "aws-bedrock-short": ("bedrock-api-key-" + (
+        "YmVkcm9jay5hbWF6b25hd3MuY29tP8m9FYe6ibbzCpOFP5c63IUGE2BGe92Q0Sn1fXkmDffvWOHlwl3aDrOopDBcb/fEB9ez"
+        "YfV6xe3NjIjyVAAtf+sXrYoRZfbW7tLMT6RR9ZyxLDLTylkEQLCk&Version=1"),
+        "aws-bedrock-key"),
+    "azure-client-secret": ("lky8Q" + "~jL-D_FX3viwWKqNUtYG~zOGlXIjlVm0z5c", "azure-client-secret"),
+    "alibaba": ("LT" + "AI6cx1RDgOvpJUGql7qbK6", "alibaba-key"),
+    "cloudflare-origin-ca": ("v1.0" + (
+        "-17545c62f3d5c10acc50bd9d-406394bd5670fdbc9d878734db1ab666dd3643314fd467ceb1b75cee9a5af54a4724ea"
+        "e7fe68e67ac9bf18dec0fc201e43fd7be567202f9675ebfc99a584c97566da2961e3572a5661"),
+        "cloudflare-key"),
+    "heroku": ("HRKU" + "-AAgOBjl_uD6g5Twsrx5lT0BVGxWP5bZczrDHUWQS_0o9wnOh4iM0Mk8KsXm1", "heroku-token"),
+    "flyio": ("fm2" + (
+        "_NWZ/H34xGqazCIMSe/LWGzRBkSs5yzQMl542k/mAtbkP8u73C629fXkQRe74AWAxOJPsHocb8ymEB0BwSsXgMq3rFrD9nzA"
+        "WNn0NzpRbMcr81SNGU4fEhFNJhs+Q0wkpw5VWfQhpbB4AvL7aKUPTe1AxK4pW2lhn6HvRI15z7PT/a4c2Ss7c="),
+        "flyio-token"),
+    "openshift": ("sha256" + "~HKXJgWJVuTCedae_AorPLnN9nNRBX1TbBIWpBH1EFaW", "openshift-token"),
+    "dynatrace": ("dt0c01" + (
+        ".0OYSRRLA76IZJWHISKKVGSEN.4BNT91Q9N269119EKUMF02BJX54RFKREK7OUNDBTRUML7WQMO575WCTD0UWKIJQZ"),
+        "dynatrace-token"),
+    "1password-secret-key": ("A3" + "-KQHB0W-TU7JAC-0S4IL-GUEC1-K5IJ6-GX8MJ", "1password-key"),
+    "docker": ("dckr" + "_pat_PS9NucsM8ayv64tZzKBKklaAlS8", "docker-token"),
+    "buildkite": ("bkua" + "_4939bfcb9c1964e59c9019b5d696d8aa072b505a", "buildkite-token"),
+    "circleci": ("CCIPAT" + "_P4l913sSi7xaWTjess56Pd_827fd157014b408e4bf38e3739d98da4d2f410cd", "circleci-token"),
+    "pulumi": ("pul" + "-677ed9dc77f2473bd88d584fc7ec9382ac474aaa", "pulumi-token"),
+    "sonarqube": ("squ" + "_afb56fdf393a450f141a85ff37ea387f7578af13", "sonar-token"),
+    "sentry": ("sntryu" + "_aa2cb16208f8cce6b274eed36d0c09e47ea7437cfdfe052a3fa93acf1fd3de86", "sentry-token"),
+    "rubygems": ("rubygems" + "_1557301da91cca26deaf516303b0818cb35166234c4041eb", "rubygems-token"),
+    "artifactory": ("AKC" + (
+        "p3jScGayu9i87Ev8ehwR3JmD1LmWpMBPLP1zu3BkYxrmjmBX5q5dDGNMXvQk4uj0Lr4htw"),
+        "artifactory-token"),
+    "groq": ("gsk" + "_adn5sJ39ByvkPxSijz7Qg9y2xferF4VdxZm7E2yIAZRqMXq38rvS", "groq-key"),
+    "xai": ("xai" + "-xJilexwEhfsSXsQVOpWeGoFFbYtka5XepO8GfMInVacKJAW5QK51bOctO0fby2M3Z8ieGLnA7XdIKCV3", "xai-key"),
+    "replicate": ("r8" + "_k2omuB9v2uREdTu3Fn6kmoFUemHPDxCb935G2", "replicate-token"),
+    "perplexity": ("pplx" + "-esrHItsdzGTlGuv846rsAiP7t03RMj8ajzBQOpOPubsjuRiG", "perplexity-key"),
+    "square": ("sq0" + "atp-YlSMUgow0bbrqZoOkVm949", "square-token"),
+    "shippo": ("shippo" + "_live_f47b998ec09ce0884176adb4afd85202708ef120", "shippo-token"),
+    "plaid": ("access" + "-production-973a5d0e-147c-7e09-262b-540b93ffc72c", "plaid-token"),
+    "brevo": ("xkeysib" + (
+        "-e9b879829bc390e77b906a5e6e71f0f62f852d1c70e5051bce864447e8be8758-1YgKEEhP1r4i5fzX"),
+        "brevo-key"),
+    "notion": ("ntn" + "_89029921910gfV2tWzB5Kmu5NpTqctX8e5GLXt15qngNsG", "notion-token"),
+    "planetscale": ("pscale" + "_pw_VQJ8x3Ted0Zx5dVxQEBQ0NsVR25XNyxRx4TovWKz5AK", "planetscale-token"),
+    "supabase": ("sbp" + "_9e6acc22282cca6d9a15193abc653062ef573deb", "supabase-token"),
+    "slack-refresh": ("xoxe" + (
+        "-1-BU16T4B375DIJ6K6XW0F8E0IAX1OU7YYKD3E3SJY6CL278GNQFAOX2Z96SKBYOZE5ECCSW0RN70C4QQTPHDNETLN0VASY"
+        "0ZPPZI8HWEMAEKP3Y1WAGOEHBNKRW3FIEA5J1UNXDJB92TOPX9OI3"),
+        "slack-token"),
+    "gitlab-runner-registration": ("GR1348941" + "PFUYxTTQBeRVvAYrVEv_", "gitlab-token"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -144,6 +199,23 @@ def test_api_keys_standing_alone_are_redacted(key: str, kind: str, sentence: str
     result = SCANNER.scan(sentence.format(key))
     assert not result.quarantined
     assert result.text == sentence.format(f"[REDACTED:{kind}]")
+
+
+_DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"
+                    + "TcMWfB7-iGk84M1goOv4tGZq-rb8blmBhqjkbJ7IcLHCqPYcx5y6BeQj1CPqWhEJHI4U")
+_TEAMS_WEBHOOK = ("https://contoso.webhook.office.com/webhookb2/"
+                  + "bdd20927-b677-7c69-6729-268e0cae9d90@46ebb054-3f6d-2ed3-708b-2ac2a9ad1651/IncomingWebhook/"
+                  + "bf5c30134790495bcc18d1b9997dda0a/f610b456-75d7-e0e3-7ca7-f7176fef8486")
+
+
+@pytest.mark.parametrize(("url", "kind"), [(_DISCORD_WEBHOOK, "discord-webhook"), (_TEAMS_WEBHOOK, "teams-webhook")])
+def test_a_chat_webhook_url_loses_its_secret_path(url: str, kind: str) -> None:
+    """A Discord or Teams incoming webhook's URL is its credential: the path after the host goes."""
+    host = url[: url.index("/", 8)]
+    result = SCANNER.scan(f"post the report to {url} when the build ends")
+    assert result.text.startswith(f"post the report to {host}/")
+    assert f"[REDACTED:{kind}] when the build ends" in result.text
+    assert url.rsplit("/", 1)[1] not in result.text
 
 
 NOT_API_KEYS = [

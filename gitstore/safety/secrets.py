@@ -6,14 +6,27 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   the body when cut off), when the body reads as key material, however its lines are decorated
   (a gutter of line numbers, a reply's quote marks, lines joined by spaces); an encrypted key's
   body after its armor headers.
-- credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
-  ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
+- credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA, ASIA,
+  ABIA and ACCA ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``,
+  ``slack-webhook``, ``discord-webhook`` and ``teams-webhook`` (a webhook URL's path),
   API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
   ``google-api-key``, ``google-oauth-token``, ``huggingface-token``, ``sendgrid-key``,
   ``pypi-token``, ``vault-token``, ``terraform-token``, ``shopify-token``,
   ``digitalocean-token``, ``linear-key``, ``doppler-token``, ``databricks-token``,
   ``grafana-token``, ``age-secret-key``, ``postman-key``, ``telegram-bot-token``,
-  ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``,
+  ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``; cloud
+  providers' (``aws-bedrock-key``, ``azure-client-secret``, ``alibaba-key``,
+  ``cloudflare-key``, ``heroku-token``, ``flyio-token``, ``openshift-token``,
+  ``scalingo-token``, ``dynatrace-token``, ``1password-key``), CI/CD and package registries'
+  (``docker-token``, ``buildkite-token``, ``circleci-token``, ``harness-token``,
+  ``pulumi-token``, ``prefect-token``, ``octopus-key``, ``sourcegraph-token``, ``sonar-token``,
+  ``sentry-token``, ``infracost-token``, ``readme-token``, ``rubygems-token``,
+  ``clojars-token``, ``artifactory-token``), AI providers' (``perplexity-key``, ``groq-key``,
+  ``xai-key``, ``replicate-token``), payment (``square-token``, ``shippo-token``,
+  ``flutterwave-key``, ``duffel-token``, ``easypost-key``, ``plaid-token``), chat and mail
+  (``twitter-bearer-token``, ``brevo-key``, ``notion-token``), databases as a service
+  (``planetscale-token``, ``supabase-token``, ``clickhouse-key``, ``airtable-token``),
+  ``newrelic-key``, ``adobe-secret``,
   ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
   API key's or account's SID, the auth token told so by its name or its place beside the SID) and ``jwt``
   (except the signed, expiring links GitHub renders for images in private repositories, which
@@ -344,13 +357,29 @@ def _encrypted_key_hits(raw: str) -> Iterator[Hit]:
             yield Hit(armor.start(), armor.end() + len(body), "pem-private-key", 0)
 
 
-_AWS_KEY_ID = lazy.Pattern(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
+# AWS key ids: a user's or a role's long-term key (AKIA), a temporary one (ASIA), a bearer token
+# (ABIA) and a context-specific key (ACCA)
+_AWS_KEY_ID = lazy.Pattern(r"A(?:KIA|SIA|BIA|CCA)([A-Z2-7]{16})(?![A-Za-z0-9])")
 _GITHUB = lazy.Pattern(
     r"(?:gh[pousr]_([A-Za-z0-9]{36,}+)|github_pat_([A-Za-z0-9_]{22,}+))(?![A-Za-z0-9_])"
 )
-_SLACK = lazy.Pattern(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,}+)|app-\d-([A-Za-z0-9-]{10,}+))")
+# Slack bot, user, app and configuration tokens, and the refresh tokens (xoxe) that rotate them
+_SLACK = lazy.Pattern(r"x(?:ox[abposre](?:\.xox[bp])?-([A-Za-z0-9-]{10,}+)|app-\d-([A-Za-z0-9-]{10,}+))")
 _SLACK_WEBHOOK = lazy.Pattern(
     r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,}+))"
+)
+# Other chat services' incoming webhooks, whose URL is the credential: Discord's (the webhook's id
+# and its token after /api/webhooks/) and Microsoft Teams' (Office 365 connectors: the path after
+# /webhookb2/, the team's and the connector's ids and the connector's key); the group ``v`` goes,
+# the host stays. Each is looked for only in a text holding its literal.
+_WEBHOOKS = tuple(
+    (kind, needs, lazy.Pattern(pattern))
+    for kind, needs, pattern in (
+        ("discord-webhook", "/api/webhooks/",
+         r"discord(?:app)?\.com/api/webhooks/(?P<v>\d{17,20}/(?P<s>[A-Za-z0-9_-]{60,80}+))"),
+        ("teams-webhook", "/webhookb2/",
+         r"\.webhook\.office\.com/(?P<v>webhookb2/(?P<s>[A-Za-z0-9@/-]{60,400}+))"),
+    )
 )
 # The lookbehind sits after the literal "eyJ" so the engine still searches for the literal, and a
 # long run holding "eyJ" many times is not rescanned from each of them.
@@ -371,7 +400,10 @@ _API_KEYS = tuple(
         # OpenAI: sk-proj-..., sk-svcacct-..., sk-admin-... (over 150 characters), sk-<48>
         ("openai-key", "sk-", r"sk-(?:proj|svcacct|admin|None)-([A-Za-z0-9_-]{32,}+)|sk-([A-Za-z0-9]{32,}+)"),
         # GitLab personal, deploy, runner, project trigger, feed and OAuth tokens
-        ("gitlab-token", "gl", r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-([A-Za-z0-9_-]{20,}+)(?:\.[A-Za-z0-9_-]+)*"),
+        ("gitlab-token", "gl", r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt|ffct|agent)-([A-Za-z0-9_-]{20,}+)(?:\.[A-Za-z0-9_-]+)*"),
+        # GitLab runner registration tokens, and the session cookie of a signed-in user
+        ("gitlab-token", "GR1348941", r"GR1348941([A-Za-z0-9_-]{20,}+)"),
+        ("gitlab-token", "_gitlab_session=", r"_gitlab_session=([a-f0-9]{32})"),
         # Stripe secret and restricted keys, live and test
         ("stripe-key", "k_", r"[sr]k_(?:live|test|prod)_([A-Za-z0-9]{20,}+)"),
         ("npm-token", "npm_", r"npm_([A-Za-z0-9]{36})"),
@@ -414,6 +446,82 @@ _API_KEYS = tuple(
         ("atlassian-token", "ATATT3", r"ATATT3([A-Za-z0-9_=-]{186})"),
         # Mapbox secret tokens: sk. and a JWT-like body whose payload opens with {"u":
         ("mapbox-token", "sk.eyJ1", r"sk\.eyJ1([A-Za-z0-9_-]{30,}+\.[A-Za-z0-9_-]{20,30})"),
+        # Cloud providers. AWS Bedrock API keys: long-term (ABSK and base64), short-term (the base64
+        # of the Bedrock endpoint's signed URL after bedrock-api-key-)
+        ("aws-bedrock-key", "ABSK", r"ABSK([A-Za-z0-9+/]{100,}+={0,2})"),
+        ("aws-bedrock-key", "bedrock-api-key-",
+         r"bedrock-api-key-(YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/]{40,}+={0,2})(?:&Version=\d+)?"),
+        # Microsoft Entra (Azure AD) client secrets: three characters, a digit, Q~, 31 to 34 more
+        ("azure-client-secret", "Q~", r"[A-Za-z0-9_~.]{3}\dQ~([A-Za-z0-9_~.-]{31,34})"),
+        ("alibaba-key", "LTAI", r"LTAI([A-Za-z0-9]{12,20})"),
+        # Cloudflare Origin CA keys
+        ("cloudflare-key", "v1.0-", r"v1\.0-([a-f0-9]{24}-[a-f0-9]{146})"),
+        ("heroku-token", "HRKU-", r"HRKU-(AA[A-Za-z0-9_-]{58})"),
+        # Fly.io organisation tokens (fo1_) and macaroons (fm1a_, fm1r_, fm2_)
+        ("flyio-token", "fo1_", r"fo1_([A-Za-z0-9_-]{43})"),
+        ("flyio-token", "fm", r"fm(?:1[ar]|2)_([A-Za-z0-9+/]{100,}+={0,3})"),
+        # OpenShift user tokens, Scalingo API tokens, Dynatrace API tokens
+        ("openshift-token", "sha256~", r"sha256~([A-Za-z0-9_-]{43})"),
+        ("scalingo-token", "tk-us-", r"tk-us-([A-Za-z0-9_-]{48})"),
+        ("dynatrace-token", "dt0c01.", r"dt0c01\.([A-Za-z0-9]{24}\.[A-Za-z0-9]{64})"),
+        # 1Password account secret keys and service account tokens
+        ("1password-key", "A3-",
+         r"A3-([A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})"),
+        ("1password-key", "ops_eyJ", r"ops_(eyJ[A-Za-z0-9+/]{200,}+={0,3})"),
+        # CI/CD and package registries: Docker Hub personal and organisation access tokens,
+        # Buildkite, CircleCI, Harness, Pulumi, Prefect, Octopus Deploy, Sourcegraph, SonarQube,
+        # Sentry, Infracost, ReadMe, RubyGems, Clojars and JFrog Artifactory tokens
+        ("docker-token", "dckr_", r"dckr_(?:pat|oat)_([A-Za-z0-9_-]{27,}+)"),
+        ("buildkite-token", "bkua_", r"bkua_([a-f0-9]{40})"),
+        ("circleci-token", "CCIPAT_", r"CCIPAT_([A-Za-z0-9]{22}_[a-fA-F0-9]{40})"),
+        ("harness-token", "at.", r"[ps]at\.([A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20})"),
+        ("pulumi-token", "pul-", r"pul-([a-f0-9]{40})"),
+        ("prefect-token", "pnu_", r"pnu_([A-Za-z0-9]{36})"),
+        ("octopus-key", "API-", r"API-([A-Z0-9]{26})"),
+        ("sourcegraph-token", "sgp_", r"sgp_((?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})"),
+        ("sonar-token", "sq", r"sq[upa]_([a-f0-9]{40})"),
+        ("sentry-token", "sntryu_", r"sntryu_([a-f0-9]{64})"),
+        ("sentry-token", "sntrys_eyJ", r"sntrys_(eyJ[A-Za-z0-9+/]{20,}+={0,2}_[A-Za-z0-9+/]{43})"),
+        # (letters of both cases: a file name's ``.ico-`` and a digest, hex, is none)
+        ("infracost-token", "ico-", r"ico-(?=[a-z0-9]{0,31}[A-Z])([A-Za-z0-9]{32})"),
+        ("readme-token", "rdme_", r"rdme_([a-z0-9]{70})"),
+        ("rubygems-token", "rubygems_", r"rubygems_([a-f0-9]{48})"),
+        ("clojars-token", "CLOJARS_", r"CLOJARS_([A-Za-z0-9]{60})"),
+        ("artifactory-token", "AKCp", r"AKCp([A-Za-z0-9]{69})"),
+        ("artifactory-token", "cmVmd", r"cmVmd([A-Za-z0-9]{59})"),
+        # AI providers: Perplexity, Groq, xAI and Replicate API keys
+        ("perplexity-key", "pplx-", r"pplx-([A-Za-z0-9]{48})"),
+        ("groq-key", "gsk_", r"gsk_([A-Za-z0-9]{52})"),
+        ("xai-key", "xai-", r"xai-([A-Za-z0-9_]{80})"),
+        ("replicate-token", "r8_", r"r8_([A-Za-z0-9_-]{37})"),
+        # Payment: Square access tokens and OAuth secrets, Shippo, Flutterwave (secret and
+        # encryption keys), Duffel, EasyPost and Plaid access tokens
+        ("square-token", "sq0", r"sq0(?:atp|csp)-([A-Za-z0-9_-]{22,60})"),
+        ("square-token", "EAAA", r"EAAA([A-Za-z0-9_+-]{60})"),
+        ("shippo-token", "shippo_", r"shippo_(?:live|test)_([a-fA-F0-9]{40})"),
+        ("flutterwave-key", "FLWSECK", r"FLWSECK(?:_TEST)?-?([a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})"),
+        ("duffel-token", "duffel_", r"duffel_(?:test|live)_([A-Za-z0-9_=-]{43})"),
+        ("easypost-key", "EZ", r"EZ[AT]K([A-Za-z0-9]{54})"),
+        ("plaid-token", "access-",
+         r"access-((?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
+        # Chat and mail: the bearer tokens of Twitter's (X's) API, Brevo (Sendinblue) API and SMTP
+        # keys, Notion integration tokens
+        # (21 A's, a short id, a run of A's, then the random part, URL-encoded)
+        ("twitter-bearer-token", "A" * 21,
+         "A" * 21 + r"A?+(?:[A-Za-z0-9]{1,16}?A{4,}+)?+([A-Za-z0-9%]{60,}+)"),
+        ("brevo-key", "sib-", r"x(?:keysib|smtpsib)-([a-f0-9]{64}-[A-Za-z0-9]{16})"),
+        ("notion-token", "ntn_", r"ntn_(\d{11}[A-Za-z0-9]{35})"),
+        # Databases as a service: PlanetScale, Supabase, ClickHouse Cloud and Airtable
+        ("planetscale-token", "pscale_", r"pscale_(?:tkn|oauth|pw)_([A-Za-z0-9_=.-]{31,63}[A-Za-z0-9_=-])"),
+        ("supabase-token", "sbp_", r"sbp_([a-f0-9]{40})"),
+        ("supabase-token", "sb_secret_", r"sb_secret_([A-Za-z0-9_-]{31,}+)"),
+        ("clickhouse-key", "4b1d", r"4b1d([A-Za-z0-9]{38})"),
+        ("airtable-token", "pat", r"pat([A-Za-z0-9]{14}\.[a-f0-9]{64})"),
+        # Observability: Grafana's older API keys (base64 of {"k":"...), New Relic user API keys,
+        # Adobe client secrets
+        ("grafana-token", "eyJrIjoi", r"eyJrIjoi([A-Za-z0-9]{70,}+={0,3})"),
+        ("newrelic-key", "NRAK-", r"NRAK-([A-Z0-9]{27})"),
+        ("adobe-secret", "p8e-", r"p8e-([A-Za-z0-9]{32})"),
         # a PuTTY key file's private lines, base64, a line at a time
         ("putty-private-key", "Private-Lines:",
          r"Private-Lines:[ \t]*\d{1,3}\r?\n([A-Za-z0-9+/]{4,80}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,80}={0,2}){0,200})"
@@ -425,10 +533,26 @@ _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
 _JUDGED = 512
 
 
+# Every key of those shapes but a PuTTY file's lines is a run of 16 of these characters or more,
+# its literal inside it: the literals are looked for in a text's runs that long alone, some
+# quarter of a transcript, found in one pass (looked for in all of it, the hundred literals
+# took longer than the patterns).
+_KEY_RUN = lazy.Pattern(r"[^A-Za-z0-9_.~+/%=:-][A-Za-z0-9_.~+/%=:-]{16,}+")
+_UNRUN = frozenset({"putty-private-key"})
+_RUNS_FROM = 4096  # a shorter text is searched whole
+
+
+def _key_runs(raw: str) -> str:
+    """The runs of RAW that a key of :data:`_API_KEYS`'s shapes (bar :data:`_UNRUN`) stands in,
+    joined by spaces; RAW itself when short."""
+    return raw if len(raw) < _RUNS_FROM else " ".join(_KEY_RUN.findall(" " + raw))
+
+
 def _api_key_hits(raw: str) -> Iterator[Hit]:
     """API keys of the vendors in :data:`_API_KEYS`, standing as a word of their own."""
+    runs = _key_runs(raw)
     for kind, needs, pattern in _API_KEYS:
-        if needs not in raw:
+        if needs not in (raw if kind in _UNRUN else runs):
             continue
         for m in pattern.finditer(raw):
             if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
@@ -466,6 +590,11 @@ def shape_hits(text: Text) -> Iterator[Hit]:
     for m in _SLACK_WEBHOOK.finditer(raw):
         if token_is_real(m.group(), m.group(2)[:_JUDGED].replace("/", "")):
             yield Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
+    for kind, needs, pattern in _WEBHOOKS:
+        if needs in raw:
+            for m in pattern.finditer(raw):
+                if token_is_real(m.group(), m.group("s")[:_JUDGED].replace("/", "").replace("-", "")):
+                    yield Hit(m.start("v"), m.end("v"), kind, 1)
     for m in _JWT.finditer(raw):
         keep = _GITHUB_IMAGE_LINK.search(raw, max(0, m.start() - 300), m.start()) is not None
         yield Hit(m.start(), m.end(), "jwt", 0 if keep else 1, replacement=m.group() if keep else None,
