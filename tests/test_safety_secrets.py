@@ -229,6 +229,9 @@ NOT_API_KEYS = [
     "the cache key is task-sk-0123456789abcdef0123456789abcdef-v2",
     "the class hf_AutoModelForSequenceClassificatio wraps it",
     "hf_transformersmodelloaderconfigxyz is a lowercase name, not a token",
+    # a Slack token's shape ending in a name is a placeholder's
+    "set the bot token to xoxb-xoxb-my-bot-token first",
+    "the app config token looks like xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere",
 ]
 
 
@@ -380,6 +383,10 @@ def test_connection_strings_signed_links_command_passwords_and_escaped_tokens_ar
 
 
 NOT_OTHER_SHAPES = [
+    # a placeholder in brackets where curl's password goes
+    "curl -u <user:password> https://api.example.com/endpoint",
+    "curl --user neo4j:[PASSWORD] http://localhost:7474/db/data/",
+    "curl -u {user}:{password} https://api.example.com/endpoint",
     "AccountKey=<your-storage-account-key>;EndpointSuffix=core.windows.net",
     "the account key rotates every 90 days",
     "GET /api/search?q=retry&sig=abc&page=2",

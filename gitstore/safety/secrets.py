@@ -364,6 +364,7 @@ _GITHUB = lazy.Pattern(
     r"(?:gh[pousr]_([A-Za-z0-9]{36,}+)|github_pat_([A-Za-z0-9_]{22,}+))(?![A-Za-z0-9_])"
 )
 # Slack bot, user, app and configuration tokens, and the refresh tokens (xoxe) that rotate them
+_SLACK_RANDOM = 16  # a token's random part, the last of its parts, is at least this long
 _SLACK = lazy.Pattern(r"x(?:ox[abposre](?:\.xox[bp])?-([A-Za-z0-9-]{10,}+)|app-\d-([A-Za-z0-9-]{10,}+))")
 _SLACK_WEBHOOK = lazy.Pattern(
     r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,}+))"
@@ -582,9 +583,13 @@ def shape_hits(text: Text) -> Iterator[Hit]:
         if starts_word(raw, m.start()) and token_is_real(m.group(), (m.group(1) or m.group(2))[:_JUDGED]):
             yield Hit(m.start(), m.end(), "github-token", 1)
     for m in _SLACK.finditer(raw):
-        body = (m.group(1) or m.group(2))[:_JUDGED].replace("-", "")
-        if starts_word(raw, m.start(), "-") and token_is_real(m.group(), body):
-            if not looks_placeholder(m.group()[:_JUDGED]):
+        body = (m.group(1) or m.group(2))[:_JUDGED]
+        joined, last = body.replace("-", ""), body.rsplit("-", 1)[-1]
+        if starts_word(raw, m.start(), "-") and token_is_real(m.group(), joined):
+            # a name is a placeholder's (xoxb-my-bot-token), and so is one as long as a token's
+            # random part where that part ends it (xoxp-1-YourUserAccessTokenGoesHere)
+            if not (looks_placeholder(m.group()[:_JUDGED]) or names_something(joined)
+                    or (len(last) >= _SLACK_RANDOM and names_something(last))):
                 yield Hit(m.start(), m.end(), "slack-token", 1)
     yield from _api_key_hits(raw)
     for m in _SLACK_WEBHOOK.finditer(raw):
@@ -1140,8 +1145,10 @@ def _hmac_sha256(value: str) -> bool:
 # authentication. The literal opens the pattern so that the engine searches for it.
 _CURL_USER = lazy.Pattern(
     r"-(?<!\S-)(?:[A-Za-z]{0,8}?[uU]|-(?:proxy-)?user)(?:[ \t]+|=)?"
-    r"[\"'`]?[^\s:\"'`]*+:(?P<pw>[^\s\"'`]++)"
+    r"[\"'`]?(?P<user>[^\s:\"'`]*+):(?P<pw>[^\s\"'`]++)"
 )
+# brackets around a placeholder: ``<user:password>``, ``user:[PASSWORD]``, ``{user}:{password}``
+_BRACKETS = frozenset({"<>", "[]", "{}"})
 _CURL_REACH = 400  # how far before its option a command's curl is looked for
 # A command read as the shell reads it: spacing (a backslash continues the line), an operator
 # that ends the command, or a word (quoted parts and all).
@@ -1170,6 +1177,8 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
     for m in _CURL_USER.finditer(spaced):
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
+            continue
+        if password[:1] + password[-1:] in _BRACKETS or m.group("user")[:1] + password[-1:] in _BRACKETS:
             continue
         if len(password) >= 3 and commands.holds(m.start()):
             yield Hit(m.start("pw"), m.end("pw"), "basic-auth", 3)
