@@ -507,9 +507,10 @@ _API_KEYS = tuple(
          r"access-((?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
         # Chat and mail: the bearer tokens of Twitter's (X's) API, Brevo (Sendinblue) API and SMTP
         # keys, Notion integration tokens
-        # (21 A's, a short id, a run of A's, then the random part, URL-encoded)
+        # (21 A's, a short id, a run of A's, then the random part, URL-encoded); the A's open a
+        # word, told after them (a long run of A's is not read again from each of its A's)
         ("twitter-bearer-token", "A" * 21,
-         "A" * 21 + r"A?+(?:[A-Za-z0-9]{1,16}?A{4,}+)?+([A-Za-z0-9%]{60,}+)"),
+         "A" * 21 + r"(?<![A-Za-z0-9]A{21})A?+(?:[A-Za-z0-9]{1,16}?A{4,}+)?+([A-Za-z0-9%]{60,}+)"),
         ("brevo-key", "sib-", r"x(?:keysib|smtpsib)-([a-f0-9]{64}-[A-Za-z0-9]{16})"),
         ("notion-token", "ntn_", r"ntn_(\d{11}[A-Za-z0-9]{35})"),
         # Databases as a service: PlanetScale, Supabase, ClickHouse Cloud and Airtable
