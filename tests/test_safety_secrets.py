@@ -1381,6 +1381,17 @@ def test_a_token_broken_over_lines_goes_whole(text: str) -> None:
     assert redacted.endswith((" end", ".", " ok")) or redacted.endswith("]")
 
 
+@pytest.mark.parametrize("name", ["aws-bedrock", "flyio", "cloudflare-origin-ca", "dynatrace", "brevo",
+                                  "slack-refresh", "docker", "xai"])
+def test_a_new_shape_wrapped_by_a_terminal_goes_whole(name: str) -> None:
+    """The shapes added for other vendors are put back together when a terminal wraps them, as
+    GitHub's and OpenAI's are; the long ones are those a terminal wraps."""
+    key, kind = API_KEYS[name]
+    cut = len(key) // 2
+    result = SCANNER.scan(f"the output was\n{key[:cut]}\n{key[cut:]}\ndone")
+    assert result.text == f"the output was\n[REDACTED:{kind}]\ndone", result.text
+
+
 @pytest.mark.parametrize("text", [
     f"{_SPLIT}\nNext line of prose",  # whole on its line: the next line stays
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxx\nRandomLookingContinuation123",  # a placeholder is no half of a token

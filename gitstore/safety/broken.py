@@ -34,12 +34,16 @@ from gitstore.safety.spans import Hit, Text
 from gitstore.safety.values import looks_placeholder, names_something
 
 # The openings of the shapes ``shape_hits`` knows, each at the start of a word (or after the
-# ``+`` of a diff's added line).
+# ``+`` of a diff's added line); of the shorter shapes whose opening letter opens many words
+# (a 36-character ``ico-`` key) none.
 _OPENINGS = (
-    r"gh[pousr]_|github_pat_|A[KS]IA|xox[abposr]-|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
-    r"|gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-|npm_|AIza|ya29\.|hf_|api_org_|SG\.|pypi-|hv[sb]\.|whsec_"
+    r"gh[pousr]_|github_pat_|A[KS]IA|xox[abposre][-.]|xapp-\d-|eyJ|sk-(?:ant-)?|[sr]k_(?:live|test|prod)_"
+    r"|gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt|ffct|agent)-|npm_|AIza|ya29\.|hf_|api_org_|SG\.|pypi-|hv[sb]\.|whsec_"
     r"|shp(?:at|ss|ca|pa)_|do[opr]_v1_|lin_api_|dp\.|dapi|glsa_|glc_|AGE-SECRET-KEY-1|PMAK-|key-|ATATT3"
-    r"|sk\.eyJ1"
+    r"|sk\.eyJ1|A(?:BIA|CCA|BSK|KCp)|bedrock-api-key-|v1\.0-|HRKU-AA|fo1_|fm(?:1[ar]|2)_|sha256~|dt0c01\.|ops_eyJ"
+    r"|dckr_(?:pat|oat)_|CCIPAT_|[ps]at\.|pul-|pnu_|sgp_|sntry[us]_|rdme_|rubygems_|CLOJARS_|pplx-|gsk_|xai-"
+    r"|r8_|EAAA|shippo_|duffel_|EZ[AT]K|access-(?:sandbox|development|production)-|x(?:keysib|smtpsib)-|ntn_"
+    r"|pscale_|sbp_|sb_secret_|pat[A-Za-z0-9]{14}\.|bkua_|sq(?:[upa]_|0(?:atp|csp)-)|A(?:PI|3)-|p8e-"
 )
 _OPENING = lazy.Pattern(rf"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS})")
 _RUN = lazy.Pattern(r"[A-Za-z0-9_.+/=-]{0,1025}+")
@@ -63,7 +67,7 @@ _CUTS = (
 # Either, in one walk: an opening whole, or one cut (the group ``cut``). Led by the letters they
 # open with (``_OPENING_LETTERS``): opening with a look-behind, the pattern was tried whole at each
 # character of a text, some 0.07 us a byte; the engine checks the letter first.
-_OPENING_LETTERS = "APSadeghklnprswxy"
+_OPENING_LETTERS = "ACEHPSabdefghklnoprsvwxy"
 _OPENING_OR_CUT = lazy.Pattern(
     rf"(?=[{_OPENING_LETTERS}])(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_.+/-]\+)(?:{_OPENINGS}|(?P<cut>{_CUTS})(?={_CUT_BREAK.pattern}))"
 )
