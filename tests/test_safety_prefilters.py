@@ -164,7 +164,7 @@ _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KE
               "production-", "A" * 21, "sib-", "xkey", "ntn_", "pscale_", "sbp_", "sb_secret_", "4b1d", "eyJrIjoi",
               "NRAK-", "p8e-", "GR1348941", "_gitlab_session=", "glagent-", "bedrock-api-key-", *_KEYS))
 def test_an_api_key_holds_the_literal_it_is_looked_for_by(raw: str) -> None:
-    runs = " ".join(secrets._KEY_RUN.findall(" " + raw))  # what key_runs gives a long text
+    runs = " ".join(secrets._KEY_RUN.findall(" " + raw))  # the runs its literals are looked for in
     for kind, needs, pattern in secrets._API_KEYS:
         assert not pattern.search(raw) or needs in (raw if kind in secrets._UNRUN else runs), (needs, raw)
 

@@ -536,24 +536,18 @@ _JUDGED = 512
 
 
 # Every key of those shapes but a PuTTY file's lines is a run of 16 of these characters or more,
-# its literal inside it: the literals are looked for in a text's runs that long alone, some
-# quarter of a transcript, found in one pass (looked for in all of it, the hundred literals
-# took longer than the patterns).
+# its literal inside it: the literals are looked for in a text's runs that long alone, found in
+# one pass (some quarter of a transcript, none of most decoded blobs and short texts; looked for
+# in all of a text, a hundred literals took longer than the patterns).
 _KEY_RUN = lazy.Pattern(r"[^A-Za-z0-9_.~+/%=:-][A-Za-z0-9_.~+/%=:-]{16,}+")
 _UNRUN = frozenset({"putty-private-key"})
-_RUNS_FROM = 4096  # a shorter text is searched whole
-
-
-def _key_runs(raw: str) -> str:
-    """The runs of RAW that a key of :data:`_API_KEYS`'s shapes (bar :data:`_UNRUN`) stands in,
-    joined by spaces; RAW itself when short."""
-    return raw if len(raw) < _RUNS_FROM else " ".join(_KEY_RUN.findall(" " + raw))
+_UNRUN_KEYS = tuple(entry for entry in _API_KEYS if entry[0] in _UNRUN)
 
 
 def _api_key_hits(raw: str) -> Iterator[Hit]:
     """API keys of the vendors in :data:`_API_KEYS`, standing as a word of their own."""
-    runs = _key_runs(raw)
-    for kind, needs, pattern in _API_KEYS:
+    runs = " ".join(_KEY_RUN.findall(" " + raw))
+    for kind, needs, pattern in _API_KEYS if runs else _UNRUN_KEYS:
         if needs not in (raw if kind in _UNRUN else runs):
             continue
         for m in pattern.finditer(raw):
