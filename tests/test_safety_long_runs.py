@@ -137,14 +137,11 @@ def test_lines_each_ending_in_a_token_opening_are_walked_a_bounded_amount(monkey
     assert token[:20] not in scanned and token[20:] not in scanned and scanned.endswith("]\nbye\n"), scanned[-200:]
 
 
-def test_a_long_run_of_one_capital_is_read_once() -> None:
+def test_a_long_run_of_one_capital_is_no_token_and_the_token_opening_so_is_found() -> None:
     """An X (Twitter) bearer token opens with 21 A's; a run of A's was read to its end from each
     of its A's for the token's random part, in time quadratic in the run's length (200,000 A's
-    took some 14 s). A bounded CPU time tells a pass from that."""
-    import time
-
-    started = time.process_time()
+    took some 14 s). ``python -m bench safety`` times such runs ("runs of one capital") against
+    prose; here, what the rule finds in them."""
     assert SCANNER.scan("A" * 200_000).findings == ()  # a filler
-    assert time.process_time() - started < 5
     token = "A" * 21 + "MLhe" + "A" * 7 + "0%2BuSe" + "Zq8WkX3mPv7RtY2nLs9BcD4fHj6Gk1Qw5Er" * 2
     assert SCANNER.scan(f"bearer for the app: {token}\n").text == "bearer for the app: [REDACTED:twitter-bearer-token]\n"
