@@ -996,10 +996,11 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
 # Each value is judged as one assigned to a password (a variable, a word or a placeholder stays).
 _QUOTED = r"(?P<q>[\"'])(?P<v>(?:(?!(?P=q))[^\\\n]|\\.)++)(?P=q)"
 _PAIR = r"[ \t]*(?P<uq>[\"'])[^\"'\n]{0,200}(?P=uq)[ \t]*,[ \t]*" + _QUOTED
-_PAIR_CALLS = (  # each opens with its letters, so that the engine searches for them
-    lazy.Pattern(r"auth[ \t]*=[ \t]*\(?" + _PAIR),
-    lazy.Pattern(r"(?:httpbasicauth|httpdigestauth|basicauth|networkcredential|usernamepasswordcredentials"
-                 r"|passwordauthentication)[ \t]*\(" + _PAIR),
+_PAIR_CALLS = (  # each opens with its letters, so that the engine searches for them, and only where they are
+    (("auth",), lazy.Pattern(r"auth[ \t]*=[ \t]*\(?" + _PAIR)),
+    (("basicauth", "digestauth", "networkcredential", "passwordcredentials", "passwordauthentication"),
+     lazy.Pattern(r"(?:httpbasicauth|httpdigestauth|basicauth|networkcredential|usernamepasswordcredentials"
+                  r"|passwordauthentication)[ \t]*\(" + _PAIR)),
 )
 _SECURE_STRING = lazy.Pattern(r"convertto-securestring(?:[ \t]+-string)?[ \t]+" + _QUOTED + r"[^\n]{0,80}-asplaintext")
 _TF_DEFAULT = lazy.Pattern(
@@ -1027,8 +1028,9 @@ def _code_credential_hits(low: str, raw: str) -> Iterator[Hit]:
     if not any(literal in low for literal in _CODE_LITERALS):
         return
     found: list[re.Match[str]] = []
-    if "auth" in low or "credential" in low:
-        found += (m for pattern in _PAIR_CALLS for m in pattern.finditer(low) if _starts_name(low, m.start()))
+    for literals, pattern in _PAIR_CALLS:
+        if any(literal in low for literal in literals):
+            found += (m for m in pattern.finditer(low) if _starts_name(low, m.start()))
     if "securestring" in low:
         found += _SECURE_STRING.finditer(low)
     if "default" in low:
@@ -1263,7 +1265,7 @@ _COMMAND_PASSWORDS = tuple(
         (("twine",), r"twine[ \t]+upload", r"(?:-p|--password)(?:[ \t]+|=)"),
         (("doctl",), r"doctl[ \t]+auth[ \t]+init", r"(?:-t|--access-token)(?:[ \t]+|=)"),
         (("ldap",), r"ldap(?:search|add|modify|delete|modrdn|passwd|whoami|compare|exop|url)", r"-w[ \t]*"),
-        (("az",), r"az[ \t]+login", r"-p[ \t]+"),
+        (("login",), r"az[ \t]+login", r"-p[ \t]+"),
         (("mongo",), r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", r"-p[ \t]+"),
         (("sqlcmd", "bcp", "osql"), r"sqlcmd|bcp|osql", r"-P[ \t]*"),
         (("cqlsh",), r"cqlsh", r"-p[ \t]+"),
@@ -1272,15 +1274,15 @@ _COMMAND_PASSWORDS = tuple(
         (("ssh-keygen",), r"ssh-keygen", r"-N[ \t]+"),
         (("ssh-keygen",), r"ssh-keygen", r"-P[ \t]+"),
         (("openssl",), r"openssl", r"-k[ \t]+"),
-        (("smbclient", "smbget", "rpcclient", "smbcacls", "net"), r"smbclient|smbget|rpcclient|smbcacls|net[ \t]+(?:rpc|ads|rap)",
+        (("smbclient", "smbget", "rpcclient", "smbcacls"), r"smbclient|smbget|rpcclient|smbcacls",
          r"(?:-U[ \t]*|--user(?:[ \t]+|=))[^\s%'\"`;|&]{1,64}%"),
         (("lftp",), r"lftp", r"-u[ \t]+[^\s,'\"`;|&]{1,64},"),
         (("htpasswd",), r"htpasswd",
          rf"(?:-(?=[a-zA-Z]*b)(?![a-zA-Z]*n)[a-zA-Z]+(?:{_POSITIONAL}){{2}}|-(?=[a-zA-Z]*b)(?=[a-zA-Z]*n)[a-zA-Z]+{_POSITIONAL})[ \t]+"),
         (("rabbitmqctl",), r"rabbitmqctl", rf"(?:add_user|change_password){_POSITIONAL}[ \t]+"),
-        (("gh",), r"gh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:[ \t]+|=)"),
+        (("secret",), r"gh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:[ \t]+|=)"),
         (("vault",), r"vault", r"login[ \t]+"),
-        (("mc",), r"mc", rf"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:{_POSITIONAL}){{3}}[ \t]+"),
+        (("alias", "host"), r"mc", rf"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:{_POSITIONAL}){{3}}[ \t]+"),
         (("sqlplus", "sqlldr", "expdp", "impdp", "rman"), r"sqlplus|sqlldr|expdp|impdp|rman",
          r"(?:-[a-z]+[ \t]+)*(?:target[ \t]+|userid=)?[\w$#]{1,30}/", r"(?P<pw>[^\s@\"'`;|&/]++)"),
     )
