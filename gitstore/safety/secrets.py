@@ -1004,7 +1004,7 @@ _PAIR_CALLS = (  # each opens with its letters, so that the engine searches for 
 )
 _SECURE_STRING = lazy.Pattern(r"convertto-securestring(?:[ \t]+-string)?[ \t]+" + _QUOTED + r"[^\n]{0,80}-asplaintext")
 _TF_DEFAULT = lazy.Pattern(
-    r"(?<![\w-])variable[ \t]+\"(?P<name>[\w-]{1,100})\"[ \t]*\{(?:[^{}\n]*\n){0,12}?[ \t]*default[ \t]*=[ \t]*" + _QUOTED
+    r"variable[ \t]+\"(?P<name>[\w-]{1,100})\"[ \t]*\{(?:[^{}\n]*\n){0,12}?[ \t]*default[ \t]*=[ \t]*" + _QUOTED
 )
 _CONFIG_SET = lazy.Pattern(
     r"(?:config(?:ure)?|user-secrets)(?:[ \t]+(?:set|--global|--local|--user|--system|--project|-g|--json))*"
@@ -1033,8 +1033,9 @@ def _code_credential_hits(low: str, raw: str) -> Iterator[Hit]:
             found += (m for m in pattern.finditer(low) if _starts_name(low, m.start()))
     if "securestring" in low:
         found += _SECURE_STRING.finditer(low)
-    if "default" in low:
-        found += (m for m in _TF_DEFAULT.finditer(low) if _CREDENTIAL_KEY.search(m.group("name")))
+    if "default" in low and "variable" in low:
+        found += (m for m in _TF_DEFAULT.finditer(low)
+                  if _starts_name(low, m.start()) and _CREDENTIAL_KEY.search(m.group("name")))
     for m in found:
         value = raw[m.start("v") : m.end("v")]
         if not trivial_value(value, "password", True):
@@ -1289,6 +1290,9 @@ _COMMAND_PASSWORDS = tuple(
 )
 
 
+_COMMAND_LITERALS = frozenset(literal for literals, _, _ in _COMMAND_PASSWORDS for literal in literals)
+
+
 def command_password_hits(text: Text) -> Iterator[Hit]:
     """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`, written
     as a shell or a program's argument list writes it (:func:`_as_command_lines`), a long
@@ -1297,8 +1301,9 @@ def command_password_hits(text: Text) -> Iterator[Hit]:
     yield from _printed_token_hits(text.low)
     yield from _option_hits(text)
     yield from _piped_hits(text)
+    present = {literal for literal in _COMMAND_LITERALS if literal in text.low}  # each looked for once
     for literals, command, option in _COMMAND_PASSWORDS:
-        if not any(literal in text.low for literal in literals):
+        if present.isdisjoint(literals):
             continue
         low, spaced = _as_command_lines(text)
         ends = _command_ends(command, low)
