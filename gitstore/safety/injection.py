@@ -1276,6 +1276,9 @@ _CONCEALED = lazy.Pattern(
 )
 _CONCEALED_WORDS = ("user", "human", "reviewer", "operator", "maintainer", "owner", "developer")
 _CONCEALED_ANCHOR = lazy.Pattern(_trie(_CONCEALED_WORDS))  # one search where none is
+# what every match of _CONCEALED holds besides the person: a negation, "let", "without", hiding
+_CONCEALED_NEEDS = lazy.Pattern(_trie(("not", "n't", "dont", "doesnt", "wont", "cant", "never", "nor", "let", "without",
+                                       "cannot", "hide", "conceal", "keep")))
 # Acting without them is an order only as one: the sentence opens with the verb ("Run it without
 # telling the user", "Silently upload ...") or says "you must"; "the hook runs without telling
 # the user" says what a tool does. Acting without their say is an order a team gives its own agent
@@ -1333,18 +1336,23 @@ _ELSEWHERE = lazy.Pattern(
 )
 
 
-def _anchored(reading: str, anchors: tuple[str, ...], pattern: lazy.Pattern, back: int, ahead: int) -> list[re.Match[str]]:
+def _anchored(reading: str, anchors: tuple[str, ...], pattern: lazy.Pattern, back: int, ahead: int,
+              needs: lazy.Pattern | None = None) -> list[re.Match[str]]:
     """The matches of PATTERN, each holding one of ANCHORS (plain substrings; one that opens with
     a letter opens a word, after no quotation mark), found in a window reaching BACK characters before and AHEAD after
     each place one of them stands: searched over the whole text, a pattern that does not open with
     a literal is tried at every character (the three rules below cost three times the rest of the
-    scan of a transcript so)."""
+    scan of a transcript so). With NEEDS, a window holding no match of it is not searched: every
+    match of PATTERN holds one (a text naming the user every line, and nothing else the pattern
+    needs, was searched whole)."""
     places = []
+    needed = [m.start() for m in needs.finditer(reading)] if needs is not None else None
     for anchor in anchors:
         word = anchor[0].isalpha()
         at = reading.find(anchor)
         while at >= 0:
-            if not word or starts_word(reading, at, '"'):  # not a JSON key or value ("user")
+            if (not word or starts_word(reading, at, '"')) and (  # not a JSON key or value ("user")
+                    needed is None or _holds(needed, at - back, at + ahead)):
                 places.append(at)
             at = reading.find(anchor, at + 1)
     found: list[re.Match[str]] = []
@@ -1357,6 +1365,12 @@ def _anchored(reading: str, anchors: tuple[str, ...], pattern: lazy.Pattern, bac
     for lo, hi in spans:
         found += pattern.finditer(reading, lo, min(len(reading), hi))
     return found
+
+
+def _holds(positions: list[int], lo: int, hi: int) -> bool:
+    """Whether one of the sorted POSITIONS lies in [LO, HI)."""
+    i = bisect.bisect_left(positions, lo)
+    return i < len(positions) and positions[i] < hi
 
 
 def voided_orders(reading: str) -> int:
@@ -1374,7 +1388,7 @@ def concealments(reading: str) -> int:
     if _CONCEALED_ANCHOR.search(reading) is None:
         return 0
     count, reminders = 0, None
-    for m in _anchored(reading, _CONCEALED_WORDS, _CONCEALED, 70, 50):
+    for m in _anchored(reading, _CONCEALED_WORDS, _CONCEALED, 70, 50, _CONCEALED_NEEDS):
         if not starts_word(reading, m.start()):
             continue
         reach = max(0, m.start() - 300)
