@@ -815,6 +815,7 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "echo Hs83jKq0Lm2Nx7Vd | base64\necho \"$PASS\" | sudo -S true\nvault login -method=github",
     "aws s3api list-objects --bucket b --page-token abc --next-token def\nssh-keygen -N '' -f key",
     "sqlplus / as sysdba\nsqlplus scott@orcl @report.sql\nmc alias set store http://minio:9000 $AK $SK",
+    "the options (`--password`, `--http-passwd`, `--passphrase`, `--client-secret`, `--api-key`) all take one",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

@@ -416,6 +416,9 @@ def shortest_secret(key: str) -> int:
     return SHORTEST_PASSWORD if key.endswith(_PASSWORD_ENDINGS) else _SHORTEST_SECRET
 
 
+_LONG_OPTION = lazy.Pattern(r"--[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+")
+
+
 @functools.lru_cache(maxsize=4096)
 def trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
@@ -428,6 +431,8 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
         return True
     if value.lower() in STOPWORDS or value.lower() == key or "://" in value or _names_folder(value, key):
         return True
+    if _LONG_OPTION.fullmatch(value):
+        return True  # a program's option named in a list of them (`--passwd`, `--passphrase`): no value
     if looks_placeholder(value) or _templated(value) or has_sequence(value):
         return True
     # Every key judged here names a credential (``_authToken``, ``HEROKU_API_KEY``,
