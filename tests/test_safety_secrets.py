@@ -858,6 +858,12 @@ PLACED_CREDENTIALS = {
     "user-secrets": f'dotnet user-secrets set "Db:Password" "{_PASS}"',
     "poetry-http-basic": f"poetry config http-basic.pypi __token__ {_PASS}",
     "composer-http-basic": f"composer config http-basic.repo.acme.io bob {_PASS}",
+    "nuget-config": f'<packageSourceCredentials><acme><add key="Username" value="bob" />'
+                    f'<add key="ClearTextPassword" value="{_PASS}" /></acme></packageSourceCredentials>',
+    "web-config": f'<appSettings>\n  <add key="Stripe:SecretKey" value="{_PASS}"/>\n</appSettings>',
+    "spring-property": f'<property name="password" value="{_PASS}"/>',
+    "java-xml-properties": f'<entry key="jdbc.password">{_PASS}</entry>',
+    "dotnet-setting": f'<setting name="SmtpPassword" serializeAs="String">\n  <value>{_PASS}</value>\n</setting>',
 }
 
 
@@ -874,6 +880,9 @@ def test_credentials_given_by_place_are_redacted(text: str) -> None:
     "git config --global user.name Bob9Smith\ngit config credential.helper store\naws configure set region eu-west-1",
     "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}\npoetry config http-basic.pypi __token__",
     "ConvertTo-SecureString $plain -AsPlainText\nreconfigure set token_ttl 3600s",
+    '<property name="password" value="${db.password}"/>\n<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+    '<input type="password" name="password" value="" />\n<entry key="token.ttl">3600</entry>\n'
+    '<label for="password">Password</label><input name="password"> Remember me',
 ])
 def test_values_placed_where_no_credential_goes_are_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text

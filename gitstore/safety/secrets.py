@@ -980,6 +980,33 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _netrc_hits(low, raw)
     yield from _pgpass_hits(low, raw)
     yield from _code_credential_hits(low, raw)
+    yield from _xml_named_hits(low, raw)
+
+
+# An XML element naming a credential in an attribute and giving its value in another, or as its
+# text: .NET's ``<add key="DbPassword" value="..."/>`` (web.config's appSettings, nuget.config's
+# ``ClearTextPassword``), Spring's and Ant's ``<property name="password" value="..."/>``,
+# ``<param name="apiKey" value="..."/>``, Java's XML properties ``<entry key="jdbc.password">...
+# </entry>`` and .NET's ``<setting name="SmtpPassword"><value>...</value></setting>``. The name is
+# judged as a key is (it ends in a credential word), the value as an assigned one is.
+_XML_NAMED = lazy.Pattern(
+    r"<[a-z][\w:.-]{0,40}+\s[^<>]{0,300}?(?<![\w-])(?:key|name)\s*=\s*(?P<kq>[\"'])(?P<key>[^\"'<>\n]{1,100}+)(?P=kq)"
+    r"(?:[^<>]{0,300}?(?<![\w-])value\s*=\s*(?P<q>[\"'])(?P<v>[^\"'<>\n]++)(?P=q)"
+    r"|[^<>]{0,300}?(?<!/)>\s*+(?:<value>\s*+)?(?P<t>[^<\s][^<\n]{0,500}?)\s*+<)"
+)
+
+
+def _xml_named_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Values of XML elements naming a credential (above)."""
+    if ("key=" not in low and "name=" not in low and "key =" not in low and "name =" not in low) or "<" not in low:
+        return
+    for m in _XML_NAMED.finditer(low):
+        if not _CREDENTIAL_KEY.search(m.group("key")):
+            continue
+        group = "v" if m.group("v") is not None else "t"
+        value = raw[m.start(group) : m.end(group)]
+        if not trivial_value(value, m.group("key"), True):
+            yield Hit(m.start(group), m.end(group), "credential-assignment", 3)
 
 
 # Credentials code and configuration commands give by place, not by a key's ``=``:
