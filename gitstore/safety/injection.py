@@ -243,9 +243,14 @@ _NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:s
 # searched for it, where one opening with ``(?:^|\n)`` is tried at every position (five times
 # slower over a wiki page).
 _ROLE_NAME = r"(?:system|assistant|developer)"
+# the words a role's bracket may hold after it, up to four, spaced or set apart by a dash, a colon or a
+# bar: "[system message]", "[SYSTEM UPDATE - PRIORITY 1]", "[SYSTEM OVERRIDE | CRITICAL INSTRUCTION]"
+_BRACKET_WORD = (
+    r"(?:message|prompt|instructions?|note|override|update|notice|alert|directive|command|order|mode|"
+    r"priority(?:\s*\d{1,2})?|urgent|critical|important)"
+)
 _ROLE_BRACKET = (
-    rf"\[[ \t]*{_ROLE_NAME}(?:\s+(?:message|prompt|instructions?|note|override|update|notice|alert|directive|"
-    r"command|order|mode))?[ \t]*\][ \t]*+:?+"
+    rf"\[[ \t]*{_ROLE_NAME}(?:(?:\s*[-:|]\s*|\s+){_BRACKET_WORD}){{0,4}}[ \t]*\][ \t]*+:?+"
 )
 _ROLE_LEAD = r"\n[ \t>#*+-]*(?:\d{1,3}[.)][ \t]+)?"
 _ROLE_LINE = lazy.Pattern(
@@ -279,6 +284,9 @@ _HAIL_WORD = (
     r"(?:attention|attn|note|notice|message|memo|instructions?|directives?|reminder|warning|"
     r"important|urgent|psa|announcement|calling|alert)"
 )
+# a word that hails only after one of those ("important update for ai assistants:"; "update for
+# ai assistants" alone is a changelog's)
+_HAIL_NEXT = rf"(?:{_HAIL_WORD}|update)"
 def _trie(words: str | tuple[str, ...]) -> str:
     """An alternation of WORDS (separated by spaces, or each a string of a tuple, matched
     literally) with their shared beginnings factored out ("ask|add" as "a(?:sk|dd)"): tried at
@@ -340,7 +348,7 @@ _HAILS = tuple(
     lazy.Pattern(p)
     for p in (
         # "attention ai agents:", "important instructions for llms", "note to any ai assistant"
-        rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+\s*+[:,!.-]*+\s*+(?:(?:to|for)\s+{_SOME}{_READER}{_HAILED_TO}"
+        rf"{_HAIL_WORD}(?:\s++{_HAIL_NEXT})*+\s*+[:,!.-]*+\s*+(?:(?:to|for)\s+{_SOME}{_READER}{_HAILED_TO}"
         rf"|{_SOME}{_READER}{_HAILED})",
         # "dear ai assistant", "hey llms", "hello, ai agents"
         rf"(?:dear|hey|hello|hi|greetings|yo)(?:\s*+,)?\s++(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED_TO}",
@@ -364,7 +372,7 @@ _NAMED = (
 )
 _NAMED_WORDS = ("agents", "claude", "codex", "gemini", "copilot", "cursor", "assistant", "gpt")
 _NAMED_HAIL = lazy.Pattern(
-    rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+\s++(?:(?:(?:to|for)\s+{_SOME}{_NAMED}{_HAILED_TO})|{_SOME}{_NAMED}{_HAILED})"
+    rf"{_HAIL_WORD}(?:\s++{_HAIL_NEXT})*+\s++(?:(?:(?:to|for)\s+{_SOME}{_NAMED}{_HAILED_TO})|{_SOME}{_NAMED}{_HAILED})"
 )
 # "system notice:", "admin override:", an authority the text claims for itself; looked for only
 # in a text that holds one of the words it ends with (``_AUTHORITY_WORDS``)
@@ -800,7 +808,7 @@ class _ParagraphEnds:
 
 
 # the run of hail words the first of ``_HAILS`` opens with, read as that pattern reads it
-_HAIL_CHAIN = lazy.Pattern(rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+")
+_HAIL_CHAIN = lazy.Pattern(rf"{_HAIL_WORD}(?:\s++{_HAIL_NEXT})*+")
 
 
 def _chained_hails(reading: str) -> Iterator[re.Match[str]]:
