@@ -149,6 +149,10 @@ _INJECTION = lazy.Pattern(
             r"from\s+now\s+on,?\s+you\s+(?:are|will|must|shall)\s+(?:act\s+as|pretend|ignore|"
             r"disregard|no\s+longer)\b",
             r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines)\b",
+            # the same without "now": told to act as, pretend to be, or that it is, something unbound
+            r"(?:act\s+as|pretend\s+(?:that\s+)?(?:you\s+are|to\s+be))\s+(?:an?\s+|the\s+)?"
+            r"(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|unbound)\s+(?:\w+\s+)?"
+            r"(?:ai|assistant|model|agent|persona|chatbot|bot|llm|shell|terminal|version\s+of\s+yourself)\b",
             # chat-template special tokens: ChatML and Qwen, Llama 3, OpenAI harmony, Phi and
             # Zephyr, Granite, Command R, DeepSeek (its fullwidth bars and U+2581 read as "|" and
             # "\u2581"); Gemma's turns; Llama 2's and Mistral's brackets
@@ -169,7 +173,8 @@ _MISTRAL = lazy.Pattern(r"\[/?(?:SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_R
 # Every match of ``_INJECTION`` holds one of these words, or both words of a pair (``you`` and
 # ``now`` in a persona takeover, ``<`` and ``system`` in a tag): where none does, it is not
 # tried at every position of the text.
-_INJECTION_WORDS = ("ignore", "disregard", "forget", "override", "pretend", "<|", "<<", "inst]", "_of_turn>")
+_INJECTION_WORDS = ("ignore", "disregard", "forget", "override", "pretend", "<|", "<<", "inst]", "_of_turn>",
+                    "unrestricted", "unfiltered", "uncensored", "jailbroken", "unaligned", "unbound")
 _INJECTION_PAIRS = (("now", "you"),)
 # A tag of a chat's roles or of the wrapper that marks text as untrusted, opening or closing:
 # "<system>", "</untrusted>", "<assistant_message>". Real transcripts hold "<system-reminder>",
