@@ -189,6 +189,7 @@ API_KEYS = {
         "0ZPPZI8HWEMAEKP3Y1WAGOEHBNKRW3FIEA5J1UNXDJB92TOPX9OI3"),
         "slack-token"),
     "gitlab-runner-registration": ("GR1348941" + "PFUYxTTQBeRVvAYrVEv_", "gitlab-token"),
+    "mailchimp": ("9c3f71e0b4d25a86" + "e17f02c9d8ab6354" + "-us21", "mailchimp-key"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -199,6 +200,13 @@ def test_api_keys_standing_alone_are_redacted(key: str, kind: str, sentence: str
     result = SCANNER.scan(sentence.format(key))
     assert not result.quarantined
     assert result.text == sentence.format(f"[REDACTED:{kind}]")
+
+
+def test_a_data_centre_after_no_random_key_is_kept() -> None:
+    """A Mailchimp key is 32 random hex digits and its data centre: a sequence before ``-us6``, or a
+    job's name ending in one, is no key."""
+    text = "0123456789abcdef0123456789abcdef-us6 in the docs; the build-us1 job and x-us12"
+    assert SCANNER.scan(text).text == text
 
 
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"

@@ -26,8 +26,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``flutterwave-key``, ``duffel-token``, ``easypost-key``, ``plaid-token``), chat and mail
   (``twitter-bearer-token``, ``brevo-key``, ``notion-token``), databases as a service
   (``planetscale-token``, ``supabase-token``, ``clickhouse-key``, ``airtable-token``),
-  ``newrelic-key``, ``adobe-secret``,
-  ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
+  ``newrelic-key``, ``adobe-secret``, ``mailchimp-key`` (32 hex digits and the data centre,
+  ``-us6``), ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
   API key's or account's SID, the auth token told so by its name or its place beside the SID) and ``jwt``
   (except the signed, expiring links GitHub renders for images in private repositories, which
   stay).
@@ -602,6 +602,24 @@ def shape_hits(text: Text) -> Iterator[Hit]:
 
     yield from _reversed_github_hits(raw)
     yield from _twilio_hits(raw)
+    yield from _mailchimp_hits(raw)
+
+
+# Mailchimp's API keys: 32 lower-case hex digits, a dash and the account's data centre (``-us6``,
+# ``-us21``), looked for from the data centre, the one literal a key holds (a search for 32 hex
+# digits would be tried at every character)
+_MAILCHIMP_CENTRE = lazy.Pattern(r"-us\d{1,2}(?![\w-])")
+_HEX_32 = lazy.Pattern(r"[0-9a-f]{32}")
+
+
+def _mailchimp_hits(raw: str) -> Iterator[Hit]:
+    if "-us" not in raw:
+        return
+    for m in _MAILCHIMP_CENTRE.finditer(raw):
+        start = m.start() - 32
+        if start >= 0 and _HEX_32.fullmatch(raw, start, m.start()) and starts_word(raw, start) \
+                and token_is_real(raw[start : m.end()], raw[start : m.start()]):
+            yield Hit(start, m.end(), "mailchimp-key", 1)
 
 
 # Twilio's credentials come in pairs: an API key's SID (SK and 32 hex digits, a ``twilio-key``
