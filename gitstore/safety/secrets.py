@@ -92,6 +92,7 @@ from gitstore.safety.values import (
     looks_placeholder,
     low_variety,
     mostly_printable,
+    names_exchanged_token,
     names_something,
     shortest_secret,
     token_is_real,
@@ -1430,8 +1431,6 @@ _OPTION_SWITCHES = frozenset(
     "ask no prompt with without show reset generate random require expire change skip save empty "
     "disable enable allow use force set get read print check verify validate forget new".split()
 )
-# Tokens that page through a listing or name a request: no secret (``--starting-token``, ``--page-token``).
-_LISTING_TOKENS = frozenset("starting next page continuation pagination resume sync cursor idempotency".split())
 _JOINED_OPTION_KEYS = frozenset({"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass",
                                  "keystorepass", "truststorepass"})
 _OPTION_VALUED = tuple(
@@ -1455,8 +1454,8 @@ def _option_hits(text: Text) -> Iterator[Hit]:
                 continue  # no option: a word in a sentence (``the token is``), a key (``DB_PASS``)
             parts = re.split(r"[-_]", name.group("name") or "")
             key = (name.group("name") or "") + word
-            if parts[0] in _OPTION_SWITCHES or (word == "token" and _LISTING_TOKENS.intersection(parts)):
-                continue
+            if parts[0] in _OPTION_SWITCHES or (word == "token" and names_exchanged_token(key)):
+                continue  # a switch; a token that pages through a listing or names a request (``--page-token``)
             joined = parts[-1] != ""  # the word runs on from the name's last part (``--dbpassword``)
             if word in _WHOLE_WORD_KEYS and joined and key not in _JOINED_OPTION_KEYS:
                 continue  # ``--bypass``, ``--compass``, ``--oauth``: other words

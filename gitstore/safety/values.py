@@ -241,9 +241,15 @@ _FILE_NAME = lazy.Pattern(
 # (AWS's idempotency ClientToken, paging and sync cursors), not credentials. A session's or a
 # form's (CSRF) token is a secret of its holder's and stays one.
 _ID_TOKEN_KEY = lazy.Pattern(
-    r"(?:request|client|idempotency|continuation|page|next|sync|correlation|cancellation|trace|cursor)"
-    r"[ _.-]?token$"
+    r"(?:request|client|idempotency|continuation|page|next|starting|pagination|resume|sync|correlation|"
+    r"cancellation|trace|cursor)[ _.-]?token$"
 )
+
+
+def names_exchanged_token(key: str) -> bool:
+    """Whether KEY (in lower case) names a token a client and a service hand back and forth (a
+    page's, a request's: ``_ID_TOKEN_KEY``), not a credential."""
+    return _ID_TOKEN_KEY.search(key) is not None
 # What any match of :data:`_TEMPLATE` holds: one of these characters (an escaped dollar or
 # parenthesis, ``\$`` or ``\(``, holds it). Looked for first, as :data:`_PLACEHOLDER_MARK` is.
 _TEMPLATE_MARK = lazy.Pattern(r"[$#%{\[@&`_(\"']")
@@ -440,7 +446,7 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
     # (npm's legacy tokens, Heroku's API keys), not an id, unless the token names a request or
     # a page (``ClientToken``, ``pageToken``); an id's key (``client_id``) ends in no
     # credential word and is never judged here.
-    uuid_names = _ID_TOKEN_KEY.search(key) is not None
+    uuid_names = names_exchanged_token(key)
     if _looks_like_name(value, passwordish, uuid_names=uuid_names) or _is_prose(value):
         return True
     if _CREDENTIAL_IN_VALUE.search(value) and not _has_random_run(value):
@@ -460,6 +466,7 @@ __all__ = [
     "looks_placeholder",
     "low_variety",
     "mostly_printable",
+    "names_exchanged_token",
     "names_something",
     "shortest_secret",
     "token_is_real",
