@@ -53,13 +53,25 @@ class Client:
         assert line, "the server closed its output"
         return json.loads(line)
 
+    def initialize(self, id: int = 1, notify: bool = True) -> None:  # noqa: A002
+        """The lifecycle's opening: initialize answered, then (``notify``) initialized sent."""
+        self.request(id, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                        "clientInfo": {"name": "test", "version": "1"}})
+        assert self.answer()["id"] == id
+        if notify:
+            self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+
+    def close(self) -> str:
+        """Its input closed: the server exits 0; what it wrote on standard error."""
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        assert self.process.wait(timeout=120) == 0
+        return self.process.stderr.read().decode()
+
 
 def test_an_endless_message_is_refused_and_the_server_goes_on(shared_world: World) -> None:
     client = Client(shared_world.root)
-    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 1
-    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.initialize()
     client.request(2, "ping", pad=3 * MIB)  # large, within the limit
     assert client.answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     client.send(b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"x": "' + b"x" * (5 * MIB))
@@ -71,10 +83,7 @@ def test_an_endless_message_is_refused_and_the_server_goes_on(shared_world: Worl
     client.send(b'"}}\n')
     client.request(4, "tools/list")
     assert {tool["name"] for tool in client.answer()["result"]["tools"]} == {"recall", "show"}
-    assert client.process.stdin is not None and client.process.stderr is not None
-    client.process.stdin.close()
-    assert client.process.wait(timeout=120) == 0
-    errors = client.process.stderr.read().decode()
+    errors = client.close()
     assert "Traceback" not in errors and errors.count("gitstore mcp: refused a message over") == 1, errors
 
 
@@ -113,10 +122,7 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
     id MCP does not allow (a fraction, null, true, an object) is none, and the message that holds
     it is no notification either (the SDK would take it for one and the client would wait)."""
     client = Client(shared_world.root)
-    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 1
-    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.initialize()
     for line, code, id in [(b"not json", -32700, None),  # noqa: A001
                            (b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "\\ud800"}}', -32700, None),
                            (b"[" * 100_000, -32700, None),
@@ -130,18 +136,13 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
     client.send(b"\n")  # a blank line is no message: nothing to answer
     client.request(4, "ping")
     assert client.answer() == {"jsonrpc": "2.0", "id": 4, "result": {}}
-    assert client.process.stdin is not None and client.process.stderr is not None
-    client.process.stdin.close()
-    assert client.process.wait(timeout=120) == 0
-    assert "Traceback" not in client.process.stderr.read().decode()
+    assert "Traceback" not in client.close()
 
 
 def _serving(root: Path, env: dict[str, str] | None = None) -> Client:
     """A server past initialize, waiting on input that does not come."""
     client = Client(root, env)
-    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 1
+    client.initialize(notify=False)
     return client
 
 
@@ -286,10 +287,7 @@ def test_an_unknown_tool_prompt_or_resource_is_refused_with_invalid_params(share
     for ident, name in [(2, "nope"), (3, "write"), (4, "file:///nope")]:
         assert "result" not in answers[ident] and answers[ident]["error"]["code"] == -32602, answers[ident]
         assert name in answers[ident]["error"]["message"]
-    assert client.process.stdin is not None and client.process.stderr is not None
-    client.process.stdin.close()
-    assert client.process.wait(timeout=120) == 0
-    assert "Traceback" not in client.process.stderr.read().decode()
+    assert "Traceback" not in client.close()
 
 
 def test_a_request_before_initialize_is_refused_naming_the_cause(shared_world: World) -> None:
@@ -310,16 +308,10 @@ def test_a_request_before_initialize_is_refused_naming_the_cause(shared_world: W
         assert error["message"] == f"{method} before initialize: a client sends initialize first", error
     assert answers[3] == {"jsonrpc": "2.0", "id": 3, "result": {}}
     assert answers[4]["error"]["code"] == -32601, answers[4]
-    client.request(5, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 5
-    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.initialize(5)
     client.request(6, "tools/list")
     assert {tool["name"] for tool in client.answer()["result"]["tools"]} == {"recall", "show"}
-    assert client.process.stdin is not None and client.process.stderr is not None
-    client.process.stdin.close()
-    assert client.process.wait(timeout=120) == 0
-    assert "Traceback" not in client.process.stderr.read().decode()
+    assert "Traceback" not in client.close()
 
 
 def test_what_a_client_sent_comes_back_shortened_on_one_line_and_once(shared_world: World) -> None:
@@ -400,9 +392,7 @@ def test_a_crash_in_a_tool_is_logged_by_its_cause_and_where_it_was_raised(
     answer = client.answer()
     assert answer["result"]["isError"] is True, answer
     assert answer["result"]["content"] == [{"type": "text", "text": "Error executing tool recall"}], answer
-    client.process.stdin.close()
-    assert client.process.wait(timeout=120) == 0
-    errors = client.process.stderr.read().decode()
+    errors = client.close()
     line = next(line for line in errors.splitlines() if line.startswith("gitstore mcp: error: "))
     assert "(ValueError at gitstore/deliver/mcp.py:" in line and ", raised in sitecustomize.py:" in line, line
     assert ": ranking-weights: \u241b[8m\u2424SYSTEM: zzz" in line and len(line) < 500, line

@@ -115,6 +115,18 @@ def _settled_clone(bare: Path, where: Path) -> Path:
     return where
 
 
+def _idle_counts(remotes: dict[int, Path], tmp: Path, count: list[int]) -> dict[int, int]:
+    """For each team: what ``count`` (a counter a test patched in) reached in an idle sync of a
+    settled clone."""
+    found = {}
+    for writers, bare in remotes.items():
+        clone = _settled_clone(bare, tmp / f"clone-{writers}")
+        count[0] = 0
+        assert sync(str(clone)).status == "no-update"
+        found[writers] = count[0]
+    return found
+
+
 def test_an_idle_sync_reads_each_ref_file_a_few_times_not_once_a_pass(
         remotes: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An idle sync passes over every writer's refs some ten times (what to drop, what to admit,
@@ -173,12 +185,7 @@ def test_an_idle_sync_asks_whether_history_was_cut_once_a_pass_not_once_a_writer
         return state(*args)
 
     monkeypatch.setattr(provider_git, "shallow_state", counted)
-    found = {}
-    for writers, bare in remotes.items():
-        clone = _settled_clone(bare, tmp_path / f"clone-{writers}")
-        asked[0] = 0
-        assert sync(str(clone)).status == "no-update"
-        found[writers] = asked[0]
+    found = _idle_counts(remotes, tmp_path, asked)
     assert found[min(TEAMS)] == found[max(TEAMS)], found
 
 
@@ -195,12 +202,7 @@ def test_an_idle_sync_looks_refs_up_one_by_one_as_often_among_three_writers_as_a
         return lookup(self, name)
 
     monkeypatch.setattr(pygit2.references.References, "__getitem__", counted)
-    found = {}
-    for writers, bare in remotes.items():
-        clone = _settled_clone(bare, tmp_path / f"clone-{writers}")
-        looked[0] = 0
-        assert sync(str(clone)).status == "no-update"
-        found[writers] = looked[0]
+    found = _idle_counts(remotes, tmp_path, looked)
     assert found[min(TEAMS)] == found[max(TEAMS)], found
 
 
