@@ -76,3 +76,28 @@ def test_one_reviewer_on_a_pull_request_and_on_it_opened_again_is_one_origin_of_
         thread.save()
     assert propose(ctx, [ref(said[0]), ref(said[1])], title="One reviewer")["support"] == 1
     assert propose(ctx, [ref(e) for e in said], title="Two reviewers")["support"] == 2
+
+
+def _pin(pr: int, branch: str | None, commit: str | None = None) -> dict:
+    return {"repository": "github.com/acme/widgets", "pullRequest": pr, "branch": branch, "commit": commit}
+
+
+@pytest.mark.parametrize("pins, changes", [
+    pytest.param([_pin(7, "feature/a"), _pin(9, "feature/a")], {7: (7, 9), 9: (7, 9)}, id="one-head-branch"),
+    pytest.param([_pin(7, "feature/a"), _pin(9, "feature/b"), _pin(9, "feature/a")], {7: (7,), 9: (9,)},
+                 id="a-pull-request-claiming-two-heads-joins-by-neither"),
+    pytest.param([_pin(7, "feature/a", "1" * 40), _pin(9, "feature/b", "1" * 40)], {7: (7, 9), 9: (7, 9)},
+                 id="one-commit"),
+])
+def test_pull_requests_are_one_change_by_their_one_head_branch_or_a_commit(pins: list, changes: dict) -> None:
+    from gitstore.rules.evidence import one_change
+
+    assert one_change(pins)[0] == changes
+    assert one_change(reversed(pins))[0] == changes
+
+
+def test_without_commits_only_a_head_branch_joins() -> None:
+    from gitstore.rules.evidence import one_change
+
+    pins = [_pin(7, "feature/a", "1" * 40), _pin(9, "feature/b", "1" * 40), _pin(11, "feature/a")]
+    assert one_change(pins, commits=False) == ({7: (7, 11), 9: (9,), 11: (7, 11)}, {"feature/a": 7, "feature/b": 9})

@@ -38,7 +38,7 @@ from gitstore.dream.consolidators import Candidate, Consolidator, Finding, Outco
 from gitstore.dream.labelers import CATEGORIES, POLARITIES, THEME_PATTERN, Label, Labeler, LabelRun
 from gitstore.dream.labelers import memo as label_memo
 from gitstore.dream.report import DreamReport
-from gitstore.dream.view import FrozenView, take
+from gitstore.dream.view import FrozenView, on_changes, take
 from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
@@ -491,7 +491,7 @@ def _finding_json(finding: Finding, made: dict[str, tuple[dict[str, Any], bool]]
 
 
 def _proposed_json(view: FrozenView, candidate: Candidate, record: dict[str, Any]) -> dict[str, Any]:
-    cited = [view.evidence[e] for r in candidate.evidence for e in r.events if e in view.evidence]
+    cited = on_changes(view.evidence[e] for r in candidate.evidence for e in r.events if e in view.evidence)
     return {
         "id": record["id"], "theme": candidate.theme, "title": record["content"]["title"],
         "text": record["content"]["text"], "category": record["category"], "memory": record["memory"],

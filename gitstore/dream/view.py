@@ -32,7 +32,7 @@ from gitstore.dream import terms
 from gitstore.records.identity import is_person
 from gitstore.rules import consent
 from gitstore.rules.active import evaluate
-from gitstore.rules.evidence import one_change, refs_serve
+from gitstore.rules.evidence import one_change, pull_heads, refs_serve
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.rules.view import View
 from gitstore.store import Item
@@ -64,11 +64,13 @@ class Evidence(NamedTuple):
     seq: int
     written: str = ""            # when its comment was first written: an edit's ``at`` is the edit's
     joined: str | None = None    # its pull request's change, when others are one with it (``#10+#11``)
+    head: str | None = None      # its pull request's head branch, as every stored review thread of it names it
 
     @property
     def change(self) -> str | None:
         """The change it was written on: its pull request (``#12``), or the pull requests that
-        are one change with it (``#10+#11``, ``_changes``), or its branch (``feature/x``)."""
+        are one change with it (``#10+#11``: by their head branch, ``_changes``, or by a commit
+        reviews among some pieces saw, ``on_changes``), or its branch (``feature/x``)."""
         if self.joined is not None:
             return self.joined
         if self.pull_request is not None:
@@ -232,9 +234,11 @@ class _Taking:
     own: Callable[[str], bool] | None = None  # whether an append is this clone's (None: take every label)
     own_labels: set[str] = field(default_factory=set)
     owner: str | None = None                  # who the clone's owner is: a personal session is theirs
-    # pull request -> the change it is part of, and head branch -> that change's first pull request
+    # pull request -> the change it is part of, head branch -> that change's first pull request,
+    # and pull request -> its head branch
     changes: dict[int, str] = field(default_factory=dict)
     heads: dict[str, int] = field(default_factory=dict)
+    pull_heads: dict[int, str] = field(default_factory=dict)
     remembered: frozenset[str] = frozenset()  # events learnings cite: read whatever the window
     until: str | None = None                  # evidence dated after this is set aside (None: none is)
 
@@ -255,8 +259,8 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     skew) is set aside, counted as ``dated in the future``: anyone who can push can store a
     comment claiming any time, and one dated in 2099 would otherwise be the newest evidence every
     theme's recency is measured against."""
-    changes, heads = _changes(view)
-    taking = _Taking(view, purpose, since, own=own, owner=owner, changes=changes, heads=heads,
+    changes, heads, pulls = _changes(view)
+    taking = _Taking(view, purpose, since, own=own, owner=owner, changes=changes, heads=heads, pull_heads=pulls,
                      remembered=_remembered(view) if since is not None else frozenset(), until=until)
     for item in view.items:
         if item.kind == "event":
@@ -440,9 +444,12 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         root = first if first != event["id"] else None
     namespace = taking.namespaces.get(event["id"], "shared")
     pin = episode["pin"]
-    pull_request = pin["pullRequest"]
+    pull_request, head = pin["pullRequest"], None
     if pull_request is None and source == "agent-session" and pin["branch"]:
         pull_request = taking.heads.get(pin["branch"])
+        head = pin["branch"] if pull_request is not None else None
+    elif pull_request is not None and source == "review-thread":
+        head = taking.pull_heads.get(pull_request)
     return Evidence(
         id=event["id"], episode=event["episode"], source=source, harness=episode["source"]["origin"],
         type=event["type"], author=event["author"],
@@ -451,7 +458,7 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         pull_request=pull_request, branch=pin["branch"],
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
         seq=event["seq"], written=written,
-        joined=taking.changes.get(pull_request) if pull_request is not None else None,
+        joined=taking.changes.get(pull_request) if pull_request is not None else None, head=head,
     )
 
 
@@ -480,21 +487,46 @@ def _why(reason: str) -> str:
     return "not usable"
 
 
-def _changes(view: View) -> tuple[dict[int, str], dict[str, int]]:
-    """Which pull requests are one change, as the stored review threads pin them
-    (``rules.evidence.one_change``: those sharing a head branch or a commit a review saw): each
-    such pull request's change, named by its pull requests (``#10+#11``; a pull request one with
-    no other is left out, named as ever), and each head branch's change by its first pull
-    request: a session on that branch was written on that change. Only review threads, which
-    every clone holding them holds alike, join pull requests, whatever order they arrived in."""
-    joined, heads = one_change(episode["pin"] for episode in view.episodes.values()
-                               if episode["source"]["kind"] == "review-thread")
-    changes: dict[int, str] = {}
-    for number, members in joined.items():
-        if len(members) > 1:
-            changes[number] = "+".join(f"#{n}" for n in members[:4]) + (
-                f"+{len(members) - 4} more" if len(members) > 4 else "")
-    return changes, heads
+def _changes(view: View) -> tuple[dict[int, str], dict[str, int], dict[int, str]]:
+    """Which pull requests are one change by their head branch, as the stored review threads pin
+    them (``rules.evidence.one_change``, without commits): each such pull request's change,
+    named by its pull requests (``#10+#11``; a pull request one with no other is left out,
+    named as ever), each head branch's change by its first pull request (a session on that
+    branch was written on that change), and each pull request's head branch. Only review
+    threads, which every clone holding them holds alike, join pull requests, whatever order
+    they arrived in. A commit joins pull requests only among the evidence it is seen in
+    (``on_changes``): a thread anyone can store claims any commit."""
+    pins = [episode["pin"] for episode in view.episodes.values() if episode["source"]["kind"] == "review-thread"]
+    joined, heads = one_change(pins, commits=False)
+    changes = {number: change_name(members) for number, members in joined.items() if len(members) > 1}
+    return changes, heads, pull_heads(pins)
+
+
+def change_name(members: tuple[int, ...]) -> str:
+    """The name of a change of several pull requests: ``#10+#11``, at most four named."""
+    return "+".join(f"#{n}" for n in members[:4]) + (f"+{len(members) - 4} more" if len(members) > 4 else "")
+
+
+def on_changes(pieces: Iterable[Evidence]) -> list[Evidence]:
+    """PIECES, each with the change it was written on as they show it among themselves: pull
+    requests are one change when the threads of PIECES on them name one head branch (a piece
+    whose thread names none, a webhook's conversation comment, goes by ``Evidence.head``, the
+    branch every stored thread of its pull request names), or when reviews by people among
+    PIECES saw one commit on both (the same commits opened again on a renamed branch). A thread
+    holding none of them joins and parts nothing: anyone who can push can store a thread on any
+    pull request claiming another's branch or commit, and joined so, two reviewers' pull requests
+    would be one change and a theme raised on both would never pass its changes gate, with no
+    word of that thread in its verdict (or, claiming another branch for a pull request opened
+    again, make it a second change). Whoever joins them now does it with evidence of the
+    theme, which its verdict cites."""
+    pieces = list(pieces)
+    pins = [{"pullRequest": e.pull_request,
+             "branch": e.branch if e.source == "review-thread" and e.branch else e.head,
+             "commit": e.commit if e.source == "review-thread" and e.person else None}
+            for e in pieces if e.pull_request is not None]
+    joined, _ = one_change(pins)
+    names = {number: change_name(members) for number, members in joined.items() if len(members) > 1}
+    return [e._replace(joined=names.get(e.pull_request)) if e.pull_request is not None else e for e in pieces]
 
 
 def _person(author: str, source: str, namespace: str, owner: str | None = None) -> str | None:

@@ -79,9 +79,24 @@ SHARED_BRANCHES = re.compile(
 )
 
 
-def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, ...]], dict[str, int]]:
-    """Which pull requests the review PINS name are one change: those sharing a head branch or a
-    commit a review saw (and, through them, any pull request sharing one with those). A pull
+def pull_heads(pins: Iterable[Mapping[str, Any]]) -> dict[int, str]:
+    """Each pull request's head branch, as the review PINS of it name it: GitHub gives a pull
+    request one head branch, so one whose pins name two (anyone who can push can store a thread
+    claiming any branch for any pull request) has none to go by. The names every fork has
+    (:data:`SHARED_BRANCHES`) name no head."""
+    named: dict[int, set[str]] = defaultdict(set)
+    for pin in pins:
+        if pin.get("pullRequest") is not None:
+            branch = pin.get("branch")
+            named[pin["pullRequest"]].update([branch] if branch and not SHARED_BRANCHES.fullmatch(branch) else [])
+    return {number: next(iter(branches)) for number, branches in named.items() if len(branches) == 1}
+
+
+def one_change(pins: Iterable[Mapping[str, Any]], commits: bool = True
+               ) -> tuple[dict[int, tuple[int, ...]], dict[str, int]]:
+    """Which pull requests the review PINS name are one change: those with one head branch
+    (``pull_heads``) or (with COMMITS) sharing a commit a review saw (and, through them, any pull
+    request sharing one with those). A pull
     request closed and opened again from the same branch (GitHub numbers it anew), from that
     branch pushed again after a force-push, from a fork's branch of the same name or from the
     same commits on a renamed branch is the same work under review, not a second change.
@@ -91,7 +106,10 @@ def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, 
     change made in its editor (``main``, ``master``, ``develop``, ``patch-1``,
     ``alice-patch-2``: :data:`SHARED_BRANCHES`) join no pull requests: two forks' pull requests
     from ``main`` are two changes unless they share a commit. A branch name of its own used
-    again for later work is one change with the earlier: counted short, never twice."""
+    again for later work is one change with the earlier: counted short, never twice. A pull
+    request whose pins name two head branches joins by neither: a thread claiming another pull
+    request's branch makes no two changes one (it can part a pull request from the one it was
+    opened again as, which any writer could as well by storing evidence of its own)."""
     parent: dict[str, str] = {}
 
     def find(node: str) -> str:
@@ -106,20 +124,20 @@ def one_change(pins: Iterable[Mapping[str, Any]]) -> tuple[dict[int, tuple[int, 
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
+    pinned = [pin for pin in pins if pin.get("pullRequest") is not None]
+    heads = pull_heads(pinned)
     numbers: set[int] = set()
-    for pin in pins:
-        if pin.get("pullRequest") is None:
-            continue
+    for pin in pinned:
         pull = f"pr:{pin['pullRequest']}"
         numbers.add(pin["pullRequest"])
         find(pull)
-        if pin.get("branch") and not SHARED_BRANCHES.fullmatch(pin["branch"]):
-            join(pull, f"branch:{pin['branch']}")
-        if pin.get("commit"):
+        if pin["pullRequest"] in heads:
+            join(pull, f"branch:{heads[pin['pullRequest']]}")
+        if commits and pin.get("commit"):
             join(pull, f"commit:{pin['commit']}")
     groups: dict[str, list[int]] = defaultdict(list)
     for number in sorted(numbers):
         groups[find(f"pr:{number}")].append(number)
     changes = {n: group for group in map(tuple, groups.values()) for n in group}
-    heads = {node[7:]: groups[find(node)][0] for node in list(parent) if node.startswith("branch:")}
-    return changes, heads
+    branches = {node[7:]: groups[find(node)][0] for node in list(parent) if node.startswith("branch:")}
+    return changes, branches

@@ -52,7 +52,7 @@ from gitstore.dream import audience, cues, terms
 from gitstore.dream.consolidators import (MAX_AUDIENCE_RATIONALE, MAX_RATIONALE, MAX_REASON, MAX_TEXT, Candidate,
                                           Outcome, Verdict, listed, within)
 from gitstore.dream.labelers import CATEGORIES, Label
-from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref, said_digest
+from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref, on_changes, said_digest
 from gitstore.errors import InvalidInput
 from gitstore.records.headline import headline
 
@@ -295,10 +295,18 @@ def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
         (against if label.polarity == "objects-to" else support)[label.theme].append((label, evidence))
     found = []
     for key in sorted(set(support) | set(against)):
-        raised, answers = _answered(sorted(support[key], key=_order))
+        pairs = _on_changes([*support[key], *against[key]])
+        raised, answers = _answered(sorted(pairs[:len(support[key])], key=_order))
         if raised:
-            found.append(_Theme(key, tuple(raised), tuple(sorted(against[key], key=_order)), tuple(answers)))
+            found.append(_Theme(key, tuple(raised), tuple(sorted(pairs[len(support[key]):], key=_order)), tuple(answers)))
     return found
+
+
+def _on_changes(pairs: list[tuple[Label, Evidence]]) -> list[tuple[Label, Evidence]]:
+    """PAIRS, each piece with the change it was written on as the theme's evidence shows it
+    (``view.on_changes``): only the threads holding its evidence join its pull requests, by one
+    head branch or by a commit its reviews saw."""
+    return list(zip((label for label, _ in pairs), on_changes(e for _, e in pairs)))
 
 
 def _opposed(theme: _Theme) -> tuple[list[Evidence], list[Evidence]] | None:
