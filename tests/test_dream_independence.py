@@ -334,3 +334,43 @@ def test_a_thread_claiming_another_branch_for_a_reopened_pull_request_parts_noth
     [verdict] = w.run(ctx, dry_run=True).rejected
     assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"], verdict
 
+
+def _issue_comment(number: int, cid: int, user: int, body: str, at: str, of_pull_request: bool) -> dict:
+    """A webhook delivery of a comment on issue NUMBER (a pull request's conversation, or not):
+    it names no head branch or commit, only the number GitHub shares between the two."""
+    issue = {"number": number, **({"pull_request": {"url": "https://x"}} if of_pull_request else {})}
+    return {"action": "created", "repository": {"full_name": "acme/widgets"}, "issue": issue,
+            "comment": {"id": cid, "user": _user(user), "body": body, "created_at": at, "updated_at": at}}
+
+
+@pytest.mark.parametrize("number, of_pull_request, contested, changes", [
+    pytest.param(55, False, False, 1, id="an-issue"),
+    pytest.param(11, True, False, 2, id="a-pull-request-another-thread-shows"),
+    pytest.param(11, True, True, 2, id="a-pull-request-whose-head-a-thread-contests"),
+])
+def test_a_comment_on_an_issue_is_no_pull_request_or_branch(tmp_path: Path, number: int, of_pull_request: bool,
+                                                           contested: bool, changes: int) -> None:
+    """A second reviewer's comment delivered by the ``issue_comment`` webhook is pinned to its
+    issue's number alone. On an issue no thread shows to be a pull request, it is no second
+    change beside #10, and the theme fails its changes gate; on #11, whose review threads name
+    its head, it is #11's, also when a thread anyone stored claims another head for #11."""
+    import json
+
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = w.repo(tmp_path)
+    _import(ctx, tmp_path, [
+        _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="a" * 40)], [], "feature/a", "a" * 40),
+        _snapshot(11, [_inline(5002, 103, "Rename the helper in the parser module.", "2026-03-02T11:00:00Z",
+                               sha="b" * 40)], [], "feature/b", "b" * 40)])
+    if contested:
+        (tmp_path / "forged").mkdir()
+        _import(ctx, tmp_path / "forged", [
+            _snapshot(11, [_inline(6001, 666, ELSEWHERE, "2026-03-04T10:00:00Z", sha="a" * 40)], [], "feature/a",
+                      "a" * 40)])
+    path = tmp_path / "deliveries.json"
+    path.write_text(json.dumps([_issue_comment(number, 7001, 102, OWN, "2026-03-03T10:00:00Z", of_pull_request)]))
+    import_reviews(ctx, path, w.BY)
+    report = w.run(ctx, dry_run=True)
+    verdict = (report.proposed or report.rejected)[0]
+    assert verdict["signals"]["changes"] == changes and bool(report.proposed) is (changes == 2), verdict

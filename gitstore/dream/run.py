@@ -497,7 +497,7 @@ def _proposed_json(view: FrozenView, candidate: Candidate, record: dict[str, Any
         "text": record["content"]["text"], "category": record["category"], "memory": record["memory"],
         "audience": record["audience"], "audienceRationale": record["audienceRationale"],
         "confidence": record["confidence"], "signals": dict(candidate.signals),
-        "changes": sorted({e.change for e in cited if e.change}), "evidence": _refs_json(candidate.evidence),
+        "changes": sorted({e.counted_change for e in cited if e.counted_change}), "evidence": _refs_json(candidate.evidence),
         "replaces": list(record["replaces"]), "revised": record["version"] > 1,
         "reviewDigest": record["reviewDigest"], "contentDigest": record["contentDigest"],
         "local": any(e.local for e in cited),

@@ -65,6 +65,7 @@ class Evidence(NamedTuple):
     written: str = ""            # when its comment was first written: an edit's ``at`` is the edit's
     joined: str | None = None    # its pull request's change, when others are one with it (``#10+#11``)
     head: str | None = None      # its pull request's head branch, as every stored review thread of it names it
+    pulled: bool = False         # a stored review thread of its number names a branch or commit: a pull request's
 
     @property
     def change(self) -> str | None:
@@ -76,6 +77,18 @@ class Evidence(NamedTuple):
         if self.pull_request is not None:
             return f"#{self.pull_request}"
         return self.branch
+
+    @property
+    def counted_change(self) -> str | None:
+        """The change it counts for among a theme's pull requests or branches: ``change``, unless
+        that is a number no stored thread shows to be a pull request's (``pulled``: none of them
+        names a branch or commit). A webhook's comment on an issue is pinned to the issue's
+        number, which GitHub shares between issues and pull requests: an issue is no pull
+        request or branch, and one discussed beside a single pull request is no second change.
+        Its comments still count once per person, as one place (``change``)."""
+        if self.source == "review-thread" and self.pull_request is not None and not self.pulled:
+            return None
+        return self.change
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,10 +248,11 @@ class _Taking:
     own_labels: set[str] = field(default_factory=set)
     owner: str | None = None                  # who the clone's owner is: a personal session is theirs
     # pull request -> the change it is part of, head branch -> that change's first pull request,
-    # and pull request -> its head branch
+    # pull request -> its head branch, and the numbers a thread shows to be pull requests'
     changes: dict[int, str] = field(default_factory=dict)
     heads: dict[str, int] = field(default_factory=dict)
     pull_heads: dict[int, str] = field(default_factory=dict)
+    pulled: frozenset[int] = frozenset()
     remembered: frozenset[str] = frozenset()  # events learnings cite: read whatever the window
     until: str | None = None                  # evidence dated after this is set aside (None: none is)
 
@@ -261,6 +275,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     theme's recency is measured against."""
     changes, heads, pulls = _changes(view)
     taking = _Taking(view, purpose, since, own=own, owner=owner, changes=changes, heads=heads, pull_heads=pulls,
+                     pulled=_pulled(view),
                      remembered=_remembered(view) if since is not None else frozenset(), until=until)
     for item in view.items:
         if item.kind == "event":
@@ -459,6 +474,7 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
         seq=event["seq"], written=written,
         joined=taking.changes.get(pull_request) if pull_request is not None else None, head=head,
+        pulled=pull_request in taking.pulled,
     )
 
 
@@ -500,6 +516,16 @@ def _changes(view: View) -> tuple[dict[int, str], dict[str, int], dict[int, str]
     joined, heads = one_change(pins, commits=False)
     changes = {number: change_name(members) for number, members in joined.items() if len(members) > 1}
     return changes, heads, pull_heads(pins)
+
+
+def _pulled(view: View) -> frozenset[int]:
+    """The numbers a stored review thread shows to be pull requests': one pinned to it names a
+    branch or a commit (a webhook's ``issue_comment`` delivery names neither, and GitHub numbers
+    issues and pull requests alike). Whether its threads agree on one head is another matter
+    (``pull_heads``): a thread claiming another head for a pull request makes it no issue."""
+    return frozenset(episode["pin"]["pullRequest"] for episode in view.episodes.values()
+                     if episode["source"]["kind"] == "review-thread" and episode["pin"]["pullRequest"] is not None
+                     and (episode["pin"]["branch"] or episode["pin"]["commit"]))
 
 
 def change_name(members: tuple[int, ...]) -> str:

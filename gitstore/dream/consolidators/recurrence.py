@@ -236,7 +236,7 @@ class Recurrence:
         categories = Counter(label.category for label, e in theme.support if e.origin in cited)
         category = min(categories, key=lambda c: (-categories[c], CATEGORIES.index(c)))
         procedural = sum(1 for e in chosen if cues.procedural(terms.masked(e.text).lower()))
-        changes = sorted({e.change for e in chosen if e.change})
+        changes = sorted({e.counted_change for e in chosen if e.counted_change})
         rationale = (
             f"Recurring theme {theme.key}: {signals['origins']} independent origins "
             f"({signals['copies']} copies set aside) from {signals['people']} people in {signals['threads']} "
@@ -408,7 +408,7 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
         "origins": len(independent),
         "copies": len(theme.support) - len(origins),
         "threads": len({e.episode for e in independent}),
-        "changes": len({e.change for e in origins if e.change}),
+        "changes": len({e.counted_change for e in origins if e.counted_change}),
         "people": _people([e for _, e in theme.support]),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
         "ageDays": _days(newest, view_newest),
