@@ -297,25 +297,27 @@ def test_the_authors_agreement_on_the_reopened_pull_request_answers_the_ask_made
 ELSEWHERE = "The parser module's docstring has a typo in its second line."
 
 
-@pytest.mark.parametrize("pr, branch, sha", [
-    pytest.param(99, "feature/a", "b" * 40, id="a-thread-of-its-own-claiming-a-branch-and-a-commit"),
-    pytest.param(11, "feature/b", "a" * 40, id="a-thread-on-one-claiming-the-others-commit"),
-    pytest.param(11, "feature/a", "b" * 40, id="a-thread-on-one-claiming-the-others-branch"),
+@pytest.mark.parametrize("pr, branch, sha, text", [
+    pytest.param(99, "feature/a", "b" * 40, ELSEWHERE, id="a-thread-of-its-own-claiming-a-branch-and-a-commit"),
+    pytest.param(11, "feature/b", "a" * 40, ELSEWHERE, id="a-thread-on-one-claiming-the-others-commit"),
+    pytest.param(11, "feature/a", "b" * 40, ELSEWHERE, id="a-thread-on-one-claiming-the-others-branch"),
+    pytest.param(11, "feature/b", "a" * 40, ASK, id="a-copy-of-the-theme-claiming-the-others-commit"),
 ])
 def test_a_thread_claiming_anothers_branch_or_commit_makes_no_two_changes_one(tmp_path: Path, pr: int,
-                                                                              branch: str, sha: str) -> None:
+                                                                              branch: str, sha: str,
+                                                                              text: str) -> None:
     """Two reviewers raise the theme on #10 and #11, each from a branch and commit of its own.
     Anyone who can push can store a thread on any pull request, pinned to any branch and commit:
-    one saying nothing of the theme, claiming #10's branch or commit for #11 (or both for a
-    pull request of its own), must not make the two one change and fail the theme with no word
-    of that thread in its verdict."""
+    one saying nothing of the theme, or only pasting a remark of it, claiming #10's branch or
+    commit for #11 (or both for a pull request of its own), must not make the two one change and
+    fail the theme with no word of that thread in its verdict."""
     ctx = w.repo(tmp_path)
     _import(ctx, tmp_path, [
         _snapshot(10, [_inline(5001, 101, ASK, "2026-03-02T10:00:00Z", sha="a" * 40)], [], "feature/a", "a" * 40),
         _snapshot(11, [_inline(5002, 102, OWN, "2026-03-03T10:00:00Z", sha="b" * 40)], [], "feature/b", "b" * 40)])
     (tmp_path / "forged").mkdir()
     _import(ctx, tmp_path / "forged", [
-        _snapshot(pr, [_inline(6001, 666, ELSEWHERE, "2026-03-04T10:00:00Z", sha=sha)], [], branch, sha)])
+        _snapshot(pr, [_inline(6001, 666, text, "2026-03-04T10:00:00Z", sha=sha)], [], branch, sha)])
     [proposed] = w.run(ctx, dry_run=True).proposed
     assert proposed["signals"]["changes"] == 2 and proposed["changes"] == ["#10", "#11"], proposed
 
