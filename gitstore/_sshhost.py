@@ -61,6 +61,9 @@ _REFUSED = re.compile(r"^Bad owner or permissions on (.+)$")  # a file others ma
 _SHOWN_CHARS = 200  # of a path ssh's log names it read, past which it is cut
 _UNMATCHED = re.compile(r"^debug\d: .+ line \d+: include (.+) matched no files$")
 _GLOB = re.compile(r"[*?\[]")
+# Answers this process had to keep in memory, as the folder to keep them in is not made yet
+# (``gitstore init`` derives the scope before it makes the folder): checked as a kept one is.
+_HELD: dict[str, object] = {}
 
 
 def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path) -> str:
@@ -79,7 +82,7 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path)
     key = "\0".join([program, *args, destination])
     cache = _cache_path(state)
     entries = _read(cache) if cache is not None else {}
-    found = entries.get(key)
+    found = entries.get(key, _HELD.get(key))
     kept = found if isinstance(found, dict) else {}
     before = kept.get("hostname") if isinstance(kept.get("hostname"), str) else None
     if before is not None and _unchanged(kept.get("watched")):
@@ -91,12 +94,16 @@ def resolved(repo: pygit2.Repository, host: str, login: str | None, state: Path)
             name = before        # loaded machine): its last answer stands, so the scope does not flip; asked again
         elif name is None:  # no ssh, or it took too long: asked again next time, the host as written meanwhile
             return host
-        elif cache is not None:
+        else:
             read = _watched(args, log)
             entries.pop(key, None)
+            _HELD.pop(key, None)
             if read is not None:  # else not known: asked again next time
                 entries[key] = {"watched": [*start, *read[len(start):]], "hostname": name}
-            _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
+            if cache is not None:
+                _write(cache, dict(list(entries.items())[-_MAX_ENTRIES:]))
+            elif key in entries:
+                _HELD[key] = entries[key]
     return name or host
 
 
@@ -240,6 +247,13 @@ def _ask(program: str, args: list[str], destination: str) -> tuple[str | None, s
             found = rest.strip().lower()
             return found[:-1] if found.endswith(".") else found, said
     return "", said
+
+
+def keep_held(state: Path) -> None:
+    """Keep in ``state``, a folder just made, the answers this process held for want of it."""
+    if _HELD and (cache := _cache_path(state)) is not None:
+        _write(cache, dict(list({**_read(cache), **_HELD}.items())[-_MAX_ENTRIES:]))
+        _HELD.clear()
 
 
 def _cache_path(state: Path) -> Path | None:

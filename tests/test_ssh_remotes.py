@@ -328,6 +328,27 @@ def test_a_local_origin_not_set_up_has_its_answer_kept_in_the_clone(
     assert not (upstream / ".git" / "gitstore").exists(), "nothing written in the other repository"
 
 
+def test_init_asks_ssh_once_and_keeps_the_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gitstore init`` derives the scope before it makes the folder answers are kept in: it
+    asks ssh once all the same, and keeps that answer once the folder is there, so the next
+    command does not ask again."""
+    from gitstore import _sshhost
+
+    served(tmp_path, monkeypatch)
+    config = ssh_config(tmp_path / "ssh")
+    root = tmp_path / "clone"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "remote", "add", "origin", ALIAS)
+    git(root, "config", "core.sshCommand", f"ssh -F {config}")
+    monkeypatch.setattr(_sshhost, "_HELD", {})
+    assert init(root).scope == "github.com/acme/widgets"
+    assert asked(tmp_path) == 1
+    assert "github-work" in (root / ".git" / "gitstore" / _sshhost.CACHE).read_text()
+    monkeypatch.setattr(_sshhost, "_HELD", {})  # another process: what the folder keeps
+    assert repository_scope(pygit2.Repository(str(root))) == "github.com/acme/widgets"
+    assert asked(tmp_path) == 1
+
+
 def test_a_file_ssh_refused_for_its_permissions_is_asked_again_once_they_are_mended(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ssh refuses a configuration file others may write (its ``Include``d ones, and

@@ -13,6 +13,7 @@ from typing import Any
 import pygit2
 
 from gitstore import _jsontext
+from gitstore._sshhost import keep_held
 from gitstore._files import first_link, ignore_within, links_under
 from gitstore._gitconfig import remotes
 from gitstore._shown import one_line, shown
@@ -22,7 +23,7 @@ from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STA
                              set_up_here, tracked_under, unignoring_rule, write_config, writers_of_other_trees)
 from gitstore.errors import IntegrityError, Refused, UsageError
 from gitstore.providers import open_provider
-from gitstore.providers._gitdirs import common_dir, ref_names
+from gitstore.providers._gitdirs import common_dir, ref_names, state_dir
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import (declared_former, keep_scope, open_repository, same_scope, scope_kept_gone, scope_note,
@@ -218,6 +219,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         keep_home(state, root)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     _keep_scope(repo, scope, before, report)  # once the configuration and its copy are: a refused init keeps none
+    keep_held(state_dir(repo))  # ssh's answer for origin's host, asked before there was a folder to keep it in
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo, scope, report))
     _release_gone_remotes(repo, report)
@@ -238,7 +240,6 @@ def _take_up_records(repo: pygit2.Repository, writer: str, report: InitReport) -
     names (where the memory workflow's git-only setup step moves the remote's), taken up as
     this clone's own, as a sync takes it up (``_tips.take_up``): only by a clone that never
     logged a move of that ref."""
-    from gitstore.providers._gitdirs import state_dir
     from gitstore.providers._incoming import ref_tip
     from gitstore.providers._tips import take_up
 
@@ -619,7 +620,6 @@ def _release_gone_remotes(repo: pygit2.Repository, report: InitReport) -> None:
     """Drop what sync holds in quarantine for a remote this clone no longer has, as after the
     `git remote rename upstream origin && gitstore init --new-writer` a sync advises
     (``gitstore.sync.remote.release_gone_remotes``)."""
-    from gitstore.providers._gitdirs import state_dir
     from gitstore.sync.remote import release_gone_remotes
 
     if not ref_names(repo, QUARANTINE):
@@ -633,7 +633,6 @@ def _drop_other_repositories(repo: pygit2.Repository, scope: str, before: str | 
     """Drop the memory a plain ``git fetch`` brought from a remote that stands for another
     repository than this clone's, with the fetch refspecs an older init gave it, but of the
     scope ``before`` this init found kept (``gitstore.sync.remote.drop_other_repositories``)."""
-    from gitstore.providers._gitdirs import state_dir
     from gitstore.sync.remote import drop_other_repositories
 
     report.left.extend(drop_other_repositories(repo, state_dir(repo), scope, before))
