@@ -108,6 +108,7 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     (("episodes", "--source"), "--source", "", "email", True, ()),
     (("context", "--session"), "--session", "", " ", True, ()),
     (("deliveries", "--session"), "--session", "", " ", True, ()),
+    (("scope", "formerly"), "OLD_SCOPE", "", "widgets", True, ()),
 ]
 # well-formed values but for a newline at the end (a value read from a file or a CI variable):
 # each pattern a value must match ends with the string, as the contracts' do, never before a final

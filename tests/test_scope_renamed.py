@@ -235,26 +235,30 @@ def test_scope_formerly_writes_the_declaration_from_any_folder_and_names_each_sc
                          f"{OLD} is read here (and by each clone once its `gitstore sync` fetches that branch)\n"), said
 
 
-@pytest.mark.parametrize(("given", "said"), [
-    (NEW, f"{NEW} is this repository's scope now: a former scope is one it had before a rename or move; once it is "
-          "renamed or moved, point origin at its new URL (`git remote set-url origin NEW-URL`)"),
-    ("https://GitHub.com/ACME/gadgets.git", f"github.com/ACME/gadgets is this repository's scope now, spelled {NEW}"),
-    ("local/0123456789abcdef", "local/0123456789abcdef is a local scope: its records never leave the machine"),
-    ("widgets", "'widgets' is no scope (host/owner/name"),
-    ("/srv/git/widgets.git", "'/srv/git/widgets.git' is no scope"),
-    ("file:///srv/git/widgets.git", "is no scope"),
-    ("github.com/acme/../widgets", "is no scope"),
-    ("", "is no scope"),
+@pytest.mark.parametrize(("given", "code", "said"), [
+    # a scope the store refuses to declare: a refusal (1)
+    (NEW, 1, f"{NEW} is this repository's scope now: a former scope is one it had before a rename or move; once it "
+             "is renamed or moved, point origin at its new URL (`git remote set-url origin NEW-URL`)"),
+    ("https://GitHub.com/ACME/gadgets.git", 1, f"github.com/ACME/gadgets is this repository's scope now, spelled {NEW}"),
+    ("local/0123456789abcdef", 1, "local/0123456789abcdef is a local scope: its records never leave the machine"),
+    # a value typed that is no scope at all, or empty: a usage error (2) naming the argument
+    ("widgets", 2, "OLD_SCOPE': 'widgets' is no scope (host/owner/name"),
+    ("/srv/git/widgets.git", 2, "'/srv/git/widgets.git' is no scope"),
+    ("file:///srv/git/widgets.git", 2, "is no scope"),
+    ("github.com/acme/../widgets", 2, "is no scope"),
+    ("https://bob:hunter2@example.com/widgets", 2, "'https://example.com/widgets' is no scope"),
+    ("", 2, "OLD_SCOPE': '' is empty"),
+    (" ", 2, "OLD_SCOPE': ' ' is empty"),
 ])
 def test_scope_formerly_refuses_what_is_no_former_scope_in_one_line_writing_nothing(
-        tmp_path: Path, given: str, said: str) -> None:
+        tmp_path: Path, given: str, code: int, said: str) -> None:
     from .world import ready_repo
 
     root = ready_repo(tmp_path / "gadgets", origin=f"https://{NEW}.git").workspace.root
     cli.ok("scope", "formerly", OLD, cwd=root)
     before = (root / ".gitstore" / "scope.json").read_bytes()
-    refused = cli.fails(1, "scope", "formerly", given, cwd=root)
-    assert said in refused and refused.count("\n") == 1, refused
+    refused = cli.fails(code, "scope", "formerly", given, cwd=root)
+    assert said in refused and refused.count("\n") == 1 and "hunter2" not in refused, refused
     assert (root / ".gitstore" / "scope.json").read_bytes() == before
 
 

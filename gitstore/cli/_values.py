@@ -145,6 +145,21 @@ def _shown(value: str) -> str:
     return repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."
 
 
+def scope_name(value: str) -> str | None:
+    """A hosted repository's scope (``host/owner/name``) or its remote URL. A local scope
+    (``local/...``) is well-formed: the library refuses it, naming why no file may declare one."""
+    from gitstore.errors import InvalidInput
+    from gitstore.scope import named_scope
+
+    if value.strip().startswith("local/"):
+        return None
+    try:
+        named_scope(value)
+    except InvalidInput as exc:
+        return str(exc)
+    return None
+
+
 def one_of(what: str, names: tuple[str, ...]) -> Check:
     """A word of ``names`` (``what`` names the list in the error)."""
     return lambda value: unknown(what, value, names)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked, filled, scope_name
 from gitstore.config import Workspace
 
 scope_app = typer.Typer(help="This repository's scope: show it and the former scopes declared; declare one after a "
@@ -43,7 +44,8 @@ def show(as_json: bool = JSON_OPTION) -> None:
 
 @scope_app.command("formerly")
 def formerly(old: str = typer.Argument(..., metavar="OLD_SCOPE",
-                                       help="The scope this repository had (host/owner/name), or its remote URL then."),
+                                       help="The scope this repository had (host/owner/name), or its remote URL then.",
+                                       callback=checked(filled, scope_name)),
              as_json: bool = JSON_OPTION) -> None:
     """Declare a scope this repository had before a rename or move, in .gitstore/scope.json; it counts once committed and merged into the default branch."""
     from gitstore.ops.scope import declare
