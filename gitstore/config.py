@@ -66,6 +66,7 @@ from gitstore._files import replace_file
 from gitstore._gitconfig import remotes
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, RemoteGone, Unaccepted
+from gitstore.providers._names import WRITER_PATTERN as _WRITER
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import (Scope, _git_folder, admits, alias_of, keep_scope, open_git, open_repository,
                             same_scope, scope_and_kept, scope_kept_gone)
@@ -272,6 +273,10 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     writer = data.get("writer")
     if not isinstance(writer, str) or not writer:
         raise InvalidInput(f"{path}: no writer id{_to_mend(repo, path)}")
+    if not _WRITER.match(writer):  # every store refuses it: a command would go on as no writer can
+        shown = repr(writer) if len(writer) <= 80 else repr(writer[:40])[:-1] + "..."
+        raise InvalidInput(f"{path}: writer id {shown} must be 1 to 64 lowercase letters, digits and dashes"
+                           f"{_to_mend(repo, path)}")
     given = data.get("writerGiven", False)
     if not isinstance(given, bool):
         raise InvalidInput(f"{path}: writerGiven must be true or false")

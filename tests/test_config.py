@@ -44,6 +44,9 @@ def test_defaults(tmp_path: Path) -> None:
         ({"writer": "w1", "capture": "summary"}, 'capture must look like'),
         ({"writer": "w1", "provider": "s3"}, "unknown provider 's3'"),
         ({"provider": "git"}, "no writer id"),
+        ({"writer": "W X"}, "writer id 'W X' must be 1 to 64 lowercase letters, digits and dashes"),
+        ({"writer": "w" * 100}, "writer id 'w{40}\\.\\.\\. must be 1 to 64"),
+        ({"writer": "w1\n"}, "writer id 'w1\\\\n' must be"),
         ([], "must be a JSON object"),
     ],
 )
@@ -91,6 +94,23 @@ def test_a_config_that_lost_its_writer_names_the_writer_its_records_are_under(tm
     (root / "okf" / ".memory" / "config.json").unlink()
     cli.ok("init", "--writer", writer, cwd=root)
     assert cli.ok("grants", cwd=root).startswith("sha256:")  # its grant is its own again
+
+
+def test_a_malformed_writer_id_stops_every_command_and_a_refused_init_takes_none_of_the_file(repo: Path) -> None:
+    """A writer id no store takes, edited into config.json, is named by every command that
+    reads the file; `init --accept-changes` refuses it too, and takes nothing of the file: it
+    used to record the file as taken before the store refused the id, after which `status`
+    and `tick` went on as a writer no store can write as."""
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    data = json.loads(path.read_text())
+    write(path, {**data, "writer": "W X", "capture": {"mode": "transcript"}})
+    for args in (("init", "--accept-changes"), ("status",), ("tick",), ("status", "--json")):
+        said = fails(1, *args, cwd=repo)
+        assert f"{path}: writer id 'W X' must be 1 to 64 lowercase letters, digits and dashes" in said, said
+    write(path, {**data, "capture": {"mode": "transcript"}})  # the writer put back: the capture change still waits
+    assert "capture.mode changed since this clone's `gitstore init` last took the file" in \
+        fails(1, "init", cwd=repo)
 
 
 @pytest.mark.parametrize("broken", ["folder", "loop"])
