@@ -113,6 +113,22 @@ def test_a_malformed_writer_id_stops_every_command_and_a_refused_init_takes_none
         fails(1, "init", cwd=repo)
 
 
+@pytest.mark.parametrize(("given", "refusal"), [
+    (("--provider", "sqlite"), "this clone already uses the git provider"),
+    (("--writer", "w0ther"), "this clone already writes as "),
+])
+def test_an_init_refused_for_its_options_takes_none_of_the_changed_file(
+        repo: Path, given: tuple[str, ...], refusal: str) -> None:
+    """`init --accept-changes` with an option it refuses (another provider, another writer id)
+    took the changed file before refusing: the capture change below then counted, though the
+    command had failed."""
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    write(path, {**json.loads(path.read_text()), "capture": {"mode": "transcript"}})
+    assert refusal in fails(1, "init", "--accept-changes", *given, cwd=repo)
+    assert "capture.mode changed since this clone's `gitstore init` last took the file" in fails(1, "init", cwd=repo)
+
+
 @pytest.mark.parametrize("broken", ["folder", "loop"])
 def test_settings_that_are_no_file_are_named_not_taken_for_no_set_up(repo: Path, broken: str) -> None:
     """A settings path holding a folder or a link loop was reported as a repository never set

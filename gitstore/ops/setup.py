@@ -190,11 +190,6 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                           "otherwise put back what was there")
         if check is not None:
             check(config)  # a section its command would refuse is never taken
-        accept_config(repo, data)  # a person ran init over it: its settings are this clone's
-        report.accepted = accepted_fields(data, changed)
-        if "provider" in changed:  # the records the provider before it holds stay there, unread
-            report.left.extend(f"{detail}; {todo}" for detail, todo in unread_stores(repo, root, state, config.provider,
-                                                                                      config.writer))
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
@@ -206,12 +201,18 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             raise Refused(f"--writer {writer}: this clone's scope becomes {scope}, and {writer} holds records of "
                           f"{before}, which no clone of {scope} admits, so a sync would push nothing {writer} stores "
                           "from now on: name another id, or leave --writer out for a fresh one")
-        if new_writer or copied is not None or rescoped:
-            config = _renew(repo, root, config, writer, report, copied, before if rescoped else None)
-            renewed = True
-        elif writer is not None and writer != config.writer:
+        renewing = new_writer or copied is not None or rescoped
+        if not renewing and writer is not None and writer != config.writer:
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
                           "records (`--new-writer` gives a copied folder an id of its own)")
+        accept_config(repo, data)  # a person ran init over it, refused nothing: its settings are this clone's
+        report.accepted = accepted_fields(data, changed)
+        if "provider" in changed:  # the records the provider before it holds stay there, unread
+            report.left.extend(f"{detail}; {todo}" for detail, todo in unread_stores(repo, root, state, config.provider,
+                                                                                      config.writer))
+        if renewing:
+            config = _renew(repo, root, config, writer, report, copied, before if rescoped else None)
+            renewed = True
     else:
         _refuse_lost_store(repo, root, state)
         config = Config(writer=writer or new_writer_id(), provider=provider or "git", writer_given=writer is not None)
