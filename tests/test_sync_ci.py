@@ -436,7 +436,10 @@ def test_ci_report_refuses_what_is_not_a_dream_report_in_one_line(report: str, w
     from .cli import fails
 
     err = fails(1, "ci", "report", "-", stdin=report, cwd=tmp_path)
-    assert "not a dream report (gitstore dream --json): " + why in err, err
+    assert err.startswith("gitstore: error: -: not a dream report (gitstore dream --json): " + why), err
+    (tmp_path / "dream report.json").write_text(report)  # a file given by name: the error names it
+    err = fails(1, "ci", "report", "dream report.json", cwd=tmp_path)
+    assert err.startswith("gitstore: error: dream report.json: not a dream report (gitstore dream --json): " + why), err
 
 
 def test_ci_report_shows_a_nested_value_where_text_belongs_as_a_question_mark() -> None:

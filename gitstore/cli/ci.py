@@ -64,7 +64,11 @@ def report(
             raise InvalidInput(f"{dream_json}: not a dream report (gitstore dream --json): values nested too "
                                "deeply") from None
         raise InvalidInput(f"{dream_json}: not JSON (gitstore dream --json writes it)") from None
-    typer.echo(report_body(data), nl=False)
+    try:
+        body = report_body(data)
+    except InvalidInput as exc:  # JSON, but not shaped as a report: named with the file, as the errors above
+        raise InvalidInput(f"{dream_json}: {exc}") from None
+    typer.echo(body, nl=False)
 
 
 def register(app: typer.Typer) -> None:
