@@ -398,6 +398,11 @@ def scope_note(repo: pygit2.Repository) -> tuple[str, str] | None:
             f"git remote rename {shlex.quote(names[0])} origin && gitstore init")
 
 
+# What a command run in a folder deleted (or moved) since the shell entered it is told: the
+# operating system answers "No such file or directory" naming no file.
+FOLDER_GONE = "the current folder no longer exists (deleted or moved since the shell entered it): cd into the repository again"
+
+
 def open_repository(start: str | Path = ".") -> pygit2.Repository:
     """The git repository containing ``start``, refusing bare repositories. Opened from
     ``start``, not from the git folder found: a clone made with ``--separate-git-dir`` has a
@@ -405,7 +410,11 @@ def open_repository(start: str | Path = ".") -> pygit2.Repository:
     its work tree would be taken for the folder above the git folder."""
     found = pygit2.discover_repository(str(start))
     if found is None:
-        raise NotARepository(f"{Path(start).resolve()} is not inside a git repository")
+        try:
+            where = Path(start).resolve()
+        except FileNotFoundError:  # the folder the command runs in was deleted (or moved) after the shell went there
+            raise NotARepository(FOLDER_GONE) from None
+        raise NotARepository(f"{where} is not inside a git repository")
     repo = open_git(start, found)
     if repo.is_bare or repo.workdir is None:
         raise BareRepository(f"{found} is a bare repository; gitstore needs a work tree")

@@ -149,6 +149,26 @@ def test_outside_a_repository_every_command_is_a_one_line_usage_error(line: tupl
     assert "not inside a git " in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("line", sorted(ON_A_REPOSITORY), ids=" ".join)
+def test_in_a_folder_deleted_under_the_shell_every_command_says_so_in_one_line(
+        line: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A shell still in a folder someone deleted: the operating system's "No such file or
+    directory", naming no file, was all a command said (exit 1); it is a usage error (2) saying
+    which folder is gone and what to do."""
+    from gitstore.scope import FOLDER_GONE
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
+    code = main([*line, *ON_A_REPOSITORY[line]])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert err.startswith("gitstore: error: ") and err.endswith(f"{FOLDER_GONE}\n"), err
+
+
 def test_in_a_bare_repository_hooks_status_says_it_is_bare(tmp_path: Path) -> None:
     """Not "not in a git repository": the folder is one, but without a work tree."""
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "shared.git")], check=True)

@@ -139,7 +139,13 @@ def git_later(*args: str, keep_index: bool = False) -> Callable[[], tuple[int, b
 def top_level(start: Path | None = None) -> Path:
     """The work tree root of the repository around the current folder (pre-commit runs hooks
     from it, so a ``.git`` here answers without asking git)."""
-    here = Path(start or os.getcwd())
+    try:
+        here = Path(start or os.getcwd())
+    except FileNotFoundError:
+        from gitstore.errors import NotARepository
+        from gitstore.scope import FOLDER_GONE
+
+        raise NotARepository(FOLDER_GONE) from None
     if (here / ".git").exists():
         return here
     done = git("rev-parse", "--show-toplevel", cwd=start, check=False)
