@@ -108,3 +108,18 @@ def test_before_init_every_command_says_to_run_init_in_one_line_with_exit_2(line
     assert not (repo / "okf").exists()
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=repo, capture_output=True, text=True,
                           check=True).stdout == ""
+
+
+def _exit_codes(page: Path) -> dict[str, str]:
+    """The rows of a page's "Exit codes" table: code -> meaning."""
+    section = page.read_text(encoding="utf-8").split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = (line.split(" | ", 1) for line in section.splitlines() if re.match(r"\| \d+ \| ", line))
+    return {code.strip("| "): meaning.rstrip(" |") for code, meaning in rows}
+
+
+def test_the_readme_and_the_quickstart_give_one_table_of_exit_codes() -> None:
+    """The two pages a newcomer reads each list the exit codes (the command-line reference points
+    at the quickstart's); they had drifted apart, each naming usage errors the other left out."""
+    readme, quickstart = _exit_codes(ROOT / "README.md"), _exit_codes(ROOT / "okf" / "wiki" / "quickstart.md")
+    assert set(readme) == {"0", "1", "2", "3", "130"}, readme
+    assert readme == quickstart
