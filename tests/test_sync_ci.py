@@ -291,6 +291,8 @@ def test_a_cron_in_github_s_syntax_is_written_as_given(tmp_path: Path, cron: str
     "git+https://github.com/acme/gitstore@v0.1.0", "git+ssh://git@github.com/acme/gitstore.git@" + "0ad63452" * 5,
     "gitstore[mcp] @ git+https://github.com/acme/gitstore@v0.1.0", "https://example.com/gitstore-0.1.0-py3-none-any.whl",
     ".", "./dist/gitstore-0.1.0-py3-none-any.whl",
+    "git+https://x-access-token:${{ secrets.GITSTORE_TOKEN }}@github.com/acme/gitstore@v0.1.0",  # a secret's name
+    "git+https://${{ secrets.GITSTORE_TOKEN }}@github.com/acme/gitstore@v0.1.0",
 ])
 def test_install_takes_what_pip_fetches_from_a_place_it_names(tmp_path: Path, spec: str) -> None:
     init_ci(tmp_path, Options(spec))
@@ -314,6 +316,12 @@ def test_install_takes_what_pip_fetches_from_a_place_it_names(tmp_path: Path, sp
     ("git+https://x/\udcff@v1", "is not UTF-8 text"),  # a byte that is not UTF-8, as argv carries it
     ("git+https://x/\u00e9@v1", "printable ASCII"),
     ("git+https://x/\t@v1", "printable ASCII"),
+    # a credential written in the URL would be committed and pushed with the workflows
+    ("git+https://bob:ghp_s3cr3t@github.com/acme/gitstore@v0.1.0", "'git+https://...@github.com/acme/gitstore@v0.1.0'"
+     ": the URL holds a credential, and the workflows are committed"),
+    ("git+https://ghp_s3cr3t@github.com/acme/gitstore@v0.1.0", "the URL holds a credential"),
+    ("git+ssh://git:s3cr3t@github.com/acme/gitstore@v0.1.0", "the URL holds a credential"),
+    ("gitstore @ https://bob:s3cr3t@example.com/gitstore.tar.gz", "the URL holds a credential"),
 ])
 def test_install_never_names_what_an_index_resolves_nor_a_pip_option(tmp_path: Path, spec: str, why: str,
                                                                      capsys: pytest.CaptureFixture[str],
@@ -322,7 +330,7 @@ def test_install_never_names_what_an_index_resolves_nor_a_pip_option(tmp_path: P
     monkeypatch.chdir(tmp_path)
     assert main(["ci", "init", "--install", spec]) == 2
     err = capsys.readouterr().err
-    assert why in err and len(err.strip().splitlines()) == 1, err
+    assert why in err and len(err.strip().splitlines()) == 1 and "s3cr3t" not in err, err
     assert not (tmp_path / ".github").exists()
 
 

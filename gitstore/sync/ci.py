@@ -27,7 +27,9 @@ place it names, never a name a package index resolves: a ``git+https``, ``git+ss
 URL (alone, or as ``NAME @ URL``), or a path inside the checkout (``.``, ``./dist/...``). A
 requirement by name (``gitstore``, ``gitstore==0.1``, any other), a pip option (``--index-url``
 ...), a path outside the checkout and a URL fetched without authentication of its server
-(``http``, ``git://``) are refused, and so is anything but printable ASCII.
+(``http``, ``git://``) are refused, and so is anything but printable ASCII, and a URL holding a
+credential (the files are committed): a secret's expression (``${{ secrets.NAME }}``) stands
+in for one.
 """
 
 from __future__ import annotations
@@ -575,12 +577,33 @@ def _check_install(spec: str) -> None:
                          f"name a git URL at a tag or commit, e.g. {EXAMPLE_INSTALL}")
     scheme = where.split("://", 1)[0].lower() if "://" in where else ""
     if scheme in _FETCHED:
+        _refuse_credential(spec, where, scheme)
         return
     if scheme:
         raise UsageError(f"--install {spec!r}: pip would fetch it over {scheme}, which does not authenticate the "
                          "server; use https or ssh")
     raise UsageError(f"--install {spec!r} names what a package index resolves, where the name gitstore is another "
                      f"project's: name a git URL at a tag or commit, e.g. {EXAMPLE_INSTALL}")
+
+
+_EXPRESSION = re.compile(r"\$\{\{[^{}]*\}\}")  # an Actions expression (a secret), which the runner fills in
+
+
+def _refuse_credential(spec: str, url: str, scheme: str) -> None:
+    """Refuse a URL holding a credential: a password, or over https a user name alone (a token
+    goes there as well). The workflows are committed and pushed: what the URL holds would be
+    published with them. An Actions expression in its place (``${{ secrets.NAME }}``) is filled
+    in by the runner, and the file holds only its name."""
+    authority = url.split("://", 1)[1].split("/", 1)[0]
+    if "@" not in authority:
+        return
+    user, _, password = authority.rpartition("@")[0].partition(":")
+    secret = password or (user if scheme.endswith("https") else "")  # over ssh a user name alone is an account
+    if secret and not _EXPRESSION.fullmatch(secret):
+        shown = spec.replace(authority.rpartition("@")[0], "...", 1)
+        raise UsageError(f"--install {shown!r}: the URL holds a credential, and the workflows are committed: it "
+                         "would be published with them; name a secret the runner fills in instead, e.g. "
+                         "git+https://x-access-token:${{ secrets.GITSTORE_INSTALL_TOKEN }}@github.com/OWNER/gitstore@TAG")
 
 
 def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
