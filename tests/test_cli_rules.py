@@ -227,6 +227,21 @@ def test_a_review_digest_that_is_not_a_digest_is_a_usage_error_that_reveals_noth
     assert [h["state"] for h in json.loads(run(root, "history", proposed["id"], "--json"))["versions"]] == ["proposed"]
 
 
+def test_an_event_cited_twice_proposes_the_learning_it_cites_once(tmp_path: Path) -> None:
+    """`--evidence E:A --evidence E:A` stored a second proposal of the same learning under an id
+    of its own, its evidence listing the event twice, where `--evidence E:A,A` was taken as
+    `--evidence E:A` and refused as already proposed."""
+    _, root, one = _one_comment(tmp_path)
+    cite = f"{one['episode']}:{one['id']}"
+    propose = ["propose", "--title", "T", "--text", "Use jitter.", "--category", "convention", "--by", "github:9"]
+    first = json.loads(run(root, *propose, "--evidence", cite, "--json"))
+    assert [(r["episode"], r["events"]) for r in first["evidence"]] == [(one["episode"], [one["id"]])]
+    for twice in (["--evidence", cite, "--evidence", cite], ["--evidence", f"{cite},{one['id']}", "--evidence", cite]):
+        refused = run(root, *propose, *twice, code=1)
+        assert refused == f"gitstore: error: learning {first['id']} was already proposed\n", refused
+    assert [r["id"] for r in json.loads(run(root, "proposals", "--json"))] == [first["id"]]
+
+
 def test_propose_records_every_option_its_help_names(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root
