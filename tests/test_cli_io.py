@@ -86,6 +86,19 @@ def test_a_closed_output_pipe_ends_the_command_quietly_with_0(tmp_path: Path, co
     assert (done.returncode, done.stderr) == (0, b"")
 
 
+@pytest.mark.parametrize("command", [["--help"], ["--version"], ["records"], ["completion", "bash"]])
+def test_output_to_a_full_disk_is_one_line_and_exit_1(tmp_path: Path, command: list[str]) -> None:
+    """Unlike a reader gone away, a write that fails (no space left) leaves output the caller
+    asked for missing: one line says so, exit 1. The help, the version and a group's help
+    printed a traceback there."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "gitstore", *command], cwd=tmp_path, stdout=full,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+    assert (done.returncode, done.stderr) == (1, b"gitstore: error: No space left on device\n"), done.stderr
+
+
 def test_a_file_name_that_is_not_utf8_prints_as_its_bytes_and_keeps_json_valid(tmp_path: Path) -> None:
     """On a terminal whose encoding refuses what is not UTF-8 (PYTHONIOENCODING=utf-8:strict, as
     a UTF-8 locale sets it), a file name with a byte such as 0xff is printed as its own bytes,

@@ -111,6 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     except BrokenPipeError:  # --help or --version into a closed pipe
         return _stdout_closed()
+    except OSError as exc:  # --help, --version or a group's help written where nothing can be (a full disk)
+        _stdout_closed()  # what is still buffered goes nowhere: the last flush must not fail again
+        where = f" ({exc.filename})" if exc.filename else ""
+        _error(f"{exc.strerror or exc}{where}", 1, as_json="--json" in args)
+        return 1
     except KeyboardInterrupt:
         _error("interrupted", EXIT_INTERRUPTED, as_json="--json" in args)
         return EXIT_INTERRUPTED
@@ -351,6 +356,10 @@ def run() -> None:
             sys.stdout.flush()  # output still buffered meets a closed pipe here, not at shutdown
     except BrokenPipeError:
         _stdout_closed()
+    except OSError as exc:  # a full disk: the output is not all there, which the exit code says
+        _stdout_closed()
+        _error(f"standard output: {exc.strerror or exc}", 1, as_json="--json" in sys.argv[1:])
+        code = code or 1
     sys.exit(code)
 
 
