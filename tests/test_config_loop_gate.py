@@ -164,7 +164,8 @@ def test_init_never_accepts_a_loop_or_dream_section_its_command_refuses(tmp_path
     alice = first_clone(tmp_path, shared_remote(tmp_path))
     base = _config(alice)
     for section, said in (({"loop": {"steps": {"imports": {}}}}, "loop.steps has an unknown step 'imports'"),
-                          ({"dream": {"labellers": {}}}, "dream")):
+                          ({"dream": {"labellers": {}}}, "dream"),
+                          ({"loop": {"by": "bot:x", "steps": {"dream": {}}}}, "loop.by 'bot:x' names a bot")):
         edited = {**base, **section}
         (alice / CONFIG).write_text(json.dumps(edited))
         refused = cli.fails(1, "init", "--accept-changes", cwd=alice)

@@ -177,6 +177,9 @@ def test_the_configuration_is_read_strictly(ctx: Context, capsys: pytest.Capture
            ({"steps": {"github": {"repo": "acme"}}}, "loop.steps.github.repo must be OWNER/NAME"),
            ({"steps": {"publish": {"claude": "yes"}}}, "loop.steps.publish.claude must be true or false"),
            ({"stepz": {}}, "loop has an unknown field 'stepz'"),
+           # an id every step refused as it ran: each tick failed step after step
+           ({"by": "bot:gitstore-loop", "steps": {"dream": {}}}, "loop.by 'bot:gitstore-loop' names a bot"),
+           ({"by": "memory bot", "steps": {"dream": {}}}, "loop.by 'memory bot' is not a person id"),
            ([], "loop must be a JSON object")]
     for loop, message in bad:
         # taken by init as a test calls it (`gitstore init` refuses it: test_config_loop_gate)

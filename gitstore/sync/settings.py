@@ -99,6 +99,8 @@ def parse(section: Any, where: str = "config") -> LoopSettings:
     by = section.get("by")
     if by is not None and not (isinstance(by, str) and by.strip()):
         raise InvalidInput(f"{where}: loop.by must be a person id such as git:bot@example.com")
+    if by is not None:
+        _acting(by, where)
     steps = section.get("steps", {})
     if not isinstance(steps, dict):
         raise InvalidInput(f"{where}: loop.steps must be a JSON object naming steps")
@@ -107,6 +109,18 @@ def parse(section: Any, where: str = "config") -> LoopSettings:
             raise InvalidInput(f"{where}: loop.steps has an unknown step {name!r} (steps: {', '.join(STEPS)})")
     configured = tuple(_step(name, steps[name], f"{where}: loop.steps.{name}") for name in STEPS if name in steps)
     return LoopSettings(configured, by)
+
+
+def _acting(by: str, where: str) -> None:
+    """Refuse a ``loop.by`` every step would refuse as it ran (a bot, or no person id): taken,
+    each tick would fail on it, step after step."""
+    from gitstore.errors import UsageError
+    from gitstore.records.identity import person
+
+    try:
+        person(by, given_as=f"{where}: loop.by")
+    except UsageError as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def _step(name: str, value: Any, where: str) -> StepConfig:
