@@ -242,6 +242,20 @@ def test_an_event_cited_twice_proposes_the_learning_it_cites_once(tmp_path: Path
     assert [r["id"] for r in json.loads(run(root, "proposals", "--json"))] == [first["id"]]
 
 
+def test_the_same_evidence_cited_in_another_order_proposes_the_learning_once(tmp_path: Path) -> None:
+    """The order the --evidence values came in made another content id, so the learning was
+    proposed a second time."""
+    ctx, root, one = _one_comment(tmp_path)
+    thread = Thread(ctx, 8, "200")
+    two = thread.comment("200", "Jitter here too.", "2026-03-02T10:00:00.000000Z", author="github:1002")
+    thread.save()
+    first_cite, second_cite = f"{one['episode']}:{one['id']}", f"{two['episode']}:{two['id']}"
+    propose = ["propose", "--title", "T", "--text", "Use jitter.", "--category", "convention", "--by", "github:9"]
+    first = json.loads(run(root, *propose, "--evidence", first_cite, "--evidence", second_cite, "--json"))
+    refused = run(root, *propose, "--evidence", second_cite, "--evidence", first_cite, code=1)
+    assert refused == f"gitstore: error: learning {first['id']} was already proposed\n", refused
+
+
 def test_propose_records_every_option_its_help_names(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root

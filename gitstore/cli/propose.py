@@ -29,18 +29,20 @@ def cited(value: str) -> str | None:
 
 
 def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
-    """``EPISODE:EVENT[,EVENT...]`` values (``cited`` checked them) as evidence references, each
-    event cited once however often the values name it: ``--evidence E:A --evidence E:A`` cites
-    what ``--evidence E:A`` does, and so proposes the same learning. (Values naming other events
-    of one episode stay references of their own: a reference cites one author.)"""
+    """``EPISODE:EVENT[,EVENT...]`` values (``cited`` checked them) as evidence references, in
+    one order whatever order the values came in, each event cited once however often they name
+    it: ``--evidence E:A --evidence E:A`` and ``--evidence F:B --evidence E:A`` cite what
+    ``--evidence E:A`` and ``--evidence E:A --evidence F:B`` do, and so propose the same
+    learning. (Values naming other events of one episode stay references of their own: a
+    reference cites one author.)"""
     refs, seen = [], set()
     for value in values:
         episode, _, named = value.partition(":")
-        events = [e for e in dict.fromkeys(named.split(",")) if e and (episode, e) not in seen]
+        events = sorted(e for e in set(named.split(",")) if e and (episode, e) not in seen)
         seen.update((episode, e) for e in events)
         if events:
             refs.append({"episode": episode, "events": events})
-    return refs
+    return sorted(refs, key=lambda ref: (ref["episode"], ref["events"]))
 
 
 def propose(
