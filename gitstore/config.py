@@ -138,7 +138,7 @@ class Workspace(NamedTuple):
             if odd is not None:  # something is there: init refuses it too
                 raise InvalidInput(odd)
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
-        data = _config_bytes(path)
+        data = config_bytes(path)
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
         scope = _scope(repo, here)
         config = parse_config(path, data, repo)
@@ -227,13 +227,13 @@ def _refuse_others(repo: pygit2.Repository, path: Path, data: bytes, writer: str
 
 def read_config(path: Path) -> Config:
     """Parse config.json strictly."""
-    return parse_config(path, _config_bytes(path))
+    return parse_config(path, config_bytes(path))
 
 
 MAX_CONFIG_BYTES = 1 << 20  # of config.json read: gitstore's settings take a few hundred bytes
 
 
-def _config_bytes(path: Path) -> bytes:
+def config_bytes(path: Path) -> bytes:
     """config.json's bytes, every command's first read: at most ``MAX_CONFIG_BYTES`` of them
     (a pull can bring any file there, where a commit tracks it), opened without waiting (a FIFO
     that took the file's place: refused at once as no regular file)."""
@@ -825,7 +825,7 @@ def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ..
 def unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ...]) -> list[str]:
     """The fields of config.json (at ``path``) within ``fields`` that changed since init last
     took the file (``changed_since_init``): what they name waits for ``ACCEPT`` to be in force."""
-    return [name for name in changed_since_init(repo, _config_bytes(path)) if guarded_by(name, fields)]
+    return [name for name in changed_since_init(repo, config_bytes(path)) if guarded_by(name, fields)]
 
 
 ACCEPT = "gitstore init --accept-changes"  # the command that takes a changed config.json as it is

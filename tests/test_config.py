@@ -129,6 +129,31 @@ def test_an_init_refused_for_its_options_takes_none_of_the_changed_file(
     assert "capture.mode changed since this clone's `gitstore init` last took the file" in fails(1, "init", cwd=repo)
 
 
+@pytest.mark.parametrize("broken", ["fifo", "big"])
+def test_init_reads_the_settings_as_every_command_does_never_waiting_nor_whole(repo: Path, broken: str) -> None:
+    """`gitstore init`, which every refusal sends a person to, read config.json with a plain
+    read: a FIFO in its place held it for ever (every other command refused it at once), and a
+    file of any size was read whole."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    path.unlink()
+    if broken == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text(json.dumps({"writer": "w" * (2 << 20)}))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gitstore", "init"], cwd=repo, env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=30)
+    said = "is not a file: gitstore's settings are a file" if broken == "fifo" else "over 1 MiB"
+    assert done.returncode == 1 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
 @pytest.mark.parametrize("broken", ["folder", "loop"])
 def test_settings_that_are_no_file_are_named_not_taken_for_no_set_up(repo: Path, broken: str) -> None:
     """A settings path holding a folder or a link loop was reported as a repository never set

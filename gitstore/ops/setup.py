@@ -18,10 +18,10 @@ from gitstore._files import first_link, ignore_within, links_under
 from gitstore._gitconfig import remotes
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
-                             changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, git_ignores, forget_former, from_git, former_writers, keep_former, keep_home,
+                             changed_since_init, config_bytes, copied_from, guarded_by, ensure_ignored, foreign, git_ignores, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, not_a_file, note_gone, parse_config, renew_writer, set_up_elsewhere,
                              set_up_here, tracked_under, unignoring_rule, write_config, writers_of_other_trees)
-from gitstore.errors import IntegrityError, Refused, UsageError
+from gitstore.errors import IntegrityError, InvalidInput, Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names, state_dir
 from gitstore.providers._names import QUARANTINE, fetch_refspecs
@@ -575,14 +575,16 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
 
 
 def _existing(path: Path) -> bytes | None:
-    """The bytes of config.json, or None when there is none."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
+    """The bytes of config.json, or None when there is none. Read as every command reads it
+    (``config_bytes``): bounded, and refused at once when it is no regular file (a FIFO in its
+    place, which a plain read would wait on for ever)."""
+    if not path.exists():  # nothing there, or a link to nothing (refused below as a link)
         return None
-    except OSError as exc:
+    try:
+        return config_bytes(path)
+    except InvalidInput as exc:
         odd = not_a_file(path)  # a folder there: said as every other command says it
-        raise Refused(odd or f"{path}: cannot read configuration ({exc.strerror or exc})") from None
+        raise Refused(odd or str(exc)) from None
 
 
 def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config, provider: str | None,
