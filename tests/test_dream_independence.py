@@ -195,6 +195,8 @@ def test_a_pull_request_opened_again_is_no_second_change(tmp_path: Path, how: st
     [verdict] = report.rejected
     assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"]
     assert (verdict["signals"]["origins"], verdict["signals"]["threads"], verdict["signals"]["changes"]) == (2, 2, 1)
+    [explained] = w.run(ctx, explain=verdict["theme"]).explain["themes"]
+    assert {label["change"] for label in explained["labels"]} == {"#10+#11"}, "--explain shows the one change counted"
 
 
 def test_a_reviewer_repeating_a_remark_on_a_reopened_pull_request_is_one_origin(tmp_path: Path) -> None:

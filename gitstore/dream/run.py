@@ -38,7 +38,7 @@ from gitstore.dream.consolidators import Candidate, Consolidator, Finding, Outco
 from gitstore.dream.labelers import CATEGORIES, POLARITIES, THEME_PATTERN, Label, Labeler, LabelRun
 from gitstore.dream.labelers import memo as label_memo
 from gitstore.dream.report import DreamReport
-from gitstore.dream.view import FrozenView, on_changes, take
+from gitstore.dream.view import Evidence, FrozenView, on_changes, take
 from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
@@ -538,8 +538,10 @@ def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_
     themes = []
     for verdict in matching[:5]:
         mine = [lab for lab in labels if lab.theme == verdict.theme and lab.event in view.evidence]
+        pieces = on_changes(view.evidence[lab.event] for lab in mine)  # on the changes its verdict counts
         themes.append({"theme": verdict.theme, "outcome": verdict.outcome, "reasons": list(verdict.reasons),
-                       "signals": dict(verdict.signals), "labels": [_label_json(view, lab) for lab in mine]})
+                       "signals": dict(verdict.signals),
+                       "labels": [_label_json(lab, piece) for lab, piece in zip(mine, pieces)]})
     note = ""
     if not themes:
         mentions = sum(1 for e in view.items() if word in terms.tokens(e.text).terms())
@@ -561,13 +563,12 @@ def _final(checked: _Checked) -> list[Verdict]:
     return final + [v for rest in dropped.values() for v in rest]
 
 
-def _label_json(view: FrozenView, label: Label) -> dict[str, Any]:
+def _label_json(label: Label, evidence: Evidence) -> dict[str, Any]:
     """A label as ``--explain`` shows it: who wrote the labelled evidence, on what change, and its
     words, each screened as every text any clone that can push wrote is
     (``queries.learnings.screened``), ``withheld`` naming what the scanner quarantined."""
     from gitstore.queries.learnings import screened, screened_name
 
-    evidence = view.evidence[label.event]
     text, why = screened("evidence", evidence.text, label.event)  # whole, before it is cut
     author, by = screened_name("author", evidence.person or evidence.author, label.event)
     change = evidence.change

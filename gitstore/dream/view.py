@@ -533,7 +533,7 @@ def change_name(members: tuple[int, ...]) -> str:
     return "+".join(f"#{n}" for n in members[:4]) + (f"+{len(members) - 4} more" if len(members) > 4 else "")
 
 
-def on_changes(pieces: Iterable[Evidence], joining: Callable[[Evidence], bool] | None = None) -> list[Evidence]:
+def on_changes(pieces: Iterable[Evidence]) -> list[Evidence]:
     """PIECES, each with the change it was written on as they show it among themselves: pull
     requests are one change when the threads of PIECES on them name one head branch (a piece
     whose thread names none, a webhook's conversation comment, goes by ``Evidence.head``, the
@@ -544,14 +544,18 @@ def on_changes(pieces: Iterable[Evidence], joining: Callable[[Evidence], bool] |
     would be one change and a theme raised on both would never pass its changes gate, with no
     word of that thread in its verdict (or, claiming another branch for a pull request opened
     again, make it a second change). Whoever joins them now does it with evidence of the
-    theme, which its verdict cites. With JOINING, only the pieces it holds join (a theme's
-    origins: a copy is no evidence of its own, and one pasted on a thread claiming another pull
-    request's commit would join them with no word of it in the verdict)."""
+    theme, which its verdict cites. Only the earliest piece of each origin joins (the one a
+    verdict cites): a copy is no evidence of its own, and one pasted on a thread claiming another
+    pull request's commit would join them with no word of it in the verdict."""
     pieces = list(pieces)
+    first: dict[str, Evidence] = {}
+    for e in sorted(pieces, key=lambda e: (e.at, e.id)):
+        first.setdefault(e.origin, e)
+    joining = {e.id for e in first.values()}
     pins = [{"pullRequest": e.pull_request,
              "branch": e.branch if e.source == "review-thread" and e.branch else e.head,
              "commit": e.commit if e.source == "review-thread" and e.person else None}
-            for e in pieces if e.pull_request is not None and (joining is None or joining(e))]
+            for e in pieces if e.pull_request is not None and e.id in joining]
     joined, _ = one_change(pins)
     names = {number: change_name(members) for number, members in joined.items() if len(members) > 1}
     return [e._replace(joined=names.get(e.pull_request)) if e.pull_request is not None else e for e in pieces]

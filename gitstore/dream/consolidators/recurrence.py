@@ -304,11 +304,9 @@ def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
 
 def _on_changes(pairs: list[tuple[Label, Evidence]]) -> list[tuple[Label, Evidence]]:
     """PAIRS, each piece with the change it was written on as the theme's evidence shows it
-    (``view.on_changes``): only the threads holding its origins (the earliest piece of each,
-    which its verdict cites) join its pull requests, by one head branch or by a commit its
-    reviews saw."""
-    first = {e.id for e in _representatives(sorted(pairs, key=_order))}
-    return list(zip((label for label, _ in pairs), on_changes((e for _, e in pairs), lambda e: e.id in first)))
+    (``view.on_changes``: only the earliest piece of each of its origins joins its pull
+    requests, by one head branch or by a commit its reviews saw)."""
+    return list(zip((label for label, _ in pairs), on_changes(e for _, e in pairs)))
 
 
 def _opposed(theme: _Theme) -> tuple[list[Evidence], list[Evidence]] | None:
