@@ -35,7 +35,8 @@ def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
     ``--evidence E:A`` and ``--evidence E:A --evidence F:B`` do, and so propose the same
     learning. (Values naming other events of one episode stay references of their own: a
     reference cites one author.)"""
-    refs, seen = [], set()
+    refs: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
     for value in values:
         episode, _, named = value.partition(":")
         events = sorted(e for e in set(named.split(",")) if e and (episode, e) not in seen)
