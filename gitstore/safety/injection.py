@@ -74,6 +74,12 @@ Quarantined as ``prompt-injection``:
   keys, credential files, the environment, every secret at once) sent, in the same sentence,
   somewhere outside it (a URL, a mail address, a hook, the answer). Advice, a team's rules for
   its agent, a tool described and a harness's own reminder in the harness's form stay;
+- an authority the reader is told to take on (the repository's owner or a maintainer, an
+  administrator, root, the security team, the release manager: "pretend you are", "act as",
+  "you are now") and, in the same paragraph, to drop a human gate with ("approve your own
+  changes", "merge this without review", "disable the checks", "push straight to main"); "from
+  now on you are root" needs no more. A team's role prompts ("act as a careful reviewer",
+  "pretend you are a new user") and a handover to a person ("you are now a maintainer") stay;
 - the override phrases, persona takeovers and "new instructions:" lines in German, French,
   Spanish, Portuguese, Italian, Russian, Chinese and Japanese ("Ignoriere alle vorherigen
   Anweisungen", "Ignorez toutes les instructions précédentes", "Игнорируй все предыдущие
@@ -1349,6 +1355,66 @@ _ELSEWHERE = lazy.Pattern(
 )
 
 
+# An authority the reader is told to take on, with no word of its being unbound: "pretend you are
+# the repository owner", "act as the security team", "you are now the maintainer", "from now on
+# you are root". A team's skill gives its agent a role too ("act as a careful reviewer", "pretend
+# you are a new user and follow the quickstart"): what makes the persona an attack is the power it
+# lends, so one counts only when an order that power alone could give follows it in the same
+# paragraph, an order that drops a human gate (``_DROPPED_GATE``: approving its own changes,
+# merging without review, disabling the checks, pushing straight to main). "From now on you are
+# root" needs none: no person hands over root so.
+_PERSONA_LEAD = (
+    r"(?:pretend(?:ing)?\s+(?:that\s+)?(?:you\s*(?:'re|\s+are)|to\s+be)|imagine\s+(?:that\s+)?you\s*(?:'re|\s+are)"
+    r"|act(?:ing)?\s+as|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+(?:role|persona)\s+of"
+    r"|role-?play(?:ing)?\s+as|you\s*(?:'re|\s+are)\s+now|(?P<from_now>from\s+now\s+on,?\s+you\s*(?:'re|\s+are)))"
+)
+_AUTHORITY_ROLE = (
+    r"(?:(?:the|a|an|its|this\s+(?:repo|repository|project)'?s?)\s+)?(?:(?:repo(?:sitory)?|project|org(?:ani[sz]ation)?|github|"
+    r"gitlab|sole|lead|head|chief|senior|site|system|super|security|release)\s+)*"
+    r"(?:owners?|maintainers?|admin(?:istrator)?s?|sysadmin|superuser|sudo(?:er|\s+user)?|security\s+(?:team|officer|lead)"
+    r"|release\s+(?:manager|captain)|code\s*owners?|cto|root(?:\s+user)?(?!\s+(?:cause|dir(?:ectory)?|folder|of|path|node"
+    r"|element|level|certificate|file|key)\b))(?![\w-]|'s)"
+)
+_AUTHORITY_PERSONA = lazy.Pattern(rf"{_PERSONA_LEAD}\s+{_AUTHORITY_ROLE}")
+_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "persona", "now")  # one of them in each lead
+# What only an authority the reader lacks may do: approve its own work, go without review or past
+# the checks, push straight to the protected branch, grant itself rights.
+_DROPPED_GATE = lazy.Pattern(
+    r"\b(?:approve\s+(?:(?:your|its|my|their)\s+own|(?:it|this|them|the\s+(?:pr|pull\s+request|merge\s+request|mr|changes?"
+    r"|proposal|learning|release|deploy(?:ment)?))\b)|self[- ]?approv\w*"
+    r"|without\s+(?:any\s+|a\s+|the\s+)?(?:(?:code|human|peer|second)\s+)?(?:reviews?|approvals?|sign-?off|asking|checks?|ci)\b"
+    r"|(?:disable|turn\s+off|switch\s+off|skip|bypass|circumvent|override|remove|delete|ignore)\s+(?:(?:all|any|every|the|its)\s+)*"
+    r"(?:[\w-]+\s+){0,3}?"
+    r"(?:checks?|ci\b|hooks?|reviews?|protections?|scanners?|scans?|gates?|guardrails|safeguards|approvals?|verification)"
+    r"|(?:push|commit|deploy|merge)\w*\s+(?:(?:it|this|them|everything|the\s+[\w-]+)\s+)?(?:directly|straight|right)\s+"
+    r"(?:to|into|on)\s+(?:main|master|prod(?:uction)?|the\s+(?:default|main|release|protected)\s+branch)\b"
+    r"|force[- ]push\w*|(?:grant|give)\s+(?:yourself|itself)\b|(?:admin|owner|root|write|sudo)\s+(?:access|rights|privileges"
+    r"|permissions)\b)|--no-verify\b|--admin\b"
+)
+_GATE_KEPT = lazy.Pattern(r"(?:\b(?:not|never|no|nor)|n't)\s+(?:\w+\s+)?\Z")  # "never disable the checks"
+_PERSONA_REACH = 240
+
+
+def authority_personas(reading: str) -> int:
+    """How many times the reader is told to take on an authority it lacks (``_AUTHORITY_PERSONA``)
+    and, within ``_PERSONA_REACH`` characters in the same paragraph, to drop a human gate with it
+    (``_DROPPED_GATE``, not negated); "from now on you are root" with no more."""
+    count = 0
+    for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 30, 100):
+        if not starts_word(reading, m.start()):
+            continue
+        if m.group("from_now") is None:
+            end = min(len(reading), m.end() + _PERSONA_REACH)
+            paragraph = _PARAGRAPH_END.search(reading, m.end(), end)
+            end = paragraph.start() if paragraph else end
+            gates = (g for g in _DROPPED_GATE.finditer(reading, m.end(), end)
+                     if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start()))
+            if next(gates, None) is None:
+                continue
+        count += 1
+    return count
+
+
 def _anchored(reading: str, anchors: tuple[str, ...], pattern: lazy.Pattern, back: int, ahead: int,
               needs: lazy.Pattern | None = None) -> list[re.Match[str]]:
     """The matches of PATTERN, each holding one of ANCHORS (plain substrings; one that opens with
@@ -1526,7 +1592,7 @@ def _read_counts(reading: str, cased: str) -> tuple[int, list[int]]:
     acts = _ACTS_ANCHOR.search(reading) is not None  # one search for the three rules where none is
     return tokens, [phrases, foreign_overrides(reading), upper, new_orders, preapproval_claims(reading),
                     voided_orders(reading) if acts else 0, concealments(reading) if acts else 0,
-                    exfiltration_orders(reading) if acts else 0]
+                    exfiltration_orders(reading) if acts else 0, authority_personas(reading)]
 
 
 __all__ = ["injection_count"]
