@@ -2100,6 +2100,33 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
             yield Hit(start, end, kinds[0], 4, inner=kinds)
 
 
+def blob_texts(text: str) -> Iterator[str]:
+    """The texts TEXT's base64 and hexadecimal runs decode to, each a run of 40 characters or
+    more standing as a word (wrapped over lines or not, as :data:`_B64_BLOB` reads it): base64 of
+    printable UTF-8 text, else hex of it. What no other reading gives (a compressed blob, base32,
+    UTF-16) is left to :func:`blob_hits`: an order hidden from an agent is one it is asked to
+    decode, by the encodings agents decode at a glance. An image, a key or a hash decodes to no
+    text and is dropped after one decoding in C."""
+    covered = 0
+    for run in _base64_run_starts(text):
+        m = _B64_BLOB.match(text, run) if run >= covered else None
+        if m is None:
+            continue
+        covered, start = m.end(), m.start()
+        if start and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1  # the blob follows an escaped line break: "...\\nSWdu..."
+        elif not starts_word(text, start, "+/="):
+            continue
+        blob = text[start : m.end()]
+        decoded = _decode_blob(blob)
+        if decoded is not None:
+            yield decoded[1]
+            continue
+        joined = "".join(_LINE_BREAKS.split(blob))
+        if _HEX_BLOB.fullmatch(joined):
+            yield from _printable(bytes.fromhex(joined))
+
+
 def _blob_kinds(blob: str, inner: Callable[[str], list[Hit]], budget: _Budget) -> tuple[tuple[str, ...], int]:
     """The kinds of the secrets BLOB holds, by the first of its readings to hold any, and how
     many of its lines that reading takes (a word on the line after may only look like more)."""
@@ -2226,6 +2253,7 @@ __all__ = [
     "assignment_hits",
     "auth_header_hits",
     "blob_hits",
+    "blob_texts",
     "command_password_hits",
     "curl_user_hits",
     "escaped_hits",
