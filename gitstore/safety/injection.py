@@ -1125,11 +1125,11 @@ _CJK_UNBOUND = (
 _FOREIGN_ORDERS = tuple(
     lazy.Pattern(p, prepare=_as_read)
     for p in [
-        rf"{_DE_VERB}{_DE_FILL}\s+{_DE_EARLIER}\s+(?:\w{1,30}\s+)?{_DE_ORDERS}",
+        rf"{_DE_VERB}{_DE_FILL}\s+{_DE_EARLIER}\s+(?:\w{{1,30}}\s+)?{_DE_ORDERS}",
         rf"{_DE_VERB}{_DE_FILL}\s+{_DE_ORDERS}\s+(?:oben|davor|zuvor|von\s+oben)\b",
         rf"{_DE_EARLIER}\s+{_DE_ORDERS}\s+(?:ignorieren|vergessen|missachten)\b",
         rf"{_DE_VERB}{_DE_FILL}\s+(?:system-?prompts?|systemanweisungen)\b",
-        rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+{_ROMANCE_ORDERS}\s+(?:\w{1,30}\s+)?{_ROMANCE_EARLIER}",
+        rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+{_ROMANCE_ORDERS}\s+(?:\w{{1,30}}\s+)?{_ROMANCE_EARLIER}",
         rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+(?:{_ROMANCE_THE}\s+)?{_ROMANCE_SYSTEM}",
     ]
 )
@@ -1143,10 +1143,10 @@ _FOREIGN_NOW = tuple(
 _FOREIGN_CYRILLIC = tuple(
     lazy.Pattern(p, prepare=_as_read)
     for p in [
-        rf"{_RU_VERB}{_RU_FILL}\s+{_RU_EARLIER}\s+(?:\w{1,30}\s+)?{_RU_ORDERS}",
+        rf"{_RU_VERB}{_RU_FILL}\s+{_RU_EARLIER}\s+(?:\w{{1,30}}\s+)?{_RU_ORDERS}",
         rf"{_RU_VERB}{_RU_FILL}\s+{_RU_ORDERS}\s+(?:выше|сверху)",
         rf"{_RU_VERB}\s+(?:(?:свой|твой|ваш)\s+)?системный\s+(?:промпт|запрос)",
-        rf"забудь(?:те)?\s+вс[её],?\s+что\s+(?:тебе|вам)\s+(?:\w{1,30}\s+)?(?:говорили|сказали|было\s+сказано)",
+        rf"забудь(?:те)?\s+вс[её],?\s+что\s+(?:тебе|вам)\s+(?:\w{{1,30}}\s+)?(?:говорили|сказали|было\s+сказано)",
         rf"{_RU_NOW}\s+(?:[\u2014\u2013-]\s+)?{_RU_UNBOUND}",
     ]
 )
