@@ -195,12 +195,6 @@ _INJECTION_PAIRS = (("now", "you"),)
 _YOUR_ORDERS = lazy.Pattern(
     rf"(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?your\s+(?:\w+\s+)?{_ORDERS}\b{_NOT_A_THING}"
 )
-def your_orders(reading: str) -> int:
-    """How many times the reader is told to ignore or forget its own orders, not negated
-    (``_YOUR_ORDERS``)."""
-    if "your" not in reading:
-        return 0
-    return sum(1 for m in _YOUR_ORDERS.finditer(reading) if starts_word(reading, m.start()) and not _negated(reading, m.start()))
 # A tag of a chat's roles or of the wrapper that marks text as untrusted, opening or closing:
 # "<system>", "</untrusted>", "<assistant_message>". Real transcripts hold "<system-reminder>",
 # configuration files "<user>admin</user>": a role's element closed after at most three words
@@ -637,10 +631,17 @@ def later_readers(reading: str) -> Iterator[re.Match[str]]:
 
 
 def override_phrases(reading: str) -> Iterator[re.Match[str]]:
-    """Override phrases, persona takeovers and chat-template markers (``_INJECTION``)."""
+    """Override phrases, persona takeovers and chat-template markers (``_INJECTION``), and the
+    reader's own orders set aside, not negated (``_YOUR_ORDERS``; one where an override phrase
+    starts is that phrase)."""
     if any(word in reading for word in _INJECTION_WORDS) or any(a in reading and b in reading
                                                                   for a, b in _INJECTION_PAIRS):
-        yield from _INJECTION.finditer(reading)
+        starts = set()
+        for m in _INJECTION.finditer(reading):
+            starts.add(m.start())
+            yield m
+        if "your" in reading:  # (each match holds "ignore", "disregard" or "forget" too)
+            yield from (m for m in _YOUR_ORDERS.finditer(reading) if m.start() not in starts and not _negated(reading, m.start()))
 
 
 def role_tags(reading: str, cased: str | None = None) -> int:
@@ -1243,13 +1244,13 @@ _FOREIGN_NEW_ORDERS = lazy.Pattern(
 # at each letter, they took twice as long as apart.
 _ANCHORS = (
     (lazy.Pattern(r"instru|istruz|anweis|prompt"), _FOREIGN_ORDERS),
-    (lazy.Pattern(r"bist|befind|sind|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
+    (lazy.Pattern(r"bist|entwicklermodus|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
     (lazy.Pattern(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента", prepare=_as_read), _FOREIGN_CYRILLIC),
     (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今|これから"), _FOREIGN_CJK),
 )
 # Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.
 _ORDERS_WORDS = ("instru", "istruz", "anweis", "prompt")
-_NOW_WORDS = ("bist", "befind", "sind", "tu es", "vous etes", "ahora", "agora", "sei")
+_NOW_WORDS = ("bist", "entwicklermodus", "tu es", "vous etes", "ahora", "agora", "sei")
 _CYRILLIC = lazy.Pattern("[\u0400-\u04ff]")
 _CJK = lazy.Pattern("[\u3040-\u30ff\u3400-\u9fff]")
 _AROUND = 160
@@ -1435,7 +1436,7 @@ _ELSEWHERE = lazy.Pattern(
 # root" needs none: no person hands over root so.
 _PERSONA_LEAD = (
     r"(?:pretend(?:ing)?\s+(?:that\s+)?(?:you\s*(?:'re|\s+are)|to\s+be)|imagine\s+(?:that\s+)?you\s*(?:'re|\s+are)"
-    r"|act(?:ing)?\s+as|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+(?:role|persona)\s+of"
+    r"|act(?:ing)?\s+as|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+role\s+of"
     r"|role-?play(?:ing)?\s+as|you\s*(?:'re|\s+are)\s+now|(?P<from_now>from\s+now\s+on,?\s+you\s*(?:'re|\s+are)))"
 )
 _AUTHORITY_ROLE = (
@@ -1446,7 +1447,7 @@ _AUTHORITY_ROLE = (
     r"|element|level|certificate|file|key)\b))(?![\w-]|'s)"
 )
 _AUTHORITY_PERSONA = lazy.Pattern(rf"{_PERSONA_LEAD}\s+{_AUTHORITY_ROLE}")
-_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "persona", "now")  # one of them in each lead
+_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "now")  # one of them in each lead
 # What only an authority the reader lacks may do: approve its own work, go without review or past
 # the checks, push straight to the protected branch, grant itself rights.
 _DROPPED_GATE = lazy.Pattern(
@@ -1469,17 +1470,22 @@ def authority_personas(reading: str) -> int:
     """How many times the reader is told to take on an authority it lacks (``_AUTHORITY_PERSONA``)
     and, within ``_PERSONA_REACH`` characters in the same paragraph, to drop a human gate with it
     (``_DROPPED_GATE``, not negated); "from now on you are root" with no more."""
+    personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 30, 100) if starts_word(reading, m.start())]
+    if not personas:
+        return 0
+    # each looked for once over the text, not in the reach of each persona (a text of personas
+    # searched its reach again for each)
+    gates: list[int] | None = None
+    breaks: list[int] = []
     count = 0
-    for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 30, 100):
-        if not starts_word(reading, m.start()):
-            continue
+    for m in personas:
         if m.group("from_now") is None:
-            end = min(len(reading), m.end() + _PERSONA_REACH)
-            paragraph = _PARAGRAPH_END.search(reading, m.end(), end)
-            end = paragraph.start() if paragraph else end
-            gates = (g for g in _DROPPED_GATE.finditer(reading, m.end(), end)
-                     if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start()))
-            if next(gates, None) is None:
+            if gates is None:
+                gates = [g.start() for g in _DROPPED_GATE.finditer(reading)
+                         if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start())]
+                breaks = [b.start() for b in _PARAGRAPH_END.finditer(reading)]
+            i = bisect.bisect_left(gates, m.end())
+            if i == len(gates) or gates[i] > m.end() + _PERSONA_REACH or _within(breaks, m.end(), gates[i]):
                 continue
         count += 1
     return count
@@ -1624,17 +1630,18 @@ _ROT13 = str.maketrans(
 def encoded_injections(text: Text, depth: int = 0) -> int:
     """How many injections the text's base64 and hex runs decode to, and the text read in rot13
     where it asks for that, each read as :func:`injection_count` reads a text."""
-    count = 0
     if depth >= _ENCODED_DEPTH:
         return 0
-    raw = text.raw
+    raw, decoded = text.raw, []
     if len(raw) >= _B64_LEAST:
         from gitstore.safety.secrets import blob_texts
 
-        count += sum(injection_count(Text.of(decoded), depth + 1) for decoded in blob_texts(raw))
+        decoded += blob_texts(raw)
     if "rot" in text.reading and _ROT13_ASKED.search(text.reading):
-        count += injection_count(Text.of(raw.translate(_ROT13)), depth + 1)
-    return count
+        decoded.append(raw.translate(_ROT13))
+    # read together, a paragraph each: read one by one, a text of many short runs paid a
+    # reading's fixed cost for each
+    return injection_count(Text.of("\n\n".join(decoded)), depth + 1) if decoded else 0
 
 
 def injection_count(text: Text, depth: int = 0) -> int:
@@ -1691,7 +1698,7 @@ def _read_counts(reading: str, cased: str) -> tuple[int, list[int]]:
         if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
             new_orders += 1
     acts = _ACTS_ANCHOR.search(reading) is not None  # one search for the three rules where none is
-    return tokens, [phrases + your_orders(reading), foreign_overrides(reading), upper, new_orders, preapproval_claims(reading),
+    return tokens, [phrases, foreign_overrides(reading), upper, new_orders, preapproval_claims(reading),
                     voided_orders(reading) if acts else 0, concealments(reading) if acts else 0,
                     exfiltration_orders(reading) if acts else 0, authority_personas(reading)]
 
