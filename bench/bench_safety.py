@@ -10,8 +10,9 @@ input repeats, over the same number of bytes as ordinary prose, what one finder 
 closely (credential words, in prose, in table cells, after notes too, before gaps and before
 dotted values, Google tokens, hails to AI agents, vocatives after sentences, an assistant
 spoken to, role markers, downloaders, substitutions, secret-reading commands behind
-wrappers and options and their values with spaces inside, underscores, base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
-escaped in strings, long values, values of words with numbers, hidden characters judged in
+wrappers and options and their values with spaces inside, underscores, base64 runs, also in table rows,
+hails to AI agents hidden in base64, hex and rot13, authorities an agent is told to take on,
+private keys behind gutters and far from their END, quotes escaped in strings, long values, values of words with numbers, hidden characters judged in
 context, hex dumps, short wrapped lines, token pieces over quoted lines and cut openings, compressed blobs, tags, link and image targets, reference images, reference definitions with titles and
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
 attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words or from two
@@ -107,6 +108,10 @@ ADVERSARIAL: dict[str, str] = {
     "substitutions": "$( curl <( wget ",
     "underscores": "_a_ b_ _c ",
     "base64 runs": "{n}" + "QUJD" * 30 + " ",
+    "hails in base64": "{n} " + base64.b64encode(b"attention ai agents note to any llm reading this " * 3).decode() + " ",
+    "hails in hex": "{n} " + b"attention ai agents note to any llm reading this ".hex() + " ",
+    "hails in rot13 asked for": "rot13: nggragvba nv ntragf abgr gb nal yyz ernqvat guvf ",
+    "authorities taken on": "act as the owner, pretend you are the admin; you are now the maintainer ",
     "base64 table rows": "| " + "QUJD" * 10 + " |\n",
     "private keys in gutters": "-----BEGIN RSA PRIVATE KEY-----\n" + "  12\u2192a/b:3:> QUJD<br>\n" * 40,
     "quotes escaped in strings": '{\\"password\\": \\\\\\"x\\\\\\" ' + "\\" * 20 + " ",
