@@ -76,7 +76,7 @@ Quarantined as ``prompt-injection``:
   its agent, a tool described and a harness's own reminder in the harness's form stay;
 - an authority the reader is told to take on (the repository's owner or a maintainer, an
   administrator, root, the security team, the release manager: "pretend you are", "act as",
-  "you are now") and, in the same paragraph, to drop a human gate with ("approve your own
+  "you are now", "your role is now:", "you now have admin rights") and, in the same paragraph, to drop a human gate with ("approve your own
   changes", "merge this without review", "disable the checks", "push straight to main"); "from
   now on you are root" needs no more. A team's role prompts ("act as a careful reviewer",
   "pretend you are a new user") and a handover to a person ("you are now a maintainer") stay;
@@ -1446,7 +1446,14 @@ _AUTHORITY_ROLE = (
     r"|release\s+(?:manager|captain)|code\s*owners?|cto|root(?:\s+user)?(?!\s+(?:cause|dir(?:ectory)?|folder|of|path|node"
     r"|element|level|certificate|file|key)\b))(?![\w-]|'s)"
 )
-_AUTHORITY_PERSONA = lazy.Pattern(rf"{_PERSONA_LEAD}\s+{_AUTHORITY_ROLE}")
+_AUTHORITY_PERSONA = lazy.Pattern(
+    rf"{_PERSONA_LEAD}\s+{_AUTHORITY_ROLE}"
+    # "you are the repository owner now", "your role is now: administrator", "you now have admin rights"
+    rf"|you\s*(?:'re|\s+are)\s+{_AUTHORITY_ROLE}(?:\s+(?:of|for|on|in)\s+(?:this|the)\s+[\w-]+)?\s+now\b"
+    rf"|your\s+role\s+is\s+(?:now\s*)?:?\s*(?:that\s+of\s+)?{_AUTHORITY_ROLE}"
+    r"|you\s+now\s+have\s+(?:full\s+)?(?:admin(?:istrator)?|owner|root|maintainer|write|sudo|superuser)\s+"
+    r"(?:rights|access|privileges|permissions)\b"
+)
 _PERSONA_WORDS = ("pretend", "imagine", "act", "role", "now")  # one of them in each lead
 # What only an authority the reader lacks may do: approve its own work, go without review or past
 # the checks, push straight to the protected branch, grant itself rights.
@@ -1470,7 +1477,7 @@ def authority_personas(reading: str) -> int:
     """How many times the reader is told to take on an authority it lacks (``_AUTHORITY_PERSONA``)
     and, within ``_PERSONA_REACH`` characters in the same paragraph, to drop a human gate with it
     (``_DROPPED_GATE``, not negated); "from now on you are root" with no more."""
-    personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 30, 100) if starts_word(reading, m.start())]
+    personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 60, 100) if starts_word(reading, m.start())]
     if not personas:
         return 0
     # each looked for once over the text, not in the reach of each persona (a text of personas
