@@ -2103,7 +2103,8 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 def blob_texts(text: str) -> Iterator[str]:
     """The texts TEXT's base64 and hexadecimal runs decode to, each a run of 40 characters or
     more standing as a word (wrapped over lines or not, as :data:`_B64_BLOB` reads it): base64 of
-    printable UTF-8 text, else hex of it. What no other reading gives (a compressed blob, base32,
+    printable UTF-8 text, else hex of it; and hex with separators or a dump's
+    (:func:`_hex_dumps`), as printed. What no other reading gives (a compressed blob, base32,
     UTF-16) is left to :func:`blob_hits`: an order hidden from an agent is one it is asked to
     decode, by the encodings agents decode at a glance. An image, a key or a hash decodes to no
     text and is dropped after one decoding in C."""
@@ -2125,6 +2126,8 @@ def blob_texts(text: str) -> Iterator[str]:
         joined = "".join(_LINE_BREAKS.split(blob))
         if _HEX_BLOB.fullmatch(joined):
             yield from _printable(bytes.fromhex(joined))
+    for _, _, readings in _hex_dumps(text):  # hex with separators ("49 67 6e", "0x49, 0x67"), dumps
+        yield from _printable(readings[0])
 
 
 def _blob_kinds(blob: str, inner: Callable[[str], list[Hit]], budget: _Budget) -> tuple[tuple[str, ...], int]:
