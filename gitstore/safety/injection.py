@@ -1168,6 +1168,10 @@ _CJK_YOURS = (
     lazy.Pattern(rf"{_CJK_VERB}(?:你|您)(?:的)?(?:所有|全部|一切|这些|這些)?(?:的)?{_CJK_ORDERS}", prepare=_as_read),
     lazy.Pattern(rf"(?:あなた|君|お前)の(?:すべての|全ての)?{_CJK_ORDERS}{_CJK_PARTICLES}{_CJK_VERB}(?!し?(?:な|ず|ませ))",
                  prepare=_as_read),
+    # Japanese leaves "your" out: the orders then a verb in the imperative ("指示を忘れて",
+    # "すべての指示を無視してください"), not a past or a habit ("指示を忘れてしまった", "忘れていた")
+    lazy.Pattern(rf"{_CJK_ORDERS}(?:を|は)?(?:すべて|全て|全部)?(?:忘れ|無視し)(?:て(?:ください|下さい|くれ)?(?=[\s。、!！.,]|$)"
+                 r"|ろ|なさい)", prepare=_as_read),
 )
 _FOREIGN_ORDERS = tuple(
     lazy.Pattern(p, prepare=_as_read)
