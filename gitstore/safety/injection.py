@@ -1250,7 +1250,7 @@ _ANCHORS = (
     (lazy.Pattern(r"instru|istruz|anweis|prompt"), _FOREIGN_ORDERS),
     (lazy.Pattern(r"bist|entwicklermodus|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
     (lazy.Pattern(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента", prepare=_as_read), _FOREIGN_CYRILLIC),
-    (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今|これから"), _FOREIGN_CJK),
+    (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今|これから", prepare=_as_read), _FOREIGN_CJK),
 )
 # Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.
 _ORDERS_WORDS = ("instru", "istruz", "anweis", "prompt")
