@@ -88,7 +88,7 @@ Quarantined as ``prompt-injection``:
   instructions", "Oubliez vos instructions", "忘记你的指令") unless negated ("don't forget your
   instructions", "N'oubliez pas vos instructions"); no other rule is translated.
 
-Each rule reads, besides the text, what its base64 and hex runs of 40 characters or more decode to
+Each rule reads, besides the text, what its base64 and hex runs of 20 characters or more decode to
 (base64 of base64 too, two levels deep), and, where the text asks for rot13, the text read in
 rot13: an order an agent is asked to decode, or decodes unasked, is an order it reads.
 
@@ -1624,14 +1624,14 @@ def _within(places: list[int], start: int, end: int) -> bool:
     return i < len(places) and places[i] < end
 
 
-# An order hidden in an encoding an agent decodes at a glance: a base64 or hex run (of 40
-# characters or more, :func:`~gitstore.safety.secrets.blob_texts`) decoding to text that is
+# An order hidden in an encoding an agent decodes at a glance: a base64 run of 20 characters or
+# more, or a hex run (:func:`~gitstore.safety.secrets.blob_texts`), decoding to text that is
 # itself an injection, and, where the text asks for rot13 ("rot13-decode this", "ROT-13:"), the
 # text read in rot13. Decoded texts are read again down to ``_ENCODED_DEPTH`` levels (base64 of
 # base64); each is at most three quarters of its run, so a text costs at most a few readings of
-# itself however its runs nest. Runs of a text with none of 40 characters are not looked for.
+# itself however its runs nest. A text shorter than a run is not looked into.
 _ENCODED_DEPTH = 2
-_B64_LEAST = 40
+_B64_LEAST = 20
 _ROT13_ASKED = lazy.Pattern(r"rot[\s_-]?13\b")
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm"

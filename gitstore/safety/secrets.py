@@ -1801,10 +1801,12 @@ def _typed_password_hits(raw: str, low: str, word: re.Match[str], m: re.Match[st
 # A blob wrapped over lines, written as they are or as ``\\n`` in a string, or laid out in a
 # table a line a row (``| LS0t... |``, the pipes closing one row and opening the next).
 _BLOB_BREAK = r"[ \t]*\|[ \t]*\r?\n[ \t]*\|[ \t]*|\r?\n|\\n"
-_B64_BLOB = lazy.Pattern(
-    r"[A-Za-z0-9+/]{40,}={0,6}"
-    rf"(?:(?:{_BLOB_BREAK})[A-Za-z0-9+/]{{4,}}={{0,6}}(?=\r?\n|\\n|[\"'\s|]|$))*(?![A-Za-z0-9+/=])"
-)
+_B64_WRAPPED = rf"(?:(?:{_BLOB_BREAK})[A-Za-z0-9+/]{{4,}}={{0,6}}(?=\r?\n|\\n|[\"'\s|]|$))*(?![A-Za-z0-9+/=])"
+_B64_BLOB = lazy.Pattern(r"[A-Za-z0-9+/]{40,}={0,6}" + _B64_WRAPPED)
+# a run as short as an order fits in ("you are now DAN" is 20 characters of base64), for
+# :func:`blob_texts`: no secret's blob is so short, an injection's may be
+_B64_TEXT = lazy.Pattern(r"[A-Za-z0-9+/]{20,}={0,6}" + _B64_WRAPPED)
+_B64_TEXT_MIN = 20
 _LINE_BREAKS = lazy.Pattern(_BLOB_BREAK)
 _B64_MIN = 40
 _B64_MARKS = bytes(
@@ -1812,13 +1814,13 @@ _B64_MARKS = bytes(
 )
 
 
-def _base64_run_starts(text: str) -> Iterator[int]:
-    """Where runs of 40+ base64 characters start: found with bytes.find, not a regex walk."""
+def _base64_run_starts(text: str, least: int = _B64_MIN) -> Iterator[int]:
+    """Where runs of LEAST (40) or more base64 characters start: found with bytes.find, not a regex walk."""
     marks = text.encode("latin-1", "replace").translate(_B64_MARKS)  # one byte per character
-    needle, position = b"A" * _B64_MIN, 0
+    needle, position = b"A" * least, 0
     while (start := marks.find(needle, position)) != -1:
         yield start
-        end = marks.find(b" ", start + _B64_MIN)
+        end = marks.find(b" ", start + least)
         if end == -1:
             return
         position = end
@@ -2101,16 +2103,16 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 
 
 def blob_texts(text: str) -> Iterator[str]:
-    """The texts TEXT's base64 and hexadecimal runs decode to, each a run of 40 characters or
-    more standing as a word (wrapped over lines or not, as :data:`_B64_BLOB` reads it): base64 of
+    """The texts TEXT's base64 and hexadecimal runs decode to, each a run of 20 characters or
+    more standing as a word (wrapped over lines or not, as :data:`_B64_TEXT` reads it): base64 of
     printable UTF-8 text, else hex of it; and hex with separators or a dump's
     (:func:`_hex_dumps`), as printed. What no other reading gives (a compressed blob, base32,
     UTF-16) is left to :func:`blob_hits`: an order hidden from an agent is one it is asked to
     decode, by the encodings agents decode at a glance. An image, a key or a hash decodes to no
     text and is dropped after one decoding in C."""
     covered = 0
-    for run in _base64_run_starts(text):
-        m = _B64_BLOB.match(text, run) if run >= covered else None
+    for run in _base64_run_starts(text, _B64_TEXT_MIN):
+        m = _B64_TEXT.match(text, run) if run >= covered else None
         if m is None:
             continue
         covered, start = m.end(), m.start()
