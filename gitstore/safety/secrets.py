@@ -73,6 +73,7 @@ import base64
 import binascii
 import bisect
 import bz2
+import codecs
 import collections
 import functools
 import math
@@ -2121,7 +2122,7 @@ def blob_texts(text: str) -> Iterator[str]:
         elif not starts_word(text, start, "+/="):
             continue
         blob = text[start : m.end()]
-        decoded = _decode_blob(blob)
+        decoded = _decode_blob(blob) if _may_be_text(blob) else None
         if decoded is not None:
             yield decoded[1]
             continue
@@ -2130,6 +2131,25 @@ def blob_texts(text: str) -> Iterator[str]:
             yield from _printable(bytes.fromhex(joined))
     for _, _, readings in _hex_dumps(text):  # hex with separators ("49 67 6e", "0x49, 0x67"), dumps
         yield from _printable(readings[0])
+
+
+_PROBE = 64  # base64 characters of a blob's first line decoded to tell binary from text
+
+
+def _may_be_text(blob: str) -> bool:
+    """Whether BLOB, read as base64, may be UTF-8 text: its first bytes are UTF-8, or the start of
+    it. An image, a compressed stream or a key breaks UTF-8 within its first 48 bytes but for one
+    in many thousands, and is told so without decoding the rest of it; what :func:`_decode_blob`
+    reads as text passes, as its first bytes are those of a UTF-8 text."""
+    head = blob[:_PROBE].split("\n", 1)[0].split("\\", 1)[0].rstrip("\r|= \t")
+    head = head[: len(head) // 4 * 4]
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(base64.b64decode(head, validate=True), final=False)
+    except UnicodeDecodeError:
+        return False
+    except (binascii.Error, ValueError):
+        pass
+    return True
 
 
 def _blob_kinds(blob: str, inner: Callable[[str], list[Hit]], budget: _Budget) -> tuple[tuple[str, ...], int]:
