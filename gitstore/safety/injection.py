@@ -76,9 +76,10 @@ Quarantined as ``prompt-injection``:
   its agent, a tool described and a harness's own reminder in the harness's form stay;
 - an authority the reader is told to take on (the repository's owner or a maintainer, an
   administrator, root, the security team, the release manager: "pretend you are", "act as",
-  "you are now", "your role is now:", "you now have admin rights") and, in the same paragraph, to drop a human gate with ("approve your own
-  changes", "merge this without review", "disable the checks", "push straight to main"); "from
-  now on you are root" needs no more. A team's role prompts ("act as a careful reviewer",
+  "you are now", "your role is now:", "you now have admin rights", "you have been promoted to")
+  and, in the same paragraph, to drop a human gate with ("approve your own changes", "merge
+  this without review", "disable the checks", "push straight to main"); "from now on you are
+  root" needs no more. A team's role prompts ("act as a careful reviewer",
   "pretend you are a new user") and a handover to a person ("you are now a maintainer") stay;
 - the override phrases, persona takeovers and "new instructions:" lines in German, French,
   Spanish, Portuguese, Italian, Russian, Chinese and Japanese ("Ignoriere alle vorherigen
@@ -1441,7 +1442,8 @@ _ELSEWHERE = lazy.Pattern(
 _PERSONA_LEAD = (
     r"(?:pretend(?:ing)?\s+(?:that\s+)?(?:you\s*(?:'re|\s+are)|to\s+be)|imagine\s+(?:that\s+)?you\s*(?:'re|\s+are)"
     r"|act(?:ing)?\s+as|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+role\s+of"
-    r"|role-?play(?:ing)?\s+as|you\s*(?:'re|\s+are)\s+now|(?P<from_now>from\s+now\s+on,?\s+you\s*(?:'re|\s+are)))"
+    r"|role-?play(?:ing)?\s+as|you\s*(?:'re|\s+are)\s+now|(?P<from_now>from\s+now\s+on,?\s+you\s*(?:'re|\s+are))"
+    r"|consider\s+yourself|you\s*(?:'ve|\s+have)\s+been\s+(?:promoted|made|appointed|named|elevated)(?:\s+(?:to|as))?)"
 )
 _AUTHORITY_ROLE = (
     r"(?:(?:the|a|an|its|this\s+(?:repo|repository|project)'?s?)\s+)?(?:(?:repo(?:sitory)?|project|org(?:ani[sz]ation)?|github|"
@@ -1458,7 +1460,7 @@ _AUTHORITY_PERSONA = lazy.Pattern(
     r"|you\s+now\s+have\s+(?:full\s+)?(?:admin(?:istrator)?|owner|root|maintainer|write|sudo|superuser)\s+"
     r"(?:rights|access|privileges|permissions)\b"
 )
-_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "now")  # one of them in each lead
+_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "now", "yourself", "been")  # one of them in each lead
 # What only an authority the reader lacks may do: approve its own work, go without review or past
 # the checks, push straight to the protected branch, grant itself rights.
 _DROPPED_GATE = lazy.Pattern(
