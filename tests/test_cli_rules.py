@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gitstore.context import Context
+from gitstore.ops import learning as ops
 from gitstore.records.contracts import content_digest
 from gitstore.records.ids import learning_id
 
@@ -299,14 +300,47 @@ def test_merge_proposes_a_replacement_a_person_accepts_like_any_proposal(tmp_pat
     assert json.loads(run(root, "proposals", "--json")) == []
     merged = json.loads(run(root, "merge", first, second, "--title", "Retries", "--text", "Jitter, short timeouts.",
                             "--by", "github:9", "--json"))
-    assert merged["state"] == "proposed" and merged["replaces"] == [first, second]
+    (low, low_event), (high, high_event) = sorted([(first, one), (second, two)], key=lambda pair: pair[0])
+    assert merged["state"] == "proposed" and merged["replaces"] == [low, high], "in one order, whatever was typed"
     assert merged["content"] == {"title": "Retries", "text": "Jitter, short timeouts."}
-    assert [e["events"] for e in merged["evidence"]] == [[one["id"]], [two["id"]]]
+    assert [e["events"] for e in merged["evidence"]] == [[low_event["id"]], [high_event["id"]]]
     active = lambda: sorted(r["id"] for r in json.loads(run(root, "learnings", "--active", "--json")))  # noqa: E731
     assert active() == sorted([first, second]), "a merge is only a proposal until a person accepts it"
     said = run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")
-    assert f"it replaces {first}, {second}: agents no longer get those" in said, said
+    assert f"it replaces {low}, {high}: agents no longer get those" in said, said
     assert active() == [merged["id"]]
+
+
+def test_a_merge_is_the_same_proposal_whatever_order_it_names_the_learnings_in(tmp_path: Path) -> None:
+    """The first learning named gave the merge its category, memory and audience (and the
+    order of what it replaces), so `merge A B` and `merge B A` were two proposals of one merge,
+    each taking what the other did not. Where the learnings disagree the person says which, or
+    for the audience the narrower one is kept."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    two = thread.comment("101", "Keep timeouts short.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    first = accepted(ctx, propose(ctx, [ref(one)]))["id"]
+    draft = ops.Draft(title="Timeouts are short", text="Keep timeouts short.", category="decision",
+                      evidence=[ref(two)], counterevidence=[], memory="procedural", audience="user-tooling",
+                      proposer=("person", "github:9"))
+    second = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+    merge = ["--title", "Retries", "--text", "Jitter, short timeouts.", "--by", "github:9"]
+    refused = run(root, "merge", first, second, *merge, code=1)
+    low, high = sorted([first, second])
+    assert refused == (f"gitstore: error: {low} and {high} differ in category (decision, convention) and "
+                       "memory (semantic, procedural): say the merged learning's with --category and --memory\n")
+    assert run(root, "merge", second, first, *merge, "--category", "decision", code=1) == refused.replace(
+        "category (decision, convention) and memory", "memory").replace("--category and --memory", "--memory")
+    chosen = ["--category", "decision", "--memory", "procedural"]
+    merged = json.loads(run(root, "merge", second, first, *merge, *chosen, "--json"))
+    assert merged["replaces"] == sorted([first, second])
+    assert (merged["category"], merged["memory"], merged["audience"]) == ("decision", "procedural", "user-tooling")
+    again = run(root, "merge", first, second, *merge, *chosen, code=1)
+    assert again == f"gitstore: error: learning {merged['id']} was already proposed\n", again
 
 
 def test_reject_keeps_its_reason_and_export_with_evidence_copies_the_cited_events(tmp_path: Path) -> None:

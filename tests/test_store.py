@@ -162,9 +162,10 @@ def test_a_learning_citing_a_personal_session_is_kept_local_in_every_version(
     accepted(ctx, current)
     assert _namespaces(ctx, personal["id"]) == ["local", "local", "local"], "later versions follow the first"
     with pytest.raises(Refused, match=f"kept on this machine .it replaces {personal['id']}"):
-        ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9")  # it could not replace team
+        # it could not replace team
+        ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9", audience="project")
     monkeypatch.setattr(ops, "refuse_unhonoured", lambda ctx, record: None)  # as an older version wrote
-    merged = ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9")
+    merged = ops.merge(ctx, [team["id"], personal["id"]], "Both", "Run make test.", "github:9", audience="project")
     monkeypatch.undo()
     assert _namespaces(ctx, merged["id"]) == ["local"], "a merge replacing a local learning stays local"
     assert [s.id for s, _ in active(ctx.view(), "instruction")] == [personal["id"]]

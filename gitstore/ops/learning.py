@@ -373,23 +373,45 @@ def retire_note(learning_id: str, reason: str) -> unfinished.Note:
                            f"gitstore retire {learning_id} --reason {shlex.quote(reason)}")
 
 
-def merge(ctx: Context, ids: list[str], title: str, text: str, by: str,
-          category: str | None = None) -> dict[str, Any]:
-    """Propose one learning that replaces several (a merge is a proposal; a person decides)."""
-    if len(set(ids)) < 2:  # the command used wrongly, whatever the store holds
+def merge(ctx: Context, ids: list[str], title: str, text: str, by: str, category: str | None = None,
+          memory: str | None = None, audience: str | None = None) -> dict[str, Any]:
+    """Propose one learning that replaces several (a merge is a proposal; a person decides).
+
+    The proposal is the same whatever order ``ids`` come in: it replaces them in one order and
+    cites their evidence in it; its category and memory are those the learnings share (where
+    they differ, the caller names one, or the merge is refused), its audience the narrowest
+    among theirs (personal, then user-tooling) unless the caller names one. Merging the same
+    learnings again, in any order, is then refused as already proposed."""
+    ids = sorted(set(ids))
+    if len(ids) < 2:  # the command used wrongly, whatever the store holds
         raise UsageError("a merge names at least two learnings")
     view = _decisions_view(ctx, ids)
     currents = [_history(view, i).current for i in ids]
+    _refuse_unnamed_differences(ids, currents, category=category, memory=memory)
     evidence = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["evidence"]}
     counter = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["counterevidence"]}
     draft = Draft(
         title=title, text=text, category=category or currents[0]["category"],
         evidence=list(evidence.values()), counterevidence=list(counter.values()),
-        memory=currents[0]["memory"], audience=currents[0]["audience"],
+        memory=memory or currents[0]["memory"],
+        audience=audience or max((c["audience"] for c in currents), key=AUDIENCES.index),
         targets=tuple(dict.fromkeys(t for c in currents for t in c["targets"])),
         replaces=tuple(ids), rationale=f"Merges {', '.join(ids)}.", proposer=("person", by),
     )
     return propose(ctx, draft, by)
+
+
+def _refuse_unnamed_differences(ids: list[str], currents: list[dict[str, Any]], **given: str | None) -> None:
+    """Refuse a merge of learnings that differ in a field (``category``, ``memory``) the
+    caller did not name a value for: no order among the learnings says whose to keep."""
+    words = {"category": CATEGORIES, "memory": MEMORY_KINDS}
+    differ = {name: sorted({c[name] for c in currents}, key=words[name].index)
+              for name, value in given.items() if value is None}
+    named = [(name, values) for name, values in differ.items() if len(values) > 1]
+    if named:
+        which = " and ".join(f"{name} ({', '.join(values)})" for name, values in named)
+        options = " and ".join(f"--{name}" for name, _ in named)
+        raise Refused(f"{', '.join(ids[:-1])} and {ids[-1]} differ in {which}: say the merged learning's with {options}")
 
 
 def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
