@@ -270,6 +270,7 @@ def test_options_that_would_break_the_workflow_are_refused(tmp_path: Path, optio
     ("*/0 * * * *", "minute '*/0'"), ("5-1 * * * *", "minute '5-1'"), ("1,,2 * * * *", "minute '1,,2'"),
     ("5/15 * * * *", "minute '5/15'"), ("0 0 * JAN *", None), ("0 0 * * *\n- cron: '* * * * *'", "five cron fields"),
     ("0 0 * *", "five cron fields"), ("0 0 * * * *", "five cron fields"), ("0\t0 * * *", "five cron fields"),
+    ("0 0 31 2 *", "day of the month '31' never comes in month '2' (at most 29 days), so the workflow would never run"),
 ])
 def test_a_cron_github_would_refuse_is_refused(tmp_path: Path, cron: str, why: str | None) -> None:
     if why is None:  # the control: a valid one of the same shape
@@ -278,6 +279,18 @@ def test_a_cron_github_would_refuse_is_refused(tmp_path: Path, cron: str, why: s
     with pytest.raises(UsageError, match=re.escape(why)):
         init_ci(tmp_path, Options(INSTALL, cron=cron))
     assert not (tmp_path / ".github").exists()
+
+
+@pytest.mark.parametrize("cron, never", [
+    ("0 0 30 2 *", True), ("0 0 30,31 feb *", True), ("0 0 30-31/1 FEB *", True), ("0 0 31 4,6,9,11 *", True),
+    ("0 0 31 apr-jun/2 *", True), ("0 0 29 2 *", False), ("0 0 31 2-12/2 *", False), ("0 0 1,31 2 *", False),
+    ("0 0 31 2 MON", False), ("0 0 31 * *", False), ("0 0 */31 2 *", False), ("0 0 30 1-2 *", False),
+])
+def test_a_day_of_the_month_no_month_named_has_is_refused(cron: str, never: bool) -> None:
+    """Feb 31 is five well-formed fields, and GitHub never runs the workflow. A day of the week
+    named beside it is a day cron runs on as well, so that schedule runs."""
+    fault = ci.cron_fault(cron)
+    assert (fault is not None and "never run" in fault) if never else fault is None, fault
 
 
 @pytest.mark.parametrize("cron", ["0 0 * * MON", "17 4 * * *", "*/15 2-5 1,15 JAN-JUN MON-FRI", "0 0 * dec sun",

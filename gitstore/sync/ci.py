@@ -522,7 +522,8 @@ def cron_fault(cron: str) -> str | None:
     """Why GitHub would refuse ``cron`` as a schedule, or None. GitHub reads POSIX cron: five
     fields, each ``*``, a value or a range, with an optional ``/step`` after ``*`` or a range,
     or a list of them; months may be JAN-DEC and days of the week SUN-SAT. A workflow with a
-    cron it refuses is never scheduled, and says so only on GitHub."""
+    cron it refuses is never scheduled, and says so only on GitHub; nor is one whose cron never
+    fires (``_never_fault``), and nothing says so at all."""
     fields = [f for f in cron.split(" ") if f]
     if len(fields) != 5 or any(c.isspace() and c != " " for c in cron):
         return "is not five cron fields such as '17 4 * * *'"
@@ -530,7 +531,38 @@ def cron_fault(cron: str) -> str | None:
         if not all(_cron_item(item, low, high, names) for item in text.split(",")):
             spelled = f"{low}-{high}" + (f" or {names[0]}-{names[-1]}" if names else "")
             return f"{name} {text!r} is not {spelled} (a value, a range, * or a list, with an optional /step)"
-    return None
+    return _never_fault(fields)
+
+
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # February has a 29th in leap years
+
+
+def _never_fault(fields: list[str]) -> str | None:
+    """Why a well-formed cron never fires, or None: every day of the month it names lies beyond
+    every month it names (``31 2``: February has no 31st). Where the day of the week is named
+    too, cron runs on either day, so it fires on those weekdays."""
+    if fields[4] != "*":
+        return None
+    days = _cron_values(fields[2], 1, 31, ())
+    months = _cron_values(fields[3], 1, 12, _MONTHS)
+    longest = max((_MONTH_DAYS[month - 1] for month in months), default=31)
+    if min(days, default=1) <= longest:
+        return None
+    return (f"day of the month {fields[2]!r} never comes in month {fields[3]!r} (at most {longest} days), "
+            "so the workflow would never run")
+
+
+def _cron_values(text: str, low: int, high: int, names: tuple[str, ...]) -> set[int]:
+    """The values a cron field names (one ``_cron_item`` has read: each item well formed)."""
+    values: set[int] = set()
+    for item in text.split(","):
+        found = _CRON_ITEM.fullmatch(item)
+        first, last, step = found.groups() if found else (None, None, None)
+        start = _cron_value(first, low, names) if first else low
+        end = _cron_value(last or first, low, names) if first else high
+        if start is not None and end is not None:
+            values.update(range(start, end + 1, int(step or 1)))
+    return values
 
 
 def _cron_item(item: str, low: int, high: int, names: tuple[str, ...]) -> bool:
