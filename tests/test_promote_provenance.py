@@ -84,6 +84,17 @@ def test_ranges_are_read_plainly(promoted: tuple[Context, dict[str, Any], Any], 
     assert capsys.readouterr().err.strip() == "gitstore: error: no-such-base: no such commit"
 
 
+@pytest.mark.parametrize("spec", [None, "HEAD", "main..HEAD"])
+def test_a_repository_with_no_commit_yet_is_said_so_as_promote_says_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, spec: str | None) -> None:
+    """It said `HEAD: no such commit`, as of a name mistyped, where promote says what is so."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    monkeypatch.chdir(tmp_path)
+    assert main(["provenance", *([spec] if spec else [])]) == 1
+    assert capsys.readouterr().err == ("gitstore: error: the repository has no commit yet: provenance reads the "
+                                       "promotion commits made on top of one\n")
+
+
 def test_without_a_range_it_reads_heads_commits_on_no_remote(promoted: tuple[Context, dict[str, Any], Any],
                                                              capsys: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from gitstore._github_text import code
-from gitstore.errors import UsageError
+from gitstore.errors import Refused, UsageError
 from gitstore.promote.branch import TRAILERS, trailers
+from gitstore.promote.gates._common import git
 from gitstore.promote.gates.promotion import Memory, judge_range
 
 
@@ -115,6 +116,8 @@ def provenance(root: Path, spec: str) -> Provenance:
     from gitstore.queries.learnings import screened
 
     start, end = split_range(spec)
+    if "HEAD" in (start, end) and _unborn(root):
+        raise Refused("the repository has no commit yet: provenance reads the promotion commits made on top of one")
     cache: list[Memory] = []
 
     def memory() -> Memory:
@@ -131,3 +134,9 @@ def provenance(root: Path, spec: str) -> Provenance:
         subject = judged.message.strip().split("\n", 1)[0]
         found.append(Promoted(judged.sha, subject, values, title, [str(f) for f in judged.findings]))
     return Provenance(spec, found)
+
+
+def _unborn(root: Path) -> bool:
+    """Whether HEAD names a branch that has no commit yet (as in a repository just made)."""
+    return (git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0
+            and git("symbolic-ref", "--quiet", "HEAD", cwd=root, check=False).returncode == 0)
