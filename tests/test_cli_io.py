@@ -126,6 +126,10 @@ def test_a_file_name_that_is_not_utf8_prints_as_its_bytes_and_keeps_json_valid(t
     refused = run("records", "add", "--json")
     assert refused.returncode == 1 and refused.stdout == b""
     assert json.loads(refused.stderr.decode("utf-8"))["error"].startswith(os.fsdecode(name))
+    missing = subprocess.run([sys.executable, "-m", "gitstore", "scan", name + b"-gone"], cwd=root, env=env,
+                             capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert (missing.returncode, missing.stderr) == (1, b"gitstore: error: " + name + b"-gone: no such file\n"), \
+        "an error names the file as standard output does (and git's errors do), not as \\udcff"
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])

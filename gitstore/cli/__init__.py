@@ -323,11 +323,13 @@ def _shortened(message: str) -> str:
 
 
 def _unencodable(error: UnicodeError) -> tuple[str | bytes, int]:
-    """How standard output writes a character its encoding lacks: a file name's byte that is
-    not UTF-8 (a lone surrogate, as Python reads it) as that byte, as ls and git print it; any
-    other (a CJK file name, a captured "…" on a Latin-1 or Windows-1252 terminal) as its
-    ``\\uXXXX`` escape, as standard error writes it, never a traceback. Under --json such a
-    character only stands inside a string, where the escape reads as the character itself."""
+    """How standard output and standard error write a character their encoding lacks: a file
+    name's byte that is not UTF-8 (a lone surrogate, as Python reads it) as that byte, as ls
+    and git print it (in an error too: ``fatal: pathspec 'x\\377'`` holds the byte itself), so a
+    name reads the same in a report and in an error about it; any other (a CJK file name, a
+    captured "…" on a Latin-1 or Windows-1252 terminal) as its ``\\uXXXX`` escape, never a
+    traceback. Under --json such a character only stands inside a string, where the escape
+    reads as the character itself."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
     char = error.object[error.start]
@@ -343,13 +345,14 @@ def run() -> None:
 
     starting()  # until the command's modules are loaded (``_app.run``)
     install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
-    try:  # see _unencodable
-        import codecs
+    import codecs
 
-        codecs.register_error("gitstore-stdout", _unencodable)
-        sys.stdout.reconfigure(errors="gitstore-stdout")  # type: ignore[union-attr]
-    except (AttributeError, ValueError):  # not a text file (replaced), or closed
-        pass
+    codecs.register_error("gitstore-output", _unencodable)  # see _unencodable
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="gitstore-output")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):  # not a text file (replaced), or closed
+            pass
     code = main()
     try:
         if sys.stdout is not None:  # None: the caller closed it
