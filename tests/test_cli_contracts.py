@@ -65,6 +65,15 @@ def test_a_refused_file_is_named_in_the_error_and_standard_input_is_not(tmp_path
         assert done.returncode == 1 and name not in done.stderr.decode(), done.stderr
 
 
+@pytest.mark.parametrize("command, says", [("validate", "invalid {}: record has no"), ("scan", "{}: clean")])
+def test_a_file_name_with_a_line_break_stays_on_its_report_line(tmp_path: Path, command: str, says: str) -> None:
+    """One line per finding: a name holding a line break split it in two, the second line
+    starting with what reads as another file's name."""
+    (tmp_path / "a\nb.json").write_bytes(b"{}\n")
+    done = cli.gitstore(command, "a\nb.json", cwd=tmp_path)
+    assert done.stdout.count("\n") == 1 and done.stdout.startswith(says.format("a\u2424b.json")), done.stdout
+
+
 def test_validate_reports_and_exit_codes(tmp_path: Path) -> None:
     valid = sorted(str(p) for p in (CONTRACTS / "examples" / "valid").glob("*.json"))
     done = gitstore("validate", *valid)

@@ -18,6 +18,7 @@ from typing import Any
 import pygit2
 import typer
 
+from gitstore._shown import one_line
 from gitstore.errors import InvalidInput
 from gitstore.safety.files import NOT_ALLOWED, Allowlist
 from gitstore.safety.scanner import QUARANTINE, ConservativeScanner, ScanResult
@@ -95,7 +96,7 @@ def scan(
         emit_json({"ok": not quarantined, "files": report})
     else:
         for name, result in results:
-            for line in _lines(name, result):
+            for line in _lines(one_line(name), result):  # one line each, whatever the name holds
                 typer.echo(line)
     if quarantined:
         raise typer.Exit(1)

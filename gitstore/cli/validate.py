@@ -6,6 +6,7 @@ from typing import Any
 
 import typer
 
+from gitstore._shown import one_line
 from gitstore.records.contracts import validate_lines, validate_text
 from gitstore.errors import GitstoreError
 from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_input, read_lines
@@ -29,12 +30,12 @@ def validate(
     if as_json:
         emit_json({"ok": all(r["ok"] for r in report), "records": report})
     else:
-        for r in report:
+        for r in report:  # one line each, whatever line breaks a file's name holds (as ␤)
             where = r["file"] if r["line"] is None else f"{r['file']}:{r['line']}"
             if r["ok"]:
-                typer.echo(f"ok {where} {r['kind']} {r['digest']}")
+                typer.echo(one_line(f"ok {where} {r['kind']} {r['digest']}"))
             else:
-                typer.echo(f"invalid {where}: {r['error']}")
+                typer.echo(one_line(f"invalid {where}: {r['error']}"))
     if not all(r["ok"] for r in report):
         raise typer.Exit(1)
 
