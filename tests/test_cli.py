@@ -92,6 +92,14 @@ def test_help_asked_before_the_command_is_the_command_s_help(flag: str, tmp_path
         assert (before.returncode, before.stdout, before.stderr) == (0, after.stdout, ""), line
 
 
+@pytest.mark.parametrize("line", [("--version", "status"), ("--version", "records", "add"), ("--version", "nope")])
+def test_version_asked_before_a_command_says_it_takes_none(line: tuple[str, ...], tmp_path: Path) -> None:
+    """`gitstore --version status` said `No such option: --version`, an option gitstore --help lists."""
+    done = gitstore(*line, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", "gitstore: error: --version takes no command: run `gitstore --version` alone\n")
+
+
 def test_missing_arguments_are_named_as_help_shows_them(tmp_path: Path) -> None:
     done = gitstore("show", cwd=tmp_path)
     assert done.returncode == 2 and done.stderr == "gitstore: error: show: Missing argument 'LEARNING_ID'.\n"

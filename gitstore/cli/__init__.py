@@ -134,6 +134,10 @@ def _run(args: list[str]) -> int:
         if not args or any(a in ("-h", "--help") for a in args):
             print(top_help())
             return 0
+    elif "--version" in args[:args.index(command)] and not {"-h", "--help"} & set(args[:args.index(command)]):
+        # `gitstore --version status`: the framework would say --version is no option of status
+        _error(f"--version takes no command: run `{PROG} --version` alone", 2, as_json="--json" in args)
+        return 2
     elif command not in COMMANDS:
         _error(f"no such command {command!r}; run `{PROG} --help` for the list", 2, as_json="--json" in args)
         return 2
