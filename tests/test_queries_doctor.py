@@ -143,6 +143,20 @@ def test_without_a_remote_the_default_branch_is_named_in_git_s_configuration(tmp
     assert "no default branch" not in check["detail"] and "(refs/heads/trunk)" in check["detail"], check
 
 
+def test_a_repository_with_no_commit_yet_is_said_to_have_none_not_no_default_branch(tmp_path: Path) -> None:
+    """Just made (``git init -b main``, no commit): main is the default branch it will have;
+    doctor says it has no commit yet and to commit, not that no main or master was found."""
+    root = tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    init(root)
+    [check] = checks(root, "trust")
+    assert "main, the current branch, has no commit" in check["detail"], check
+    assert "init.defaultBranch" not in check["detail"] and check["todo"].startswith("commit on main"), check
+    git(root, "commit", "-q", "--allow-empty", "-m", "root")
+    [check] = checks(root, "trust")
+    assert "no default branch" not in check["detail"] and "(refs/heads/main)" in check["detail"], check
+
+
 def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -> None:
     init(repo)
     (repo / "okf" / ".memory" / ".gitignore").unlink()  # as a clone set up before init wrote it

@@ -68,12 +68,26 @@ def no_default_branch(repo: pygit2.Repository) -> tuple[str, str]:
     in force, whatever a branch holds. No branch is guessed: origin says which is its default,
     or a person does."""
     configured = git_setting(repo, "init.defaultBranch") or "not set"
+    unborn = _unborn(repo)
+    if unborn in {configured, "main", "master"}:  # a repository with no commit yet: the branch it will be
+        return (f"no default branch yet: {unborn}, the current branch, has no commit",
+                f"commit on {unborn} (the policy is read from its tip once it has one)")
     why = (f"no default branch found: {REMOTE_HEAD} is not there (git clone writes it, a push does not), nor a "
            f"branch named by init.defaultBranch ({configured}), main or master")
     configure = "`git config init.defaultBranch BRANCH` (BRANCH: the branch the team merges into)"
     if "origin" not in repo.remotes.names():
         return why, configure
     return why, f"`git remote set-head origin --auto` (origin/HEAD then names origin's default branch), or {configure}"
+
+
+def _unborn(repo: pygit2.Repository) -> str | None:
+    """The branch HEAD names while it has no commit (a repository just made), else None."""
+    try:
+        head = repo.references.get("HEAD")
+        target = str(head.target) if head is not None and repo.head_is_unborn else ""
+    except pygit2.GitError:
+        return None
+    return target[len("refs/heads/"):] if target.startswith("refs/heads/") else None
 
 
 def current(repo: pygit2.Repository) -> PolicyState:
