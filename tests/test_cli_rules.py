@@ -326,7 +326,7 @@ def test_a_merge_is_the_same_proposal_whatever_order_it_names_the_learnings_in(t
     first = accepted(ctx, propose(ctx, [ref(one)]))["id"]
     draft = ops.Draft(title="Timeouts are short", text="Keep timeouts short.", category="decision",
                       evidence=[ref(two)], counterevidence=[], memory="procedural", audience="user-tooling",
-                      proposer=("person", "github:9"))
+                      audience_rationale="About the reviewer's own editor set-up.", proposer=("person", "github:9"))
     second = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
     merge = ["--title", "Retries", "--text", "Jitter, short timeouts.", "--by", "github:9"]
     refused = run(root, "merge", first, second, *merge, code=1)
@@ -339,8 +339,12 @@ def test_a_merge_is_the_same_proposal_whatever_order_it_names_the_learnings_in(t
     merged = json.loads(run(root, "merge", second, first, *merge, *chosen, "--json"))
     assert merged["replaces"] == sorted([first, second])
     assert (merged["category"], merged["memory"], merged["audience"]) == ("decision", "procedural", "user-tooling")
+    assert merged["audienceRationale"] == "About the reviewer's own editor set-up.", "the narrower one's, with it"
     again = run(root, "merge", first, second, *merge, *chosen, code=1)
     assert again == f"gitstore: error: learning {merged['id']} was already proposed\n", again
+    named = ops.merge(ctx, [first, second], "Retries for everyone", "Jitter, short timeouts.", "github:9",
+                      category="decision", memory="procedural", audience="project")
+    assert (named["audience"], named["audienceRationale"]) == ("project", f"Named by github:9 when merging {low}, {high}.")
 
 
 def test_reject_keeps_its_reason_and_export_with_evidence_copies_the_cited_events(tmp_path: Path) -> None:

@@ -390,11 +390,15 @@ def merge(ctx: Context, ids: list[str], title: str, text: str, by: str, category
     _refuse_unnamed_differences(ids, currents, category=category, memory=memory)
     evidence = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["evidence"]}
     counter = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["counterevidence"]}
+    narrowest = max(currents, key=lambda c: AUDIENCES.index(c["audience"]))
     draft = Draft(
         title=title, text=text, category=category or currents[0]["category"],
         evidence=list(evidence.values()), counterevidence=list(counter.values()),
         memory=memory or currents[0]["memory"],
-        audience=audience or max((c["audience"] for c in currents), key=AUDIENCES.index),
+        audience=audience or narrowest["audience"],
+        # why it goes to that audience: the learning's it was taken from, or the merging person's word
+        audience_rationale=(f"Named by {by} when merging {', '.join(ids)}." if audience else
+                            narrowest.get("audienceRationale") or Draft.audience_rationale),
         targets=tuple(dict.fromkeys(t for c in currents for t in c["targets"])),
         replaces=tuple(ids), rationale=f"Merges {', '.join(ids)}.", proposer=("person", by),
     )
