@@ -219,6 +219,41 @@ def test_an_escaped_bracket_is_text_to_the_link_checks(tmp_path: Path) -> None:
     assert wiki.check_links(page, tmp_path) == ["link gone.md does not resolve", "link also-gone.md does not resolve"]
 
 
+# Each a link CommonMark reads, to a page that is not there: the link checks must read it too
+# (a page could otherwise link a deleted page, or out of the repository, unseen).
+LINK_FORMS = {
+    "text over two lines": "See the [storage\npage](gone.md) for more.",
+    "title in single quotes": "See [x](gone.md 'the storage page').",
+    "title in parentheses": "See [x](gone.md (the storage page)).",
+    "title on the next line": 'See [x](gone.md\n"the storage page").',
+    "destination on the next line": "See [x](\ngone.md\n).",
+    "destination in angle brackets": "See [x](<gone.md>).",
+    "brackets nested twice": "See [a [b [c] d] e](gone.md).",
+    "an image inside a link": "[![badge](b.md)](gone.md)",
+    "a definition's destination on the next line": "See [x][r].\n\n[r]:\n  gone.md",
+}
+NO_LINK_FORMS = {
+    "an escaped opening bracket": "Written out: \\[not a link](gone.md).",
+    "a code span": "Written out: `[not a link](gone.md)`.",
+    "a blank line inside": "See [not\n\na link](gone.md).",
+    "a space before the parenthesis": "See [not a link] (gone.md).",
+}
+
+
+@pytest.mark.parametrize("form", LINK_FORMS.values(), ids=list(LINK_FORMS))
+def test_every_form_of_commonmark_link_is_read(tmp_path: Path, form: str) -> None:
+    page = _page(tmp_path, "a.md", f"---\ntype: A\n---\n# A\n\n{form}\n")
+    _page(tmp_path, "b.md", "---\ntype: A\n---\n# B\n")
+    assert wiki.links_of(page)[-1] == "gone.md"
+    assert wiki.check_links(page, tmp_path) == ["link gone.md does not resolve"]
+
+
+@pytest.mark.parametrize("form", NO_LINK_FORMS.values(), ids=list(NO_LINK_FORMS))
+def test_text_commonmark_reads_as_no_link_is_none(tmp_path: Path, form: str) -> None:
+    page = _page(tmp_path, "a.md", f"---\ntype: A\n---\n# A\n\n{form}\n")
+    assert wiki.links_of(page) == [] and wiki.check_links(page, tmp_path) == []
+
+
 def test_check_wiki_needs_an_index_listing_every_page(tmp_path: Path) -> None:
     _page(tmp_path, "a.md", "---\ntype: A\ndescription: A page.\n---\n# A\n")
     assert wiki.check_wiki(tmp_path) == ["index.md: missing"]

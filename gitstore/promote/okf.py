@@ -319,9 +319,23 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _INDEX_ENTRY = re.compile(r"^[*-] \[((?:[^\]\\]|\\.)+)\]\(([^()\s]+)\)(?: - (.*))?$")  # a title's \] is text
 _LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-_INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()<>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# a link's or an image's brackets, read in order: an opening one, and a closing one, with ``(``
+# and spaces (at most one line break among them) after it: CommonMark lets a link's text, its
+# destination and its title run over the lines of a paragraph; a blank line (``_BLANK_LINE``)
+# ends every bracket opened before it. A closing bracket with ``(`` after it, where one is open,
+# starts a destination: ``<...>`` (spaces allowed), else a run without spaces up to where its
+# parentheses stop balancing (``_destination_end``). Brackets are counted, not matched as a
+# pattern would match them: they nest to any depth and a title takes any of three forms, so no
+# form of link is missed for being one a pattern did not spell out.
+_BRACKET = re.compile(r"\[|\](?:\([ \t]*+(?:\r?\n[ \t]*+)?)?")
+_BLANK_LINE = re.compile(r"\n[ \t]*+\r?\n")
+_ANGLED = re.compile(r"<((?:[^<>\n\\]|\\.)*+)>")
+_PLAIN = re.compile(r"[^\s()\\]*+")
 _ESCAPED_BRACKET = re.compile(r"\\[\\\[\]]")  # ``\[``, ``\]`` (text, not a link's bracket) or ``\\``
-_REF_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
+# a link reference definition: its label (over lines too), then its destination, on the same
+# line or the next
+_REF_DEFINITION = re.compile(
+    r"^ {0,3}\[(?!\^)[^\[\]]{1,999}+\]:[ \t]*+(?:\r?\n[ \t]*+)?(?:<((?:[^<>\n\\]|\\.)*+)>|(\S++))", re.M)
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -1076,18 +1090,54 @@ def body_links(body: str) -> list[str]:
 def _links_in(code_free: str) -> list[str]:
     if "](" not in code_free and "]:" not in code_free:
         return []
-    targets = []
-    for line in code_free.split("\n"):
-        if "]" not in line:  # neither a definition nor an inline link
-            continue
-        definition = _REF_DEFINITION.match(line)
-        if definition:
-            targets.append(definition.group(1))
-            continue
-        if "\\" in line:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
-            line = _ESCAPED_BRACKET.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", line)
-        targets += _INLINE_LINK.findall(line)
-    return targets
+    if "\\" in code_free:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
+        code_free = _ESCAPED_BRACKET.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", code_free)
+    found: list[tuple[int, str]] = []
+    defined: list[tuple[int, int]] = []  # a definition's lines: a link in its title is text
+    if "]:" in code_free:
+        for m in _REF_DEFINITION.finditer(code_free):
+            end = code_free.find("\n", m.end())
+            defined.append((m.start(), len(code_free) if end < 0 else end))
+            found.append((m.start(), m.group(1) if m.group(1) is not None else m.group(2)))
+    at, open_brackets, spans = 0, 0, iter(defined)
+    span = next(spans, None)
+    while (m := _BRACKET.search(code_free, at)) is not None:
+        if open_brackets and _BLANK_LINE.search(code_free, at, m.start()):
+            open_brackets = 0  # a blank line ends every bracket opened before it
+        at, mark = m.end(), m.group()
+        if mark == "[":
+            open_brackets += 1
+        elif len(mark) == 1 or not open_brackets:
+            open_brackets = max(0, open_brackets - 1)
+        else:
+            open_brackets -= 1
+            angled = _ANGLED.match(code_free, at)
+            start = at
+            at = angled.end() if angled else _destination_end(code_free, at)
+            target = angled.group(1) if angled else code_free[start:at]
+            while span is not None and span[1] <= m.start():
+                span = next(spans, None)
+            if target and (span is None or m.start() < span[0]):
+                found.append((m.start(), target))
+    return [target for _, target in sorted(found, key=lambda item: item[0])]
+
+
+def _destination_end(text: str, at: int) -> int:
+    """Where a destination written without ``<>`` that starts at AT ends: at a space or a line
+    break, or at the ``)`` closing the link (parentheses within it balanced; a backslash escapes
+    the character after it)."""
+    depth = 0
+    while True:
+        at = _PLAIN.match(text, at).end()
+        c = text[at:at + 1]
+        if c == "\\":
+            at += 1 if text[at + 1:at + 2].isspace() else 2
+        elif c == "(":
+            depth, at = depth + 1, at + 1
+        elif c == ")" and depth:
+            depth, at = depth - 1, at + 1
+        else:
+            return min(at, len(text))
 
 
 def is_url(target: str) -> bool:
