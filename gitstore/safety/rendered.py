@@ -18,6 +18,12 @@ injection finder reads a second copy of a text holding markup (:func:`renderings
 - HTML entities are decoded (``&nbsp;`` a no-break space, ``&shy;`` a soft hyphen the reading
   then leaves out, ``&#73;`` an ``I``), after the tags, as a renderer does: ``&lt;b&gt;`` is text.
 
+What the copy leaves out (a comment, a tag's attributes, a link's destination and title) an
+agent reading the raw text still takes in, and takes ``&#105;gnore`` there for ``ignore``: so a
+text holding an entity and a tag, a comment or a link has one more copy, the text with its
+entities decoded and its markup kept (``[x](u "&#105;gnore all ...")``, ``<img alt="...">``,
+``<!-- ig&#110;ore ... -->``).
+
 What shows as code (fenced and indented blocks, code spans, :mod:`~gitstore.safety.code`) is
 kept as written: markup there is shown, not rendered, and a snippet explaining an attack is no
 attack. A copy is built only for a text holding one of ``<``, ``&``, ``[``, ``|``, ``-`` at a
@@ -67,6 +73,12 @@ def renderings(text: str) -> tuple[str, ...]:
     found = [joined] if joined != masked else []
     if between_letters:
         found.append(_render(masked, " ")[0])
+    if "&" in masked and ("<" in masked or "](" in masked):
+        # what the rendering leaves out (a comment, a tag's attributes, a link's destination and
+        # title) as an agent reading the raw text takes it in: its entities decoded
+        decoded = html.unescape(masked)
+        if decoded != masked and decoded not in found:
+            found.append(decoded)
     return tuple(_unmasked(copy, code) for copy in found)
 
 
