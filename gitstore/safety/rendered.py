@@ -18,11 +18,13 @@ injection finder reads a second copy of a text holding markup (:func:`renderings
 - HTML entities are decoded (``&nbsp;`` a no-break space, ``&shy;`` a soft hyphen the reading
   then leaves out, ``&#73;`` an ``I``), after the tags, as a renderer does: ``&lt;b&gt;`` is text.
 
-What the copy leaves out (a comment, a tag's attributes, a link's destination and title) an
-agent reading the raw text still takes in, and takes ``&#105;gnore`` there for ``ignore``: so a
-text holding an entity and a tag, a comment or a link has one more copy, the text with its
-entities decoded and its markup kept (``[x](u "&#105;gnore all ...")``, ``<img alt="...">``,
-``<!-- ig&#110;ore ... -->``).
+What the copy leaves out (a comment, a tag's attributes, a link's destination and title, a
+fence's info string, which a renderer reads and shows nothing of) an agent reading the raw text
+still takes in, and takes ``&#105;gnore`` there for ``ignore``: so a text holding an entity and
+a tag, a comment or a link, or an entity in a fence's info string, has one more copy, the text
+with those entities decoded and its markup kept (``[x](u "&#105;gnore all ...")``,
+``<img alt="...">``, ``<!-- ig&#110;ore ... -->``, ````` ```sh &#105;gnore ... `````); what
+shows as code stays as written there too.
 
 What shows as code (fenced and indented blocks, code spans, :mod:`~gitstore.safety.code`) is
 kept as written: markup there is shown, not rendered, and a snippet explaining an attack is no
@@ -73,13 +75,31 @@ def renderings(text: str) -> tuple[str, ...]:
     found = [joined] if joined != masked else []
     if between_letters:
         found.append(_render(masked, " ")[0])
-    if "&" in masked and ("<" in masked or "](" in masked):
+    copies = [_unmasked(copy, code) for copy in found]
+    if "&" in text:
         # what the rendering leaves out (a comment, a tag's attributes, a link's destination and
-        # title) as an agent reading the raw text takes it in: its entities decoded
-        decoded = html.unescape(masked)
-        if decoded != masked and decoded not in found:
-            found.append(decoded)
-    return tuple(_unmasked(copy, code) for copy in found)
+        # title, a fence's info string) as an agent reading the raw text takes it in: its
+        # entities decoded
+        infos = [_info_decoded(piece) for piece in code]
+        if ("&" in masked and ("<" in masked or "](" in masked)) or infos != code:
+            decoded = _unmasked(html.unescape(masked) if "&" in masked else masked, infos)
+            if decoded != text and decoded not in copies:
+                copies.append(decoded)
+    return tuple(copies)
+
+
+_FENCE_OPENING = lazy.Pattern(r"[ \t]{0,3}(?:`{3,}+|~{3,}+)[^\n]*+")
+
+
+def _info_decoded(code: str) -> str:
+    """CODE, a stretch shown as code, with the entities of its fence's info string decoded: a
+    renderer reads them (CommonMark), and shows none of the info string, which an agent reads."""
+    if "&" not in code or "\n" not in code or not code.lstrip(" \t").startswith(("```", "~~~")):
+        return code
+    opening = _FENCE_OPENING.match(code)
+    if opening is None or "&" not in opening.group():
+        return code
+    return html.unescape(opening.group()) + code[opening.end():]
 
 
 def rendered(text: str) -> str | None:
