@@ -95,6 +95,12 @@ ELSEWHERE = {
                       .replace("7" * 64, "7777-" * 15 + "7777") + "\n",
     "docs/spaced.md": MARKER.replace(UNKNOWN[4:], "\u200b".join(UNKNOWN[4:])).replace("7" * 64, "\u200b".join("7" * 64))
                       + "\n",
+    # in HTML entities, which a renderer and an agent read as the characters: decimal, hexadecimal
+    # (an `x` between digits) and named ones (`&sup2;` a 2, `&aopf;` a mathematical a)
+    "docs/entities.md": MARKER.replace("gitstore", "gitst&#111;re").replace(UNKNOWN[4:8], "&#x30;1&#50;3")
+                        .replace("2", "&sup2;").replace("7777", "777&#x37;") + "\n",
+    "docs/named.md": MARKER.replace(UNKNOWN[4:], UNKNOWN[4:].replace("2", "&sup2;").replace("a", "&aopf;"))
+                     .replace("7" * 64, "7&sup2;" * 32) .replace("sha256", "sha25&#54;") + "\n",
 }
 PASSING = {
     "src/marker.py": f"MARKER = {MARKER!r}\n",  # source that holds the marker in a string

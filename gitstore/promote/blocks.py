@@ -217,17 +217,22 @@ def markers_without_shape(text: str) -> list[int]:
             and ((n in outside and line.lstrip().startswith(MARKER_START)) or holds_marker(line))]
 
 
-# What a full marker holds, however it is spelled: its id, 32 hexadecimal digits once hidden
-# characters, compatibility forms, look-alike letters, spaces and punctuation are read through.
-# Read as UTF-8 bytes: a run that holds 32 hexadecimal digits or bytes of other characters, with
-# ASCII spaces and punctuation between, and that no other ASCII letter breaks, nor a CJK ideograph
-# or Hangul syllable (their lead bytes E5-E9, EB, EC: letters that are no digit). No character
-# reads as more hexadecimal digits than it has bytes (full-width `０` has 3, `½` 2, `⑽` 3), so a
-# marker however spelled holds such a run, and most prose none. The promotion gate hands the same
-# pattern to `git log -G` (git reads it byte by byte, in the C locale).
+# What a full marker holds, however it is spelled: its id, 32 hexadecimal digits once HTML
+# entities, hidden characters, compatibility forms, look-alike letters, spaces and punctuation are
+# read through. Read as UTF-8 bytes: a run that holds 32 hexadecimal digits or bytes of other
+# characters, with ASCII spaces and punctuation between (and `x`, as in a hexadecimal entity's
+# `&#x61;`), and that no other ASCII letter breaks, nor a CJK ideograph or Hangul syllable (their
+# lead bytes E5-E9, EB, EC: letters that are no digit). No character, nor entity, reads as more
+# hexadecimal digits than it has bytes counted (full-width `０` has 3, `½` 2, `⑽` 3; `&#48;` 2,
+# `&#x30;` 2), so a marker however spelled holds such a run, and most prose none. The promotion
+# gate hands the same pattern to `git log -G` (git reads it byte by byte, in the C locale).
 _COUNTED = b"0-9A-Fa-f\x80-\xe4\xea\xed-\xff"  # the bytes a run counts
-_BETWEEN = b"^0-9A-Za-z\x80-\xff"  # the bytes it may hold between them
+_BETWEEN = b"^0-9A-WYZa-wyz\x80-\xff"  # the bytes it may hold between them
 HINT = b"([" + _COUNTED + b"][" + _BETWEEN + b"]*){32}"
+# A named entity stands for a character its name does not spell (`&sup2;` a `2`, `&aopf;` a
+# mathematical `a`), and its letters break a run: what git is handed lets through every line
+# holding one too, and ``might_hold_marker`` reads such a line with its entities decoded.
+GIT_HINT = HINT + b"|&[A-Za-z][A-Za-z0-9]{1,31};"
 _FULL = re.compile(r"gitstorepromotedlrn[0-9a-f]{32}sha256[0-9a-f]{64}")
 
 
@@ -247,9 +252,17 @@ _RUN = b"x" * 32
 
 
 def might_hold_marker(text: str) -> bool:
-    """Whether ``text`` may hold a full marker (``HINT`` matches its UTF-8 bytes): when not,
-    ``holds_marker`` is False for each of its lines, and nothing need be normalized."""
-    return _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE, _RUN_GAPS)
+    """Whether ``text`` may hold a full marker (``HINT`` matches its UTF-8 bytes, as written or
+    with its HTML entities decoded): when not, ``holds_marker`` is False for each of its lines,
+    and nothing need be normalized."""
+    if _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE, _RUN_GAPS):
+        return True
+    if "&" not in text:
+        return False
+    import html
+
+    decoded = html.unescape(text)
+    return decoded != text and _RUN in decoded.encode("utf-8", "surrogatepass").translate(_RUN_TABLE, _RUN_GAPS)
 
 
 def holds_marker(line: str) -> bool:

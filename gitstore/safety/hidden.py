@@ -305,12 +305,17 @@ def latin_skeleton(text: str) -> str:
 
 
 def as_read(text: str) -> str:
-    """TEXT as a reader takes it in, to compare with what only a program writes: hidden
-    characters dropped, compatibility forms (full-width, ligatures) and look-alike letters made
-    plain, and case, spaces and punctuation ignored."""
+    """TEXT as a reader takes it in, to compare with what only a program writes: HTML entities
+    decoded (a renderer shows ``gitst&#111;re`` as ``gitstore``, and an agent reading the raw
+    text reads it so), hidden characters dropped, compatibility forms (full-width, ligatures)
+    and look-alike letters made plain, and case, spaces and punctuation ignored."""
     import re
     import unicodedata
 
+    if "&" in text:
+        import html
+
+        text = html.unescape(text)
     return re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(text))).casefold())
 
 

@@ -15,9 +15,10 @@ marker in a string is no such file.
 
 Only added lines are read, and git finds them: one ``git log -G`` over the range (or one
 ``git diff --cached`` for the commit being made) names the commits whose changes may hold an id
-(``blocks.HINT``: 32 hexadecimal digits, or bytes of characters that may read as digits, such as
-full-width ones, with spaces and punctuation between; git reads it byte by byte, in the C locale,
-so that no locale hides a character from it), and prints only their changed lines, every file
+(``blocks.GIT_HINT``: 32 hexadecimal digits, or bytes of characters that may read as digits, such
+as full-width ones or HTML entities, with spaces and punctuation between, or a named entity, which
+may stand for a digit; git reads it byte by byte, in the C locale, so that no locale hides a
+character from it), and prints only their changed lines, every file
 read as text (a NUL byte or a ``-diff`` attribute does not hide one). A merge adds the lines
 that are in none of its parents (git's combined diff).
 """
@@ -44,7 +45,7 @@ NAMES = ("README", "CONTRIBUTING", "HACKING", "INSTALL", "NOTES", "NEWS", "CHANG
 PATHSPECS = (*(f":(glob,icase)**/*.{ext}" for ext in EXTENSIONS), *(f":(glob,icase)**/{name}" for name in NAMES))
 # what ``blocks.holds_marker`` needs first, read byte by byte (``blocks.HINT``): an id, whatever
 # the characters it is written in (full-width digits too) and the punctuation between them
-_HINT = blocks.HINT.decode("utf-8", "surrogateescape")  # as git is handed it: the same bytes
+_HINT = blocks.GIT_HINT.decode("utf-8", "surrogateescape")  # as git is handed it: the same bytes
 # every file as text (``--text``): a NUL byte or a ``-diff`` attribute would have git print
 # "Binary files differ" for a file agents read as text all the same
 _DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/",
