@@ -1343,3 +1343,31 @@ def test_verify_refuses_a_note_changed_or_listed_again_without_one_stored(store_
     _forged(fresh, "w2", "listed", [other["payloadDigest"]], None)
     problems = [p.message for p in GitProvider(fresh, "w2").verify().problems]
     assert any(f"lists {note_path(other['payloadDigest'])} but does not add it" in p for p in problems), problems
+
+
+def test_a_read_takes_each_record_from_the_tip_it_walked_when_another_writer_appends_meanwhile(
+        seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader lists the refs, then reads each writer's tip again once its log of acknowledged
+    appends is read: another writer appending between the two (a capture hook in the
+    background) made the walk start at the new tip while the records were looked up in the
+    tree of the tip listed first, and the read failed saying the tree lacked the new record."""
+    from gitstore.providers import git as provider_git
+
+    acknowledged = provider_git.last_acknowledged
+    late = [R.event(f"late-{n}") for n in range(4)]
+    busy: list[bool] = []
+
+    def appended_meanwhile(state: Path, name: str) -> str | None:
+        found = acknowledged(state, name)
+        if name == REF and late and not busy:  # each time: the other process, at that moment
+            busy.append(True)
+            GitProvider(seeded, "w1").append(batch(late.pop()))
+            busy.pop()
+        return found
+
+    monkeypatch.setattr(provider_git, "last_acknowledged", appended_meanwhile)
+    reader = GitProvider(seeded, "w2")
+    read = {stored.digest for stored in reader.read()}  # the first pass over the refs: the window
+    assert len(late) == 3, "the other writer appended in the read's window"
+    assert not [str(p) for p in GitProvider(seeded, "w2").verify().problems]
+    assert read <= {stored.digest for stored in GitProvider(seeded, "w2").read()}

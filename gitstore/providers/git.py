@@ -40,7 +40,7 @@ import uuid
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet  # a set of any kind, as ``<=`` takes it
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -1234,6 +1234,8 @@ class GitProvider:
                 target = self._target(info.repo, info.name)
                 if target is not None and (info.name, target) not in self._sound:
                     self._check_tip(info, target, acked)
+                if target != info.listed:  # moved since the listing (another process appended):
+                    info = replace(info, listed=target)  # its records are read from the tip walked
             if target is None:
                 continue
             tips.append((info, target))
