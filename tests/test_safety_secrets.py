@@ -802,6 +802,14 @@ OPTION_PASSWORDS = {
     "password-stdin": f"echo {_PASS} | docker login ghcr.io -u bob --password-stdin",
     "with-token": f"printf '%s' {_PASS} | gh auth login --with-token",
     "chpasswd": f"echo bob:{_PASS} | chpasswd",
+    "net-use-share-first": f"net use \\\\files\\share {_PASS} /user:ACME\\bob",
+    "net-use-user-first": f"net use Z: \\\\files\\share /user:bob {_PASS} /persistent:no",
+    "net-use-quoted": f'NET USE Z: "\\\\files\\my share" "{_PASS}" /USER:"ACME\\bob"',
+    "net-user": f"net user bob {_PASS} /add",
+    "psexec": f"PsExec64.exe \\\\build01 -u ACME\\bob -p {_PASS} cmd /c dir",
+    "schtasks": f"schtasks /create /tn backup /tr C:\\b.bat /sc daily /RU bob /RP {_PASS}",
+    "schtasks-remote": f"schtasks /query /s build01 /u bob /p {_PASS}",
+    "cmdkey": f"cmdkey /add:files /user:bob /pass:{_PASS}",
 }
 
 
@@ -824,6 +832,12 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "aws s3api list-objects --bucket b --page-token abc --next-token def\nssh-keygen -N '' -f key",
     "sqlplus / as sysdba\nsqlplus scott@orcl @report.sql\nmc alias set store http://minio:9000 $AK $SK",
     "the options (`--password`, `--http-passwd`, `--passphrase`, `--client-secret`, `--api-key`) all take one",
+    "net use Z: \\\\files\\share * /user:bob\nnet use Z: \\\\files\\share /user:bob *\nnet use Z: /delete /y",
+    'net use \\\\files\\ipc$ "" /user:""\nnet use Z: \\\\files\\share /persistent:yes >nul 2>&1',
+    "net use Z: \\\\files\\share %SHARE_PASSWORD% /user:bob\nnet use Z: \\\\files\\share $env:SHARE_PASS",
+    "net user bob /add\nnet user bob * /domain\nnet user\nrunas /user:ACME\\bob cmd",
+    "psexec \\\\build01 -u bob -s cmd\nschtasks /create /tn backup /sc daily /RU SYSTEM /RP *",
+    "the net use command takes the password after the share; see `net user /?`",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

@@ -43,7 +43,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
   ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
-  ``sqlcmd -P``, ``ssh-keygen -N``... :data:`_COMMAND_PASSWORDS`), the value of a long option
+  ``sqlcmd -P``, ``ssh-keygen -N``, Windows' ``net use \\\\server\\share PASSWORD``, ``psexec -p``,
+  ``schtasks /RP``... :data:`_COMMAND_PASSWORDS`), the value of a long option
   naming a credential (``--password VALUE``, ``--api-key VALUE``, ``-storepass VALUE``), a
   secret echoed into a command reading one (``echo X | sudo -S``); ``command-token``:
   the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
@@ -1293,12 +1294,20 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 # ``htpasswd -b [FILE] USER PASSWORD``, ``rabbitmqctl add_user``/``change_password USER
 # PASSWORD``, ``gh secret set NAME --body SECRET``, ``vault login TOKEN``, the MinIO client's
 # ``mc alias set NAME URL ACCESS-KEY SECRET-KEY`` and Oracle's ``sqlplus user/PASSWORD@db`` (and
-# ``sqlldr``, ``expdp``, ``impdp``, ``rman target``: the password ends at the ``@``). Options are matched in the case given (``unzip -p`` pipes, ``ssh-keygen -n``
-# names principals, ``ldapsearch -W`` asks for the password). A quote left open runs to the
-# end of its line (so no search looks for the quote past it, and no value is too long to be
-# taken whole).
+# ``sqlldr``, ``expdp``, ``impdp``, ``rman target``: the password ends at the ``@``); on Windows,
+# ``net use [DEVICE] \\server\share PASSWORD`` (the word after the share, switches such as
+# ``/user:`` before or after it; ``*`` asks for it), ``net user NAME PASSWORD``, PsExec's ``-p``
+# and ``schtasks``' ``/RP`` and ``/P`` (a Windows switch in either case). Options are matched in
+# the case given (``unzip -p`` pipes, ``ssh-keygen -n`` names principals, ``ldapsearch -W`` asks
+# for the password). A quote left open runs to the end of its line (so no search looks for the
+# quote past it, and no value is too long to be taken whole).
 _OPTION_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>[^\s\"'`;|&]++))"
 _POSITIONAL = r"[ \t]+[^\s\"'`;|&-][^\s;|&]*"  # a word that is no option
+# a password as Windows' commands take it: a word that is no switch (``/user:bob``), no ``*`` (which
+# asks for one) and no redirection (``>nul``, ``2>&1``)
+_WINDOWS_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>(?![/*]|\d?>)[^\s\"'`;|&<>]++))"
+_WINDOWS_SWITCHES = r"(?:[ \t]+/(?:[^\s\"]|\"[^\"\n]*\")+)*+[ \t]+"  # ``/user:"DOMAIN\bob"``...
+_UNC_PATH = r"(?:\"\\{2,}+[^\"\n]++\"|\\{2,}+[^\s\\/\"]++\\++[^\s\"]++)"  # ``\\srv\share``, quoted or not
 _COMMAND_PASSWORDS = tuple(
     (literals, lazy.Pattern(rf"(?:{command})(?:\.exe)?(?![\w.-])"),
      lazy.Pattern(rf"(?<!\S){option}{value[0] if value else _OPTION_VALUE}"))
@@ -1333,6 +1342,13 @@ _COMMAND_PASSWORDS = tuple(
         (("alias", "host"), r"mc", rf"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:{_POSITIONAL}){{3}}[ \t]+"),
         (("sqlplus", "sqlldr", "expdp", "impdp", "rman"), r"sqlplus|sqlldr|expdp|impdp|rman",
          r"(?:-[a-z]+[ \t]+)*(?:target[ \t]+|userid=)?[\w$#]{1,30}/", r"(?P<pw>[^\s@\"'`;|&/]++)"),
+        # Windows' commands, each looked for by a literal cut after a rarer letter than its last
+        # (``net u`` for ``net use`` and ``net user``, ``psex``, ``schtask``): a text is read for it faster
+        (("net u",), r"net[ \t]+use", _UNC_PATH + _WINDOWS_SWITCHES, _WINDOWS_VALUE),
+        (("net u",), r"net(?=[ \t]+user[ \t])",
+         r"(?i:user)[ \t]++(?:\"[^\"\n]++\"|[^\s\"/*][^\s\"]*+)[ \t]+", _WINDOWS_VALUE),
+        (("psex",), r"psexec(?:64)?", r"-[pP][ \t]+"),
+        (("schtask",), r"schtasks", r"/(?i:rp|p)[ \t]+", _WINDOWS_VALUE),
     )
 )
 
