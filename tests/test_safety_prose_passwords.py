@@ -48,6 +48,15 @@ IN_SENTENCES = {
     "user-with-password": (f"user bob with password {PASSWORD}", f"user bob with password {MARK}"),
     "creds-user-slash": (f"the staging creds are admin / {PASSWORD}", f"the staging creds are admin / {MARK}"),
     "credentials-user-slash": (f"the credentials are admin / {PASSWORD}", f"the credentials are admin / {MARK}"),
+    # no credential word: a user, then the password after a slash, "with" or "pass"
+    "login-slash": (f"the login is admin / {PASSWORD}", f"the login is admin / {MARK}"),
+    "login-joined": (f"The login was admin/{PASSWORD} until Monday.", f"The login was admin/{MARK} until Monday."),
+    "log-in-as-with": (f"log in as admin with {PASSWORD}", f"log in as admin with {MARK}"),
+    "signed-in-as-using": (f"Signed in as the admin using `{PASSWORD}`.", f"Signed in as the admin using `{MARK}`."),
+    "ssh-in-as": (f"ssh in as deploy with {LONGER}", f"ssh in as deploy with {MARK}"),
+    "user-pass": (f"user root pass {PASSWORD}", f"user root pass {MARK}"),
+    "user-password": (f"user root password {PASSWORD}", f"user root password {MARK}"),
+    "login-pw": (f"login admin pw {PASSWORD}", f"login admin pw {MARK}"),
 }
 
 
@@ -125,6 +134,15 @@ ORDINARY = [
     "creds: see the vault",
     "street creds matter",
     "the password is admin / guest for the demo",
+    "log in as admin with your usual password",
+    "admin / settings\nthe login is admin / settings\nthe login page is admin / settings",
+    "login: api/v2/users\nlogin at /admin/users/list\nthe login route is /api/v1/login",
+    "log in as admin with ~/.ssh/id_ed25519, or as root with $ROOT_PASSWORD or <password>",
+    "logged in as bob with 2FA-enabled; sign in as bob with GitHub; logged in as bob with v2.3.1-rc1",
+    "connecting as postgres using psql-16.2, connected as admin using https://db.acme.io/login",
+    "log in as admin with admin@acme.io\nlog in as root with sudo -i\nthe login is admin / ********",
+    "user root pass through to the proxy\nuser agent pass --verbose\nuser count pass 12345678",
+    "user root passes validation in 3.2s\nuser_login PASSED",
 ]
 
 

@@ -57,7 +57,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   credential word (``the staging DB password is Zq8!rT2#pL9w``, ``Connected with the password
   ...``, ``Das Passwort lautet ...``): one value of 8 characters or more, letters with a digit
   or a symbol, not a word, a size, a name, a path, a reference or a placeholder
-  (:func:`_typed_password_hits`).
+  (:func:`_typed_password_hits`); and one written after a user with no credential word at all
+  (``the login is admin / ...``, ``log in as admin with ...``, ``user root pass ...``:
+  :func:`_login_hits`).
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
   what it holds (:func:`blob_hits`; the scanner decides how deep to look); one that is no base64
   of UTF-8 text is read as hex, base32, or base64 of UTF-16 or gzip. A GitHub token written
@@ -1607,9 +1609,10 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
     A value published as a documentation example stays only exactly as published: an altered
     copy in a sentence is judged by its shape, like any other string there."""
     low = latin_skeleton(text.low) if not text.low.isascii() else text.low
+    raw = text.raw
+    yield from _login_hits(raw, low)
     if not any(stem in low for stem in _CREDENTIAL_STEMS):
         return
-    raw = text.raw
     words = [w for w in _CREDENTIAL_WORD.finditer(low) if _opens_name_end(low, w.start())]
     # each word looks no further than its neighbours, whose own look covers the rest; a value
     # between two words found a secret after the first ("the token is X my token is ...") is
@@ -1788,7 +1791,15 @@ def _typed_password_hits(raw: str, low: str, word: re.Match[str], m: re.Match[st
         return []
     if m.group("user") is not None and not name.startswith("cred"):
         return []  # "user / password" after "credentials" or "creds"
-    start, end = m.span("v")
+    key = "password" if name.startswith(_PASSWORD_WORDS) else re.sub(r"[ \t-]", "_", name)
+    return _typed_hit(raw, *m.span("v"), key)
+
+
+def _typed_hit(raw: str, start: int, end: int, key: str) -> list[Hit]:
+    """The hit for a password typed by hand at START..END, told so by the words before it and
+    named KEY by them, once its quotes and the sentence's marks around it are left out: eight
+    characters or more, letters with a digit or a symbol, and not a word, a size, a name, a
+    path, a reference, a placeholder, an address or a hash."""
     opened = start
     while start < end and raw[start] in _OPENERS:
         start += 1
@@ -1804,13 +1815,38 @@ def _typed_password_hits(raw: str, low: str, word: re.Match[str], m: re.Match[st
         return []
     if value in DOCUMENTED_EXAMPLES or _HEX_OR_DIGEST.fullmatch(value.lower()) or _EMAIL.fullmatch(value):
         return []
-    key = "password" if name.startswith(_PASSWORD_WORDS) else re.sub(r"[ \t-]", "_", name)
     # a name with a number ending in "!" ("Summer2024!") reads as a name ending a sentence, but
     # under a password's word it is a password, the mark and all
     judged = value.rstrip("!?") if key == "password" else value
     if trivial_value(judged, key, start > opened):
         return []
     return [Hit(start, end, "prose-secret", 4)]
+
+
+# A user and a password written in a sentence with no credential word: "the login is admin /
+# X...", "log in as admin with X...", "ssh in as root using X...", "user root pass X...". The
+# value is judged as one after a password's word is (:func:`_typed_hit`): "log in as admin with
+# your usual password", "the login is admin / settings" stay. One pattern for each word opening
+# them, which it opens with (so that the engine searches for it): the text is read once for each.
+_USER = r"[\w.@\\+-]{1,64}+"
+_SLASHED = rf"(?:[ \t]+(?:is|was))?(?:[ \t]*+:)?[ \t]++{_USER}[ \t]{{0,3}}/[ \t]{{0,3}}(?P<slashed>\S{{8,512}})"
+_AS_USER = rf"[ \t]+as[ \t]+(?:(?:the|an?|user)[ \t]+)?{_USER}[ \t]+(?:with|using|/)[ \t]+(?P<as>\S{{8,512}})"
+_THEN_PASS = (rf"(?:[ \t]*+[:=])?[ \t]++{_USER}(?:[ \t]*+[,;])?[ \t]++(?:pass(?:word)?|pwd?)(?:[ \t]*+[:=])?[ \t]++"
+              r"(?P<passed>\S{8,512})")
+_LOGIN_PROSE = tuple(lazy.Pattern(pattern) for pattern in (
+    rf"log(?:-?(?:in|on){_SLASHED}|(?:ged|ging|s)?[ \t-]?(?:in|on){_AS_USER}|in{_THEN_PASS})",
+    rf"sign(?:-?in{_SLASHED}|(?:ed|ing|s)?[ \t-]?in{_AS_USER})",
+    rf"ssh(?:ed)?[ \t]+in{_AS_USER}",
+    rf"user(?:[ \t_-]?name)?{_THEN_PASS}",
+))
+
+
+def _login_hits(raw: str, low: str) -> Iterator[Hit]:
+    """Passwords written after a user in a sentence with no credential word (above)."""
+    for pattern in _LOGIN_PROSE:
+        for m in pattern.finditer(low):
+            if starts_word(low, m.start()):  # the value's group is the one that matched, the last
+                yield from _typed_hit(raw, *m.span(m.lastgroup or 0), "password")
 
 
 # --- base64 blobs -------------------------------------------------------------------------------
