@@ -209,6 +209,40 @@ def test_a_data_centre_after_no_random_key_is_kept() -> None:
     assert SCANNER.scan(text).text == text
 
 
+_DD_API = "9f3a1c7e5b2d4f6a" + "8c0e1b3d5f7a9c2e"  # 32 hex digits
+_DD_APP = _DD_API + "4b6d8f0a"  # 40
+_ZENDESK = "Xk9mQ2vL7pR4aB8c" + "D3eF6gH1jK5nP0sT2uW4yZ6b"  # 40 letters and digits
+# A value of the shape a vendor issues, assigned to a key naming the vendor whose own word is too
+# common to tell a secret by (a bare "key").
+VENDOR_KEYS = {
+    "codecov-camel-key": (f'"codecovKey": "{_DD_API}"', '"codecovKey": "{}"'),
+    "codecov-uuid": ("CODECOV_KEY=9f3a1c7e-5b2d-4f6a-8c0e-1b3d5f7a9c2e", "CODECOV_KEY={}"),
+    "datadog-app-key": (f"DD_APP_KEY={_DD_APP}", "DD_APP_KEY={}"),
+    "datadog-camel": (f'ddAppKey: "{_DD_APP}"', 'ddAppKey: "{}"'),
+    "datadog-spaced": (f"DATADOG_APP_KEY = '{_DD_APP}'", "DATADOG_APP_KEY = '{}'"),
+    "datadog-column": (f"DD_APP_KEY    {_DD_APP}", "DD_APP_KEY    {}"),
+    "datadog-cell": (f"| DD_APP_KEY | {_DD_APP} |", "| DD_APP_KEY | {} |"),
+    "zendesk": (f"zendesk_key: {_ZENDESK}", "zendesk_key: {}"),
+}
+
+
+@pytest.mark.parametrize(("text", "redacted"), VENDOR_KEYS.values(), ids=list(VENDOR_KEYS))
+def test_a_vendors_key_told_by_its_name_is_redacted(text: str, redacted: str) -> None:
+    assert SCANNER.scan(text).text == redacted.format("[REDACTED:credential-assignment]")
+
+
+@pytest.mark.parametrize("text", [
+    '"accountKey": "483920175563"',  # digits alone: an id
+    f"DD_SITE=datadoghq.com\nDD_ENV: {_DD_API[:12]}\ncodecov_url: https://codecov.io/gh/acme/app",
+    '"codecovKey": "0123456789abcdef0123456789abcdef"\n"ddKey": "ffffffffffffffffffffffffffffffff"',
+    "DD_APP_KEY=<your-app-key>\nDD_APP_KEY=${DD_APP_KEY}\ncodecov: aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
+    f"add_key={_DD_API}\nhidden_key_value={_DD_API}\ndatadog_commit: {_DD_APP}",
+    f"datadog: {_DD_APP}\ndatadog    {_DD_API}\nzendesk_ticket: {_ZENDESK}",
+])
+def test_a_vendors_name_beside_no_key_of_its_shape_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"
                     + "TcMWfB7-iGk84M1goOv4tGZq-rb8blmBhqjkbJ7IcLHCqPYcx5y6BeQj1CPqWhEJHI4U")
 _TEAMS_WEBHOOK = ("https://contoso.webhook.office.com/webhookb2/"

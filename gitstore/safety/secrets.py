@@ -39,7 +39,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, ``| key | value |`` (a
   table's adjacent cells, the value all of its cell) and a key and value a tab or several
   spaces apart (columns), where the key ends in a credential word and the value is not trivial
-  (:mod:`gitstore.safety.values`).
+  (:mod:`gitstore.safety.values`), or names a vendor and the value has the shape of its keys
+  (``codecovKey``, ``DD_APP_KEY``: :func:`_vendor_key_hit`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
   ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
@@ -973,6 +974,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         for m in pattern.finditer(low):
             at = m.start()
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, at - 12), at):
+                yield from _vendor_key_hit(low, raw, m, word)  # "codecovKey", "DD_APP_KEY"
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
             if word in _WHOLE_WORD_KEYS and not _ends_key(raw, at):
                 continue  # "oauth", "compass", "bypass": another word
@@ -1004,6 +1006,58 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _pgpass_hits(low, raw)
     yield from _code_credential_hits(low, raw)
     yield from _xml_named_hits(low, raw)
+
+
+# Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
+# secret by) after the vendor's name (``codecovKey``, ``DD_APP_KEY``), assigned a value of the
+# shape the vendor issues: Datadog's API and application keys (32 and 40 hex digits), Codecov's
+# upload tokens (32 hex digits or a UUID), Zendesk's API tokens (40 letters and digits). A short
+# name (``dd``) counts only as a whole word of the key (``DD_APP_KEY``, ``ddAppKey``, not
+# ``add_key``). The value is judged as any token's random part (a sequence, a filler, digits
+# alone stay: ``"accountKey": "483920175563"`` is an id). Looked at where the assignment rule
+# finds a bare ``key``: no other read of the text.
+_HEX_32_40 = r"[0-9a-f]{32}|[0-9a-f]{40}"
+_VENDOR_SHAPES = {
+    name: lazy.Pattern(shape)
+    for names, shape in (
+        (("datadog", "dd"), _HEX_32_40),
+        (("codecov",), r"[0-9a-f]{32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"),
+        (("zendesk",), r"[A-Za-z0-9]{40}"),
+    )
+    for name in names
+}
+_LONG_VENDORS = tuple(name for name in _VENDOR_SHAPES if len(name) > 3)  # read inside a key's words too
+_NAME_PARTS = lazy.Pattern(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _vendor_shape(key: str) -> lazy.Pattern | None:
+    """The shape of the keys the vendor KEY (a key as written) names issues; None if it names none."""
+    low = key.lower()
+    for name in _LONG_VENDORS:
+        if name in low:
+            return _VENDOR_SHAPES[name]
+    for part in _NAME_PARTS.findall(key):
+        if (shape := _VENDOR_SHAPES.get(part.lower())) is not None:
+            return shape
+    return None
+
+
+def _vendor_key_hit(low: str, raw: str, m: re.Match[str], word: str) -> Iterator[Hit]:
+    """The value M (an assignment to a key ending in WORD) gives, if a vendor named in the key
+    issues keys of its shape (above)."""
+    at = m.start()
+    shape = _vendor_shape(raw[at - len(_key_before(low, at)) : at + len(word)])
+    if shape is None or m.group("sep") == ",":
+        return
+    quoted = m.group("qv") is not None
+    if m.group("cell") is not None:
+        start, end, value = _cell_value(raw, m.start("note" if m.group("note") else "q" if quoted else "bv"))
+    else:
+        start, end = m.span("qv" if quoted else "bv")
+        value = raw[start:end]
+    if shape.fullmatch(value) and char_classes(value) >= 2 and token_is_real(value, value) \
+            and not looks_placeholder(value):
+        yield Hit(start, end, "credential-assignment", 3)
 
 
 # An XML element naming a credential in an attribute and giving its value in another, or as its
