@@ -151,7 +151,7 @@ _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KE
          "A" * 21 + "MLhe" + "A" * 7 + (_KEY * 4)[:80], "xkeysib-" + _HEX[:64] + "-" + _KEY[:16],
          "ntn_86753098675" + (_KEY * 2)[:35], "pscale_pw_" + (_KEY * 3)[:43], "sbp_" + _HEX[:40],
          "4b1d" + (_KEY * 2)[:38], "pat" + _KEY[:14] + "." + _HEX[:64], "eyJrIjoi" + (_KEY * 4)[:80],
-         "NRAK-" + (_KEY * 2)[:27].upper(), "p8e-" + (_KEY * 2)[:32]]
+         "NRAK-" + (_KEY * 2)[:27].upper(), "p8e-" + (_KEY * 2)[:32], "EAA" + (_KEY * 3)[:90]]
 
 
 @settings(max_examples=300, deadline=None)
@@ -161,7 +161,7 @@ _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KE
               "8", "LTAI", "v1.0-", "-", "HRKU-AA", "fo1_", "fm2_", "sha256~", "tk-us-", "dt0c01.", "A3-", "ops_eyJ", "dckr_",
               "pat", "sat", "at.", ".", "pul-", "API-", "sgp_", "sq", "u_", "sntry", "ico-", "rdme_", "CLOJARS_", "AKCp",
               "cmVmd", "pplx-", "gsk_", "xai-", "r8_", "sq0", "EAAA", "shippo_", "FLWSECK", "EZ", "AK", "access-",
-              "production-", "A" * 21, "sib-", "xkey", "ntn_", "pscale_", "sbp_", "sb_secret_", "4b1d", "eyJrIjoi",
+              "production-", "EAA", "A" * 21, "sib-", "xkey", "ntn_", "pscale_", "sbp_", "sb_secret_", "4b1d", "eyJrIjoi",
               "NRAK-", "p8e-", "GR1348941", "_gitlab_session=", "glagent-", "bedrock-api-key-", *_KEYS))
 def test_an_api_key_holds_the_literal_it_is_looked_for_by(raw: str) -> None:
     runs = " ".join(secrets._KEY_RUN.findall(" " + raw))  # the runs its literals are looked for in

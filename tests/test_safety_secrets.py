@@ -190,6 +190,10 @@ API_KEYS = {
         "slack-token"),
     "gitlab-runner-registration": ("GR1348941" + "PFUYxTTQBeRVvAYrVEv_", "gitlab-token"),
     "mailchimp": ("9c3f71e0b4d25a86" + "e17f02c9d8ab6354" + "-us21", "mailchimp-key"),
+    "facebook": ("EAACEdEose0cBA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bXk9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",
+                 "facebook-token"),
+    "azure-devops": ("FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDp" + "JQQJ99BAACAAAAAAAAAAAAAS" + "AZDOXq2b",
+                     "azure-devops-token"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -212,8 +216,9 @@ def test_a_data_centre_after_no_random_key_is_kept() -> None:
 _DD_API = "9f3a1c7e5b2d4f6a" + "8c0e1b3d5f7a9c2e"  # 32 hex digits
 _DD_APP = _DD_API + "4b6d8f0a"  # 40
 _ZENDESK = "Xk9mQ2vL7pR4aB8c" + "D3eF6gH1jK5nP0sT2uW4yZ6b"  # 40 letters and digits
+_ADO_PAT = "k4mz7q2xw5vfh3nptyj6r2bsc2" + "dlg7ue4oaxi5wq3hnz6kvyrtpa"  # 52 lower-case base32
 # A value of the shape a vendor issues, assigned to a key naming the vendor whose own word is too
-# common to tell a secret by (a bare "key").
+# common to tell a secret by (a bare "key", "pat").
 VENDOR_KEYS = {
     "codecov-camel-key": (f'"codecovKey": "{_DD_API}"', '"codecovKey": "{}"'),
     "codecov-uuid": ("CODECOV_KEY=9f3a1c7e-5b2d-4f6a-8c0e-1b3d5f7a9c2e", "CODECOV_KEY={}"),
@@ -223,6 +228,11 @@ VENDOR_KEYS = {
     "datadog-column": (f"DD_APP_KEY    {_DD_APP}", "DD_APP_KEY    {}"),
     "datadog-cell": (f"| DD_APP_KEY | {_DD_APP} |", "| DD_APP_KEY | {} |"),
     "zendesk": (f"zendesk_key: {_ZENDESK}", "zendesk_key: {}"),
+    "facebook-key": (f"FB_KEY={_DD_API}", "FB_KEY={}"),
+    "facebook-app-key": (f'"facebookAppKey": "{_DD_API}"', '"facebookAppKey": "{}"'),
+    "azure-devops-pat": (f"AZURE_DEVOPS_EXT_PAT={_ADO_PAT}", "AZURE_DEVOPS_EXT_PAT={}"),
+    "azure-devops-camel": (f'azureDevOpsPat: "{_ADO_PAT}"', 'azureDevOpsPat: "{}"'),
+    "ado-pat": (f"ADO_PAT: {_ADO_PAT}", "ADO_PAT: {}"),
 }
 
 
@@ -238,8 +248,21 @@ def test_a_vendors_key_told_by_its_name_is_redacted(text: str, redacted: str) ->
     "DD_APP_KEY=<your-app-key>\nDD_APP_KEY=${DD_APP_KEY}\ncodecov: aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
     f"add_key={_DD_API}\nhidden_key_value={_DD_API}\ndatadog_commit: {_DD_APP}",
     f"datadog: {_DD_APP}\ndatadog    {_DD_API}\nzendesk_ticket: {_ZENDESK}",
+    "FB_APP_ID=123456789012345\nAZURE_TENANT_ID=9f3a1c7e-5b2d-4f6a-8c0e-1b3d5f7a9c2e",
+    f"azure_compat: {_ADO_PAT}\ndevops_pipeline: {_ADO_PAT}\navocado_key: {_ADO_PAT}\nado: {'abcdefghijklm' * 4}",
 ])
 def test_a_vendors_name_beside_no_key_of_its_shape_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "E" + "A" * 120,  # a filler
+    "iVBORw0KGgo+EAA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bXk9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bQ/",  # base64
+    "EAACEdEose0cBA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",  # too short for a token
+    "the newer tokens end in AZDO and four characters, after JQQJ and twenty more",
+    "A" * 52 + "JQQJ99BAACAAAAAAAAAAAAAS" + "AZDOXq2b",  # no random part
+])
+def test_facebook_and_azure_devops_look_alikes_are_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 

@@ -17,14 +17,15 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``; cloud
   providers' (``aws-bedrock-key``, ``azure-client-secret``, ``alibaba-key``,
   ``cloudflare-key``, ``heroku-token``, ``flyio-token``, ``openshift-token``,
-  ``scalingo-token``, ``dynatrace-token``, ``1password-key``), CI/CD and package registries'
+  ``scalingo-token``, ``dynatrace-token``, ``1password-key``, ``azure-devops-token``: the newer
+  form, ending ``AZDO`` and four characters), CI/CD and package registries'
   (``docker-token``, ``buildkite-token``, ``circleci-token``, ``harness-token``,
   ``pulumi-token``, ``prefect-token``, ``octopus-key``, ``sourcegraph-token``, ``sonar-token``,
   ``sentry-token``, ``infracost-token``, ``readme-token``, ``rubygems-token``,
   ``clojars-token``, ``artifactory-token``), AI providers' (``perplexity-key``, ``groq-key``,
   ``xai-key``, ``replicate-token``), payment (``square-token``, ``shippo-token``,
   ``flutterwave-key``, ``duffel-token``, ``easypost-key``, ``plaid-token``), chat and mail
-  (``twitter-bearer-token``, ``brevo-key``, ``notion-token``), databases as a service
+  (``twitter-bearer-token``, ``facebook-token``, ``brevo-key``, ``notion-token``), databases as a service
   (``planetscale-token``, ``supabase-token``, ``clickhouse-key``, ``airtable-token``),
   ``newrelic-key``, ``adobe-secret``, ``mailchimp-key`` (32 hex digits and the data centre,
   ``-us6``), ``twilio-key``, and ``twilio-secret``: the secret or auth token within two lines of a Twilio
@@ -40,7 +41,7 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   table's adjacent cells, the value all of its cell) and a key and value a tab or several
   spaces apart (columns), where the key ends in a credential word and the value is not trivial
   (:mod:`gitstore.safety.values`), or names a vendor and the value has the shape of its keys
-  (``codecovKey``, ``DD_APP_KEY``: :func:`_vendor_key_hit`).
+  (``codecovKey``, ``DD_APP_KEY``, ``AZURE_DEVOPS_PAT``: :func:`_vendor_key_hit`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
   ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
@@ -505,6 +506,8 @@ _API_KEYS = tuple(
         # encryption keys), Duffel, EasyPost and Plaid access tokens
         ("square-token", "sq0", r"sq0(?:atp|csp)-([A-Za-z0-9_-]{22,60})"),
         ("square-token", "EAAA", r"EAAA([A-Za-z0-9_+-]{60})"),
+        # Facebook (Meta) Graph API access tokens: EAA and a long random run (no base64's + or /)
+        ("facebook-token", "EAA", r"EAA(?<![+/]EAA)([A-Za-z0-9]{80,}+)(?![+/=])"),
         ("shippo-token", "shippo_", r"shippo_(?:live|test)_([a-fA-F0-9]{40})"),
         ("flutterwave-key", "FLWSECK", r"FLWSECK(?:_TEST)?-?([a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})"),
         ("duffel-token", "duffel_", r"duffel_(?:test|live)_([A-Za-z0-9_=-]{43})"),
@@ -551,8 +554,11 @@ _UNRUN_KEYS = tuple(entry for entry in _API_KEYS if entry[0] in _UNRUN)
 
 
 def _api_key_hits(raw: str) -> Iterator[Hit]:
-    """API keys of the vendors in :data:`_API_KEYS`, standing as a word of their own."""
+    """API keys of the vendors in :data:`_API_KEYS` (and Azure DevOps' newer tokens, found in the
+    same runs), standing as a word of their own."""
     runs = " ".join(_KEY_RUN.findall(" " + raw))
+    if "AZDO" in runs:
+        yield from _azure_devops_hits(raw)
     for kind, needs, pattern in _API_KEYS if runs else _UNRUN_KEYS:
         if needs not in (raw if kind in _UNRUN else runs):
             continue
@@ -626,6 +632,22 @@ def _mailchimp_hits(raw: str) -> Iterator[Hit]:
         if start >= 0 and _HEX_32.fullmatch(raw, start, m.start()) and starts_word(raw, start) \
                 and token_is_real(raw[start : m.end()], raw[start : m.start()]):
             yield Hit(start, m.end(), "mailchimp-key", 1)
+
+
+# Azure DevOps personal access tokens in their newer form: 84 letters and digits, 52 random ones,
+# ``JQQJ``, 20 more, ``AZDO`` and four: looked for from ``JQQJ``, the random part before it judged
+# as any token's (the older form, 52 lower-case base32 characters, has no shape of its own: it is
+# told by its key, :func:`_vendor_key_hit`)
+_AZURE_DEVOPS_TAIL = lazy.Pattern(r"JQQJ[0-9A-Za-z]{20}AZDO[0-9A-Za-z]{4}(?![\w-])")
+_AZURE_DEVOPS_RANDOM = lazy.Pattern(r"[0-9A-Za-z]{52}")
+
+
+def _azure_devops_hits(raw: str) -> Iterator[Hit]:
+    for m in _AZURE_DEVOPS_TAIL.finditer(raw):
+        start = m.start() - 52
+        if start >= 0 and _AZURE_DEVOPS_RANDOM.fullmatch(raw, start, m.start()) and starts_word(raw, start, "-") \
+                and token_is_real(raw[start : m.end()], raw[start : m.start()]):
+            yield Hit(start, m.end(), "azure-devops-token", 1)
 
 
 # Twilio's credentials come in pairs: an API key's SID (SK and 32 hex digits, a ``twilio-key``
@@ -1002,6 +1024,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         value = raw[m.start("v") : m.end("v")]
         if not trivial_value(value, m.group("tag"), True):
             yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
+    yield from _vendor_pat_hits(low, raw)
     yield from _netrc_hits(low, raw)
     yield from _pgpass_hits(low, raw)
     yield from _code_credential_hits(low, raw)
@@ -1009,13 +1032,15 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
 
 
 # Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
-# secret by) after the vendor's name (``codecovKey``, ``DD_APP_KEY``), assigned a value of the
-# shape the vendor issues: Datadog's API and application keys (32 and 40 hex digits), Codecov's
-# upload tokens (32 hex digits or a UUID), Zendesk's API tokens (40 letters and digits). A short
-# name (``dd``) counts only as a whole word of the key (``DD_APP_KEY``, ``ddAppKey``, not
-# ``add_key``). The value is judged as any token's random part (a sequence, a filler, digits
-# alone stay: ``"accountKey": "483920175563"`` is an id). Looked at where the assignment rule
-# finds a bare ``key``: no other read of the text.
+# secret by) or ``pat`` after the vendor's name (``codecovKey``, ``DD_APP_KEY``, ``fb_app_key``,
+# ``AZURE_DEVOPS_EXT_PAT``), assigned a value of the shape the vendor issues: Datadog's API and
+# application keys (32 and 40 hex digits), Codecov's upload tokens (32 hex digits or a UUID),
+# Zendesk's API tokens (40 letters and digits), a Facebook app's secret (32 hex digits), an Azure
+# DevOps personal access token (52 lower-case base32 characters). A short name (``dd``, ``fb``,
+# ``ado``) counts only as a whole word of the key (``DD_APP_KEY``, ``ddAppKey``, not ``add_key``).
+# The value is judged as any token's random part (a sequence, a filler, digits alone stay:
+# ``"accountKey": "483920175563"`` is an id). Looked at where the assignment rule finds a bare
+# ``key`` (no other read of the text), and after ``pat``.
 _HEX_32_40 = r"[0-9a-f]{32}|[0-9a-f]{40}"
 _VENDOR_SHAPES = {
     name: lazy.Pattern(shape)
@@ -1023,11 +1048,14 @@ _VENDOR_SHAPES = {
         (("datadog", "dd"), _HEX_32_40),
         (("codecov",), r"[0-9a-f]{32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"),
         (("zendesk",), r"[A-Za-z0-9]{40}"),
+        (("facebook", "fb"), r"[0-9a-f]{32}"),
+        (("azure", "ado", "devops", "vsts"), r"[a-z2-7]{52}"),
     )
     for name in names
 }
 _LONG_VENDORS = tuple(name for name in _VENDOR_SHAPES if len(name) > 3)  # read inside a key's words too
 _NAME_PARTS = lazy.Pattern(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_PAT_ASSIGNMENT = lazy.Pattern("pat" + _ASSIGNED)
 
 
 def _vendor_shape(key: str) -> lazy.Pattern | None:
@@ -1058,6 +1086,16 @@ def _vendor_key_hit(low: str, raw: str, m: re.Match[str], word: str) -> Iterator
     if shape.fullmatch(value) and char_classes(value) >= 2 and token_is_real(value, value) \
             and not looks_placeholder(value):
         yield Hit(start, end, "credential-assignment", 3)
+
+
+def _vendor_pat_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Values assigned to a key ending in ``pat`` (``AZURE_DEVOPS_PAT``, not ``compat``) after a
+    vendor's name (above)."""
+    if "pat" not in low:
+        return
+    for m in _PAT_ASSIGNMENT.finditer(low):
+        if _ends_key(raw, m.start()):
+            yield from _vendor_key_hit(low, raw, m, "pat")
 
 
 # An XML element naming a credential in an attribute and giving its value in another, or as its
