@@ -859,6 +859,7 @@ OPTION_PASSWORDS = {
     "password-stdin": f"echo {_PASS} | docker login ghcr.io -u bob --password-stdin",
     "with-token": f"printf '%s' {_PASS} | gh auth login --with-token",
     "chpasswd": f"echo bob:{_PASS} | chpasswd",
+    "az-devops-login": f"echo {_PASS} | az devops login --organization https://dev.azure.com/acme",
     "net-use-share-first": f"net use \\\\files\\share {_PASS} /user:ACME\\bob",
     "net-use-user-first": f"net use Z: \\\\files\\share /user:bob {_PASS} /persistent:no",
     "net-use-quoted": f'NET USE Z: "\\\\files\\my share" "{_PASS}" /USER:"ACME\\bob"',
@@ -893,6 +894,7 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     'net use \\\\files\\ipc$ "" /user:""\nnet use Z: \\\\files\\share /persistent:yes >nul 2>&1',
     "net use Z: \\\\files\\share %SHARE_PASSWORD% /user:bob\nnet use Z: \\\\files\\share $env:SHARE_PASS",
     "net user bob /add\nnet user bob * /domain\nnet user\nrunas /user:ACME\\bob cmd",
+    "echo $AZURE_DEVOPS_EXT_PAT | az devops login\necho Hs83jKq0Lm2Nx7Vd | az devops project list",
     "psexec \\\\build01 -u bob -s cmd\nschtasks /create /tn backup /sc daily /RU SYSTEM /RP *",
     "the net use command takes the password after the share; see `net user /?`",
 ])

@@ -1497,16 +1497,18 @@ def _command_ends(command: lazy.Pattern, low: str) -> list[int]:
 
 # A secret echoed into a command that reads it from its standard input: ``echo PASSWORD | sudo
 # -S ...``, ``echo TOKEN | docker login --password-stdin``, ``printf '%s' TOKEN | gh auth login
-# --with-token``, ``echo user:PASSWORD | chpasswd``, ``passwd --stdin``. The value is judged as
-# an assigned password is (a variable, ``$(cat file)`` or a placeholder stays).
+# --with-token``, ``echo user:PASSWORD | chpasswd``, ``passwd --stdin``, ``echo PAT | az devops
+# login`` (which reads an Azure DevOps token so). The value is judged as an assigned password is
+# (a variable, ``$(cat file)`` or a placeholder stays).
 _PIPED = lazy.Pattern(
     r"(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?)[ \t]+"
     + _OPTION_VALUE + r"[ \t]*\|[ \t]*(?P<reader>[^\n|;&]{1,300})"
 )
-_READER_WORDS = ("sudo", "stdin", "with-token", "chpasswd")
+_READER_WORDS = ("sudo", "stdin", "with-token", "chpasswd", "devops")
 _READS_SECRET = lazy.Pattern(
     r"(?<![\w.-])sudo(?:[ \t]+-\w+(?:[ \t]+[^\s-]\S*)?)*?[ \t]+-[a-zA-Z]*S"
     r"|--password-stdin|--with-token|(?<![\w.-])chpasswd(?![\w.-])|(?<![\w.-])passwd[ \t]+--stdin"
+    r"|(?<![\w.-])az[ \t]+devops[ \t]+login(?![\w.-])"
 )
 
 
