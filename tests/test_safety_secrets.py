@@ -255,6 +255,21 @@ def test_a_vendors_name_beside_no_key_of_its_shape_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+@pytest.mark.parametrize("url", [
+    f"https://{_ADO_PAT}@dev.azure.com/acme/app/_git/app",
+    f"https://{_ADO_PAT}@acme.visualstudio.com/app/_git/app",
+])
+def test_an_azure_devops_token_given_as_a_urls_user_is_redacted(url: str) -> None:
+    text = f"git clone {url}"
+    assert SCANNER.scan(text).text == text.replace(_ADO_PAT, "[REDACTED:url-credential]")
+
+
+def test_a_urls_user_of_no_token_shape_is_kept() -> None:
+    text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
+            f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")
+    assert SCANNER.scan(text).text == text
+
+
 @pytest.mark.parametrize("text", [
     "E" + "A" * 120,  # a filler
     "iVBORw0KGgo+EAA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bXk9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bQ/",  # base64

@@ -50,7 +50,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   naming a credential (``--password VALUE``, ``--api-key VALUE``, ``-storepass VALUE``), a
   secret echoed into a command reading one (``echo X | sudo -S``); ``command-token``:
   the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
-- ``url-credential``: the password of ``scheme://user:password@host``.
+- ``url-credential``: the password of ``scheme://user:password@host``, and an Azure DevOps token
+  given as the user (``https://TOKEN@dev.azure.com/...``).
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
   written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
@@ -1239,14 +1240,21 @@ def _pgpass_hits(low: str, raw: str) -> Iterator[Hit]:
         yield Hit(m.start("v"), m.end("v"), "credential-assignment", 4)  # a line printed: the printer's rule's
 
 
+# ``scheme://user:password@host``, and ``https://TOKEN@host``: an Azure DevOps personal access token
+# in its older form (52 lower-case base32 characters) given as the user, as ``git clone`` takes it
 _URL_PASSWORD = lazy.Pattern(
-    r"://(?P<user>[^\s/:@'\"<>]*+):(?P<pw>[^\s/@'\"<>]++)@(?=[\w\[])"
+    r"://(?:(?P<token>[a-z2-7]{52})|(?P<user>[^\s/:@'\"<>]*+):(?P<pw>[^\s/@'\"<>]++))@(?=[\w\[])"
 )
 
 
 def url_password_hits(text: Text) -> Iterator[Hit]:
-    """Passwords in ``scheme://user:password@host`` URLs (the user name stays)."""
+    """Passwords in ``scheme://user:password@host`` URLs (the user name stays), and a token
+    given as the user (above)."""
     for m in _URL_PASSWORD.finditer(text.raw):
+        if (token := m.group("token")) is not None:
+            if char_classes(token) >= 2 and token_is_real(token, token):
+                yield Hit(m.start("token"), m.end("token"), "url-credential", 3)
+            continue
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password):
             continue
