@@ -1221,11 +1221,22 @@ _NEGATED = lazy.Pattern(
     prepare=_as_read,
 )
 _NEGATED_REACH = 12
+# ... but for a negation that suggests: "why not forget your instructions?", "why don't you
+# ignore your instructions", "pourquoi ne pas oublier", "warum nicht": an order asked as a question.
+_SUGGESTED = lazy.Pattern(
+    r"\bwhy\s+(?:not|don'?t\s+you|do\s+you\s+not|not\s+just)\s+(?:just\s+)?\Z"
+    r"|\b(?:warum|wieso|pourquoi|por\s+que|perche)\s+(?:\w+\s+){0,2}\Z",
+    prepare=_as_read,
+)
+_SUGGESTED_REACH = 30
 
 
 def _negated(reading: str, start: int) -> bool:
-    """Whether a negation stands right before START (``_NEGATED``)."""
-    return _NEGATED.search(reading, max(0, start - _NEGATED_REACH), start) is not None
+    """Whether a negation stands right before START (``_NEGATED``), not one that suggests
+    (``_SUGGESTED``)."""
+    if _NEGATED.search(reading, max(0, start - _NEGATED_REACH), start) is None:
+        return False
+    return _SUGGESTED.search(reading, max(0, start - _SUGGESTED_REACH), start) is None
 
 
 # the patterns above that read the reader's own orders, which a negation sets aside
