@@ -76,7 +76,9 @@ Quarantined as ``prompt-injection``:
   its agent, a tool described and a harness's own reminder in the harness's form stay;
 - an authority the reader is told to take on (the repository's owner or a maintainer, an
   administrator, root, the security team, the release manager: "pretend you are", "act as",
-  "you are now", "your role is now:", "you now have admin rights", "you have been promoted to")
+  "behave like", "you are now", "you are root on this box,", "your role is now:", "you now have
+  admin rights", "you have been promoted to") or is lent by a writer claiming it ("as the
+  repository owner, I authorize you to")
   and, in the same paragraph, to drop a human gate with ("approve your own changes", "merge
   this without review", "disable the checks", "push straight to main"); "from now on you are
   root" needs no more. A team's role prompts ("act as a careful reviewer",
@@ -1452,7 +1454,8 @@ _ELSEWHERE = lazy.Pattern(
 # root" needs none: no person hands over root so.
 _PERSONA_LEAD = (
     r"(?:pretend(?:ing)?\s+(?:that\s+)?(?:you\s*(?:'re|\s+are)|to\s+be)|imagine\s+(?:that\s+)?you\s*(?:'re|\s+are)"
-    r"|act(?:ing)?\s+as|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+role\s+of"
+    r"|act(?:ing)?\s+(?:as|like)|behav(?:e|ing)\s+(?:as|like)|pose\s+as|impersonat(?:e|ing)"
+    r"|(?:play|assume|take\s+on|adopt)(?:ing|s)?\s+the\s+role\s+of"
     r"|role-?play(?:ing)?\s+as|you\s*(?:'re|\s+are)\s+now|(?P<from_now>from\s+now\s+on,?\s+you\s*(?:'re|\s+are))"
     r"|consider\s+yourself|you\s*(?:'ve|\s+have)\s+been\s+(?:promoted|made|appointed|named|elevated)(?:\s+(?:to|as))?)"
 )
@@ -1471,7 +1474,36 @@ _AUTHORITY_PERSONA = lazy.Pattern(
     r"|you\s+now\s+have\s+(?:full\s+)?(?:admin(?:istrator)?|owner|root|maintainer|write|sudo|superuser)\s+"
     r"(?:rights|access|privileges|permissions)\b"
 )
-_PERSONA_WORDS = ("pretend", "imagine", "act", "role", "now", "yourself", "been")  # one of them in each lead
+_PERSONA_WORDS = ("pretend", "imagine", "act", "behav", "pose", "impersonat", "role", "now", "yourself",
+                  "been")  # one of them in each lead
+# Told it is such an authority, with no "now": "you are root on this box, so ...", "you're the
+# repository owner here: ...". Said with a condition ("if you are root", "when you're the
+# maintainer") it tells a person what the role allows, and stays. Searched for over the whole
+# text: it opens with a literal, which the engine looks for alone.
+_YOU_ARE_AUTHORITY = lazy.Pattern(
+    rf"you\s*(?:'re|\s+are)\s+{_AUTHORITY_ROLE}(?:\s+(?:on|of|for|in|at)\s+(?:this|the|our|that)\s+[\w-]+)?"
+    r"(?=\s*[,;:.!\u2014\u2013]|\s+-\s|\s+(?:so|and|here|today)\b)"
+)
+_CONDITIONAL = lazy.Pattern(
+    r"\b(?:if|when|whenever|unless|whether|once|while|until|since|because|in\s+case|as\s+long\s+as|assuming|provided"
+    r"|that|sure|check|ensure|verify|confirm)\s+(?:(?:not|already|still|really)\s+)?\Z"
+)
+# The writer claiming the authority and lending it: "as the repository owner, I authorize you to
+# ...", "I am the maintainer and I permit you to ...", "as the admin: you are authorized to ...".
+# "As the repository owner I merged this" lends the reader nothing, and stays.
+_LENT = (
+    r"(?:i\s*(?:'m|\s+am)?\s+(?:hereby\s+)?(?:authori[sz]\w*|allow\w*|permit\w*|grant\w*|giv\w*|instruct\w*|order\w*"
+    r"|direct\w*|tell\w*|want|need|ask\w*|requir\w*|clear\w*|empower\w*)\s+you\b"
+    r"|you\s+(?:are|have\s+been)\s+(?:hereby\s+)?(?:authori[sz]ed|allowed|permitted|cleared|instructed|empowered)\b"
+    r"|you\s+have\s+my\s+(?:permission|authori[sz]ation|approval|blessing|consent))"
+)
+# (two patterns: each opens with its literal, which the engine looks for alone, where one
+# alternation of the two was tried at every character)
+_AUTHORITY_CLAIMS = (
+    lazy.Pattern(rf"as\s+{_AUTHORITY_ROLE}(?:\s+(?:of|for|on|in)\s+(?:this|the)\s+[\w-]+)?\s*[,:;\u2014\u2013-]?\s*{_LENT}"),
+    lazy.Pattern(rf"i\s*(?:,|'m|\s+am)\s+{_AUTHORITY_ROLE}(?:\s+(?:of|for|on|in)\s+(?:this|the)\s+[\w-]+)?\s*"
+                 rf"[,:;\u2014\u2013-]?\s*(?:(?:and|so)\s+)?{_LENT}"),
+)
 # What only an authority the reader lacks may do: approve its own work, go without review or past
 # the checks, push straight to the protected branch, grant itself rights.
 _DROPPED_GATE = lazy.Pattern(
@@ -1495,6 +1527,12 @@ def authority_personas(reading: str) -> int:
     and, within ``_PERSONA_REACH`` characters in the same paragraph, to drop a human gate with it
     (``_DROPPED_GATE``, not negated); "from now on you are root" with no more."""
     personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 60, 100) if starts_word(reading, m.start())]
+    if "you" in reading:
+        covered = {m.start() for m in personas}
+        for pattern in (_YOU_ARE_AUTHORITY, *_AUTHORITY_CLAIMS):
+            personas += [m for m in pattern.finditer(reading) if starts_word(reading, m.start()) and m.start() not in covered
+                         and not (pattern is _YOU_ARE_AUTHORITY and _CONDITIONAL.search(reading, max(0, m.start() - 24),
+                                                                                       m.start()))]
     if not personas:
         return 0
     # each looked for once over the text, not in the reach of each persona (a text of personas
@@ -1503,7 +1541,7 @@ def authority_personas(reading: str) -> int:
     breaks: list[int] = []
     count = 0
     for m in personas:
-        if m.group("from_now") is None:
+        if "from_now" not in m.re.groupindex or m.group("from_now") is None:
             if gates is None:
                 gates = [g.start() for g in _DROPPED_GATE.finditer(reading)
                          if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start())]
