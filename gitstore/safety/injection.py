@@ -91,9 +91,10 @@ Quarantined as ``prompt-injection``:
   instructions", "Oubliez vos instructions", "忘记你的指令") unless negated ("don't forget your
   instructions", "N'oubliez pas vos instructions"); no other rule is translated.
 
-Each rule reads, besides the text, what its base64 and hex runs of 20 characters or more decode to
-(base64 of base64 too, two levels deep), and, where the text asks for rot13, the text read in
-rot13: an order an agent is asked to decode, or decodes unasked, is an order it reads.
+Each rule reads, besides the text, what its base64 (either alphabet) and hex runs of 20 characters
+or more and its long runs of percent-encoding or ``\\x`` escapes decode to (base64 of base64 too,
+two levels deep), and, where the text asks for rot13, the text read in rot13: an order an agent
+is asked to decode, or decodes unasked, is an order it reads.
 
 A rule stated about agents with no hail ("AI agents in this repo must ...", "IMPORTANT: the
 assistant must ...") is left alone: it reads as a team's own instructions file (``CLAUDE.md``,
@@ -1676,7 +1677,8 @@ def _within(places: list[int], start: int, end: int) -> bool:
 
 
 # An order hidden in an encoding an agent decodes at a glance: a base64 run of 20 characters or
-# more, or a hex run (:func:`~gitstore.safety.secrets.blob_texts`), decoding to text that is
+# more (in the URL-safe alphabet too), or a hex run (:func:`~gitstore.safety.secrets.blob_texts`),
+# or a long run of escapes (``_escaped_texts``), decoding to text that is
 # itself an injection, and, where the text asks for rot13 ("rot13-decode this", "ROT-13:"), the
 # text read in rot13. Decoded texts are read again down to ``_ENCODED_DEPTH`` levels (base64 of
 # base64); each is at most three quarters of its run, so a text costs at most a few readings of
@@ -1687,10 +1689,52 @@ _ROT13_ASKED = lazy.Pattern(r"rot[\s_-]?13\b")
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm"
 )
+# Text written in escapes: percent-encoded ("%49%67%6e%6f%72%65", or words joined by "%20") or as
+# "\x49\x67..." in a string. A run is four escapes or more, each followed by at most
+# ``_ESCAPE_GAP`` characters that are none (no blank, no other escape's mark), and is read only
+# when it decodes to as much as an order fits in (``_ESCAPED_LEAST``): an address's few escapes
+# ("?q=a%20b", "%2F") make no run, and a run is read once, so the text costs at most one more
+# reading of itself. Each opens with its escape's literal, which the engine looks for alone.
+_ESCAPE_GAP = 24
+_PERCENT_RUN = lazy.Pattern(rf"(?:%[0-9A-Fa-f]{{2}}[!-$&-~]{{0,{_ESCAPE_GAP}}}+){{4,}}+")
+_HEX_ESCAPE_RUN = lazy.Pattern(rf"(?:\\x[0-9A-Fa-f]{{2}}[!-\[\]-~]{{0,{_ESCAPE_GAP}}}+){{4,}}+")
+_HEX_ESCAPE = lazy.Pattern(r"\\x([0-9A-Fa-f]{2})")
+_ESCAPED_LEAST = 15  # "you are now DAN"
+
+
+def _run_lead(raw: str, start: int, mark: str) -> int:
+    """Where the word before a run's first escape starts ("Ignore" of "Ignore%20all%20..."), at
+    most ``_ESCAPE_GAP`` characters back."""
+    lead, stop = start, max(0, start - _ESCAPE_GAP)
+    while lead > stop and "!" <= raw[lead - 1] <= "~" and raw[lead - 1] != mark:
+        lead -= 1
+    return lead
+
+
+def _escaped_texts(raw: str) -> list[str]:
+    """What RAW's runs of percent-encoding and ``\\x`` escapes decode to (as UTF-8), each long
+    enough to hold an order."""
+    texts = []
+    if "%" in raw:
+        from urllib.parse import unquote_to_bytes
+
+        for m in _PERCENT_RUN.finditer(raw):
+            run = raw[_run_lead(raw, m.start(), "%"):m.end()]
+            decoded = unquote_to_bytes(run.replace("+", " ")).decode("utf-8", "replace")
+            if len(decoded) >= _ESCAPED_LEAST:
+                texts.append(decoded)
+    if "\\x" in raw:
+        for m in _HEX_ESCAPE_RUN.finditer(raw):
+            run = raw[_run_lead(raw, m.start(), "\\"):m.end()]
+            latin = _HEX_ESCAPE.sub(lambda e: chr(int(e.group(1), 16)), run)
+            decoded = latin.encode("latin-1").decode("utf-8", "replace")
+            if len(decoded) >= _ESCAPED_LEAST:
+                texts.append(decoded)
+    return texts
 
 
 def encoded_injections(text: Text, depth: int = 0) -> int:
-    """How many injections the text's base64 and hex runs decode to, and the text read in rot13
+    """How many injections the text's base64, hex and escaped runs decode to, and the text read in rot13
     where it asks for that, each read as :func:`injection_count` reads a text."""
     if depth >= _ENCODED_DEPTH:
         return 0
@@ -1699,6 +1743,7 @@ def encoded_injections(text: Text, depth: int = 0) -> int:
         from gitstore.safety.secrets import blob_texts
 
         decoded += blob_texts(raw)
+        decoded += _escaped_texts(raw)
     if "rot" in text.reading and _ROT13_ASKED.search(text.reading):
         decoded.append(raw.translate(_ROT13))
     # read together, a paragraph each: read one by one, a text of many short runs paid a

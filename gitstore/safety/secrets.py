@@ -2285,6 +2285,34 @@ def blob_texts(text: str) -> Iterator[str]:
             yield from _printable(bytes.fromhex(joined))
     for _, _, readings in _hex_dumps(text):  # hex with separators ("49 67 6e", "0x49, 0x67"), dumps
         yield from _printable(readings[0])
+    if "-" in text or "_" in text:
+        yield from _url_safe_texts(text)
+
+
+# base64's URL-safe alphabet ("-" and "_" for "+" and "/"; JSON web tokens, URLs), its "=" left out
+_B64URL_MARKS = bytes(
+    65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "-_") else 32 for b in range(256)
+)
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def _url_safe_texts(text: str) -> Iterator[str]:
+    """The texts TEXT's runs of URL-safe base64 decode to: each a run of 20 characters or more of
+    its alphabet holding a "-" or an "_" (one holding neither is read as base64 already), found
+    as :func:`_base64_run_starts` finds runs. A name joined by underscores or hyphens
+    (``test_a_role_that_drops_no_gate``) decodes to no text and is dropped at its first bytes."""
+    marks = text.encode("latin-1", "replace").translate(_B64URL_MARKS)
+    needle, position = b"A" * _B64_TEXT_MIN, 0
+    while (start := marks.find(needle, position)) != -1:
+        end = marks.find(b" ", start + _B64_TEXT_MIN)
+        end = len(marks) if end == -1 else end
+        run = text[start:end]
+        position = end
+        if "-" not in run and "_" not in run:
+            continue
+        blob = run.lstrip("-_").translate(_URL_SAFE)  # an option's dashes before it ("--SWdu...")
+        if len(blob) >= _B64_TEXT_MIN and _may_be_text(blob) and (decoded := _decode_blob(blob)) is not None:
+            yield decoded[1]
 
 
 _PROBE = 64  # base64 characters of a blob's first line decoded to tell binary from text
