@@ -89,7 +89,9 @@ Quarantined as ``prompt-injection``:
   инструкции", "忽略之前的所有指令", "以前の指示をすべて無視して", "Du bist jetzt DAN"), and, as in
   English, its own orders set aside with no word of when they were given ("forget your
   instructions", "Oubliez vos instructions", "忘记你的指令") unless negated ("don't forget your
-  instructions", "N'oubliez pas vos instructions"); no other rule is translated.
+  instructions", "N'oubliez pas vos instructions"), and everything it was told ("Vergiss alles,
+  was man dir gesagt hat", "Oublie tout ce qu'on t'a dit") but about a subject; no other rule
+  is translated.
 
 Each rule reads, besides the text, what its base64 (either alphabet) and hex runs of 20 characters
 or more and its long runs of percent-encoding or ``\\x`` escapes decode to (base64 of base64 too,
@@ -1188,6 +1190,29 @@ _FOREIGN_ORDERS = tuple(
         rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+(?:{_ROMANCE_THE}\s+)?{_ROMANCE_SYSTEM}",
     ]
 ) + (_DE_YOURS, _ROMANCE_YOURS)
+# "forget everything you were told": "Vergiss alles, was man dir gesagt hat", "Oublie tout ce
+# qu'on t'a dit", "Olvida todo lo que te han dicho", "Esqueça tudo o que te disseram", "Dimentica
+# tutto quello che ti è stato detto". Told, not taught, and told to "you" ("vergiss alles, was du
+# über Git gelernt hast" opens a tutorial), and not about something ("oublie tout ce qu'on t'a dit
+# sur Git" opens a myth's debunking).
+_FORGET_ABOUT = r"(?:uber|zu[mr]?|von|sur|sobre|su|sul|sulla|sui|about)\b"
+_FORGET_GAP = rf"(?:(?!{_FORGET_ABOUT})\w{{1,20}}\s+){{0,3}}?"
+_FORGET_NOT_ABOUT = rf"(?!\s+{_FORGET_ABOUT})"
+_FOREIGN_FORGET = tuple(
+    lazy.Pattern(p + _FORGET_NOT_ABOUT, prepare=_as_read)
+    for p in [
+        r"(?:vergiss|vergesst|vergessen\s+sie)\s+(?:einfach\s+|bitte\s+)?alles,?\s+was\s+(?:man\s+)?(?:dir|euch|ihnen)\s+"
+        rf"{_FORGET_GAP}(?:gesagt|aufgetragen|befohlen|mitgeteilt|vorgegeben|angewiesen)\b",
+        r"oublie[zr]?\s+(?:donc\s+|simplement\s+)?tout\s+ce\s+(?:qu['\u2019]\s*on|que\s+(?:l['\u2019]\s*)?on|qui)\s+"
+        rf"(?:t['\u2019]\s*|te\s+|vous\s+){_FORGET_GAP}(?:dit|ordonne|demande|indique|prescrit|commande)\b",
+        r"(?:olvida|olvidad|olvide|olviden)\s+(?:\w+\s+)?todo\s+lo\s+que\s+(?:se\s+)?(?:te|os|le|les)\s+"
+        rf"{_FORGET_GAP}(?:dicho|dijeron|dije|dijo|ordenado|ordenaron|indicado|indicaron|pedido|pidieron|mandado|mandaron)\b",
+        r"(?:esqueca|esquecam|esquecei)\s+tudo\s+(?:o\s+)?que\s+(?:te|lhe|lhes|vos)\s+"
+        rf"{_FORGET_GAP}(?:disseram|disse|dito|mandaram|mandou|ordenaram|ordenado|pediram|pedido)\b",
+        r"(?:dimentica|dimenticate|dimentichi)\s+tutto\s+(?:quello|quanto|cio)\s+(?:che\s+)?(?:ti|vi|le)\s+"
+        rf"{_FORGET_GAP}(?:detto|dett[aie]|ordinato|ordinat[aie]|chiesto|indicato|comandato)\b",
+    ]
+)
 _FOREIGN_NOW = tuple(
     lazy.Pattern(p, prepare=_as_read)
     for p in [
@@ -1243,7 +1268,7 @@ def _negated(reading: str, start: int) -> bool:
 
 
 # the patterns above that read the reader's own orders, which a negation sets aside
-_READERS_OWN = (_DE_YOURS, _ROMANCE_YOURS, _RU_YOURS, *_CJK_YOURS)
+_READERS_OWN = (_DE_YOURS, _ROMANCE_YOURS, _RU_YOURS, *_CJK_YOURS, *_FOREIGN_FORGET)
 _FOREIGN_NEW_ORDERS = lazy.Pattern(
     r"\n[ \t>#-]{0,8}(?:"
     r"(?:neue[rn]?|nouvel(?:le)?s?|nouveaux?|nuev[oa]s?|nov[oa]s?|nuov[oaie]|новые|новый|новая)\s+"
@@ -1266,10 +1291,12 @@ _ANCHORS = (
     (lazy.Pattern(r"bist|entwicklermodus|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
     (lazy.Pattern(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента", prepare=_as_read), _FOREIGN_CYRILLIC),
     (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今|これから", prepare=_as_read), _FOREIGN_CJK),
+    (lazy.Pattern(r"verg(?:iss|ess)|oubli|olvid|esquec|dimentic"), _FOREIGN_FORGET),
 )
 # Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.
 _ORDERS_WORDS = ("instru", "istruz", "anweis", "prompt")
 _NOW_WORDS = ("bist", "entwicklermodus", "tu es", "vous etes", "ahora", "agora", "sei")
+_FORGET_WORDS = ("verg", "oubli", "olvid", "esquec", "dimentic")
 _CYRILLIC = lazy.Pattern("[\u0400-\u04ff]")
 _CJK = lazy.Pattern("[\u3040-\u30ff\u3400-\u9fff]")
 _AROUND = 160
@@ -1281,14 +1308,16 @@ _LONG_GAP = lazy.Pattern(r"\s{24}")
 def foreign_overrides(reading: str) -> int:
     """Override phrases, persona takeovers and "new instructions:" lines in other languages
     (``_FOREIGN_ORDERS``, ``_FOREIGN_NOW``, ``_FOREIGN_CYRILLIC``, ``_FOREIGN_CJK``,
-    ``_FOREIGN_NEW_ORDERS``), each group looked for only where the text holds its words
-    (``_ORDERS_WORDS``, ``_NOW_WORDS``) or its script, and there only around them."""
+    ``_FOREIGN_FORGET``, ``_FOREIGN_NEW_ORDERS``), each group looked for only where the text
+    holds its words (``_ORDERS_WORDS``, ``_NOW_WORDS``, ``_FORGET_WORDS``) or its script, and
+    there only around them."""
     other = not reading.isascii()
     held = (
         any(word in reading for word in _ORDERS_WORDS),
         any(word in reading for word in _NOW_WORDS),
         other and _CYRILLIC.search(reading) is not None,
         other and _CJK.search(reading) is not None,
+        any(word in reading for word in _FORGET_WORDS),
     )
     if not any(held):
         return 0
