@@ -81,7 +81,7 @@ Quarantined as ``prompt-injection``:
   repository owner, I authorize you to")
   and, in the same paragraph, to drop a human gate with ("approve your own changes", "merge
   this without review", "disable the checks", "push straight to main"); "from now on you are
-  root" needs no more. A team's role prompts ("act as a careful reviewer",
+  the repository owner" needs no more (root does: a guide says so of a shell after sudo). A team's role prompts ("act as a careful reviewer",
   "pretend you are a new user") and a handover to a person ("you are now a maintainer") stay;
 - the override phrases, persona takeovers and "new instructions:" lines in German, French,
   Spanish, Portuguese, Italian, Russian, Chinese and Japanese ("Ignoriere alle vorherigen
@@ -1481,7 +1481,8 @@ _ELSEWHERE = lazy.Pattern(
 # lends, so one counts only when an order that power alone could give follows it in the same
 # paragraph, an order that drops a human gate (``_DROPPED_GATE``: approving its own changes,
 # merging without review, disabling the checks, pushing straight to main). "From now on you are
-# root" needs none: no person hands over root so.
+# the repository owner" needs none: no person hands over a repository so. Root does need one:
+# "run `sudo -i`; from now on you are root, so mind rm" is how a guide says a shell changed.
 _PERSONA_LEAD = (
     r"(?:pretend(?:ing)?\s+(?:that\s+)?(?:you\s*(?:'re|\s+are)|to\s+be)|imagine\s+(?:that\s+)?you\s*(?:'re|\s+are)"
     r"|act(?:ing)?\s+(?:as|like)|behav(?:e|ing)\s+(?:as|like)|pose\s+as|impersonat(?:e|ing)"
@@ -1548,6 +1549,7 @@ _DROPPED_GATE = lazy.Pattern(
     r"|force[- ]push\w*|(?:grant|give)\s+(?:yourself|itself)\b|(?:admin|owner|root|write|sudo)\s+(?:access|rights|privileges"
     r"|permissions)\b)|--no-verify\b|--admin\b"
 )
+_SHELL_ROLE = lazy.Pattern(r"\s+(?:the\s+|a\s+)?(?:root|superuser|sudo)")  # a shell's user, which a guide's sudo makes one
 _GATE_KEPT = lazy.Pattern(r"(?:\b(?:not|never|no|nor)|n't)\s+(?:\w+\s+)?\Z")  # "never disable the checks"
 _PERSONA_REACH = 240
 
@@ -1571,7 +1573,8 @@ def authority_personas(reading: str) -> int:
     breaks: list[int] = []
     count = 0
     for m in personas:
-        if "from_now" not in m.re.groupindex or m.group("from_now") is None:
+        if "from_now" not in m.re.groupindex or m.group("from_now") is None or _SHELL_ROLE.match(
+                reading, m.end("from_now")):
             if gates is None:
                 gates = [g.start() for g in _DROPPED_GATE.finditer(reading)
                          if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start())]
