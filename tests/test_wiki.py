@@ -231,12 +231,19 @@ LINK_FORMS = {
     "brackets nested twice": "See [a [b [c] d] e](gone.md).",
     "an image inside a link": "[![badge](b.md)](gone.md)",
     "a definition's destination on the next line": "See [x][r].\n\n[r]:\n  gone.md",
+    "an html link": 'See <a href="gone.md">the page</a>.',
+    "an html image, its attribute in capitals and unquoted": "<IMG alt='x' SRC=gone.md>",
+    "an html tag over two lines": "<a title='x'\n   href='gone.md'>x</a>",
+    "a picture's source set": '<picture><source srcset="b.md 1x, gone.md 2x"></picture>',
+    "an html link spelled in entities": '<a href="g&#111;ne&period;md">x</a>',
 }
 NO_LINK_FORMS = {
     "an escaped opening bracket": "Written out: \\[not a link](gone.md).",
     "a code span": "Written out: `[not a link](gone.md)`.",
     "a blank line inside": "See [not\n\na link](gone.md).",
     "a space before the parenthesis": "See [not a link] (gone.md).",
+    "an html link in a code span": 'Written out: `<a href="gone.md">`.',
+    "an attribute that only ends like one": '<a data-href="gone.md" data-src="gone.md">x</a>',
 }
 
 

@@ -8,6 +8,7 @@ its first line marks it as generated, so the wiki gate holds it to this text.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import stat
@@ -336,6 +337,17 @@ _ESCAPED_BRACKET = re.compile(r"\\[\\\[\]]")  # ``\[``, ``\]`` (text, not a link
 # line or the next
 _REF_DEFINITION = re.compile(
     r"^ {0,3}\[(?!\^)[^\[\]]{1,999}+\]:[ \t]*+(?:\r?\n[ \t]*+)?(?:<((?:[^<>\n\\]|\\.)*+)>|(\S++))", re.M)
+# an HTML tag (a renderer shows an ``<a href>`` as a link and an ``<img src>``'s image; an agent
+# reading the raw page follows either) and its attributes, read up to the first that is not
+# one: each ``href``, ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a
+# ``<picture>``'s ``<source>``, ``<video>``...); a quoted value is bounded, so no tag costs more
+# than a few kilobytes of reading however the page is written
+_HTML_TAG = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*+((?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:\"[^\"]{0,4096}+\"|'[^']{0,4096}+'"
+    r"|[^\s\"'=<>`]++))?+)*+)")
+_HTML_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?+")
+_HTML_LINKING = frozenset(("href", "src", "srcset"))
+_SRCSET_URL = re.compile(r"[\s,]*+(\S*+)")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -1088,8 +1100,9 @@ def body_links(body: str) -> list[str]:
 
 
 def _links_in(code_free: str) -> list[str]:
+    html_links = _html_links(code_free) if "<" in code_free else []
     if "](" not in code_free and "]:" not in code_free:
-        return []
+        return [target for _, target in html_links]
     if "\\" in code_free:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
         code_free = _ESCAPED_BRACKET.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", code_free)
     found: list[tuple[int, str]] = []
@@ -1119,7 +1132,42 @@ def _links_in(code_free: str) -> list[str]:
                 span = next(spans, None)
             if target and (span is None or m.start() < span[0]):
                 found.append((m.start(), target))
-    return [target for _, target in sorted(found, key=lambda item: item[0])]
+    return [target for _, target in sorted(found + html_links, key=lambda item: item[0])]
+
+
+def _html_links(text: str) -> list[tuple[int, str]]:
+    """Where each ``href``, ``src`` and ``srcset`` of an HTML tag in TEXT stands, and what it
+    leads to, its entities decoded as a browser decodes them (``&#46;&#46;/`` is ``../``)."""
+    found = []
+    for tag in _HTML_TAG.finditer(text):
+        if not tag.group(1):
+            continue
+        for attribute in _HTML_ATTRIBUTE.finditer(tag.group(1)):
+            if attribute.group(1).lower() not in _HTML_LINKING:
+                continue
+            value = next((v for v in attribute.group(2, 3, 4) if v is not None), "")
+            value = html.unescape(value).strip() if "&" in value else value.strip()
+            urls = _srcset_urls(value) if attribute.group(1).lower() == "srcset" else [value]
+            found += [(tag.start(), url) for url in urls if url]
+    return found
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The addresses of a ``srcset``: each candidate's first word, less the commas ending it;
+    what follows it up to a comma describes it (``2x``, ``640w``)."""
+    urls, at = [], 0
+    while at < len(value):
+        m = _SRCSET_URL.match(value, at)
+        url, at = m.group(1), m.end()
+        if not url:
+            break
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            comma = value.find(",", at)
+            at = len(value) if comma < 0 else comma
+        urls.append(url)
+    return urls
 
 
 def _destination_end(text: str, at: int) -> int:
