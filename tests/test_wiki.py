@@ -235,7 +235,6 @@ LINK_FORMS = {
     "an html image, its attribute in capitals and unquoted": "<IMG alt='x' SRC=gone.md>",
     "an html tag over two lines": "<a title='x'\n   href='gone.md'>x</a>",
     "a picture's source set": '<picture><source srcset="b.md 1x, gone.md 2x"></picture>',
-    "an html link spelled in entities": '<a href="g&#111;ne&period;md">x</a>',
 }
 NO_LINK_FORMS = {
     "an escaped opening bracket": "Written out: \\[not a link](gone.md).",
@@ -259,6 +258,40 @@ def test_every_form_of_commonmark_link_is_read(tmp_path: Path, form: str) -> Non
 def test_text_commonmark_reads_as_no_link_is_none(tmp_path: Path, form: str) -> None:
     page = _page(tmp_path, "a.md", f"---\ntype: A\n---\n# A\n\n{form}\n")
     assert wiki.links_of(page) == [] and wiki.check_links(page, tmp_path) == []
+
+
+# Each a link to b.md written otherwise, which CommonMark and a browser read as b.md
+ENCODED_FORMS = {
+    "an entity": "[x](b&#46;md)",
+    "a named entity": "[x](b&period;md)",
+    "a backslash escape": "[x](b\\.md)",
+    "percent-encoding": "[x](%62.md)",
+    "percent-encoding in a definition": "[x][r]\n\n[r]: %62.md",
+    "percent-encoding in an html link": '<a href="%62.md">x</a>',
+    "entities in an html link": '<a href="b&#46;md">x</a>',
+    "an entity before its fragment": "[x](b&#46;md&#35;b)",
+}
+
+
+@pytest.mark.parametrize("form", ENCODED_FORMS.values(), ids=list(ENCODED_FORMS))
+def test_a_link_is_judged_as_a_renderer_decodes_it(tmp_path: Path, form: str) -> None:
+    page = _page(tmp_path, "a.md", f"---\ntype: A\n---\n# A\n\n{form}\n")
+    _page(tmp_path, "b.md", "---\ntype: A\n---\n# B\n")
+    assert wiki.links_of(page)[-1].partition("#")[0] == "b.md"
+    assert wiki.check_links(page, tmp_path) == []
+
+
+@pytest.mark.parametrize("written", ["..%2F..%2F..%2Fetc%2Fpasswd", "&#46;&#46;/&#46;&#46;/&#46;&#46;/etc/passwd",
+                                     "%2e%2e/%2e%2e/%2e%2e/etc/passwd"])
+def test_a_link_encoded_out_of_the_repository_is_named_as_written(tmp_path: Path, written: str) -> None:
+    page = _page(tmp_path, "wiki/a.md", f"---\ntype: A\n---\n# A\n\nSee [b](b.md) and [key]({written}).\n")
+    _page(tmp_path, "wiki/b.md", "---\ntype: A\n---\n# B\n")
+    assert wiki.link_problems(wiki.read_page(page), tmp_path / "wiki", tmp_path) == [
+        f"link {written} leaves the repository (read as ../../../etc/passwd)"]
+
+
+def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written() -> None:
+    assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 
 
 def test_check_wiki_needs_an_index_listing_every_page(tmp_path: Path) -> None:

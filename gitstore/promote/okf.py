@@ -340,14 +340,19 @@ _REF_DEFINITION = re.compile(
 # an HTML tag (a renderer shows an ``<a href>`` as a link and an ``<img src>``'s image; an agent
 # reading the raw page follows either) and its attributes, read up to the first that is not
 # one: each ``href``, ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a
-# ``<picture>``'s ``<source>``, ``<video>``...); a quoted value is bounded, so no tag costs more
-# than a few kilobytes of reading however the page is written
+# ``<picture>``'s ``<source>``, ``<video>``...). A tag is read up to the next ``<`` but within a
+# quoted value, which ends at the next quote of its kind (the one opening the next such value,
+# if not before): the reading stays linear
 _HTML_TAG = re.compile(
-    r"<[A-Za-z][A-Za-z0-9-]*+((?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:\"[^\"]{0,4096}+\"|'[^']{0,4096}+'"
+    r"<[A-Za-z][A-Za-z0-9-]*+((?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'"
     r"|[^\s\"'=<>`]++))?+)*+)")
 _HTML_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?+")
 _HTML_LINKING = frozenset(("href", "src", "srcset"))
 _SRCSET_URL = re.compile(r"[\s,]*+(\S*+)")
+_NOT_IN_URL = re.compile(r"[\t\n\r]")  # a browser leaves tabs and line breaks out of an address
+_MARKDOWN_ESCAPE = re.compile(
+    r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})++")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -507,7 +512,7 @@ def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
 class Page:
     """One file of a wiki read once: its text, front matter and body (or why it has none)."""
 
-    __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links")
+    __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links", "_written")
 
     def __init__(self, path: Path | str, text: str | None, meta: Any = None, body: str = "",
                  problems: list[str] | None = None) -> None:
@@ -519,6 +524,7 @@ class Page:
         self._anchors: set[str] | None = None
         self._code_free: str | None = None
         self._links: list[str] | None = None
+        self._written: list[str] = []
 
     @property
     def anchors(self) -> set[str]:
@@ -536,10 +542,18 @@ class Page:
 
     @property
     def links(self) -> list[str]:
-        """Every link target of the body."""
+        """Every link target of the body, as a renderer and a browser read it (``_read_links``)."""
         if self._links is None:
-            self._links = _links_in(self.code_free)
+            read = _read_links(self.code_free)
+            self._links = [target for target, _ in read]
+            self._written = [written for _, written in read]
         return self._links
+
+    @property
+    def written(self) -> list[str]:
+        """How the page writes each of ``links``, in order: where a link is written with
+        entities, escapes or percent signs, what a reader finds in the page."""
+        return self._written if self.links else []
 
 
 _CACHE: list[dict[str, Page]] = []
@@ -904,7 +918,9 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     problems = []
     file_here = os.fspath(page.path)
     here, base = os.path.dirname(file_here), os.fspath(root)
+    spellings = iter(page.written)
     for target, what in link_targets(page):
+        shown = next(spellings) if what == "link" else target
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
@@ -918,14 +934,19 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
             file = os.path.join(base, name)
         kind = files.kind(file)
         if within is not None and not files.inside(file, os.fspath(within), kind is not None):
-            problems.append(f"{what} {target} leaves the repository")
+            problems.append(f"{what} {shown} leaves the repository{_read_as(shown, target)}")
         elif kind is None:
             if what == "source" and not written_as_path(target):
                 continue  # a scope descriptor (OKF 5.1), no path: it names nothing there is to resolve
-            problems.append(f"{what} {target} does not resolve")
+            problems.append(f"{what} {shown} does not resolve{_read_as(shown, target)}")
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
-            problems.append(f"{what} {target}: no heading with anchor #{fragment}")
+            problems.append(f"{what} {shown}: no heading with anchor #{fragment}")
     return problems
+
+
+def _read_as(shown: str, target: str) -> str:
+    """What a problem adds about a link written otherwise than it is read."""
+    return "" if shown == target else f" (read as {target})"
 
 
 def link_targets(page: Page) -> list[tuple[str, str]]:
@@ -1100,18 +1121,34 @@ def body_links(body: str) -> list[str]:
 
 
 def _links_in(code_free: str) -> list[str]:
+    return [target for target, _ in _read_links(code_free)]
+
+
+def _read_links(code_free: str) -> list[tuple[str, str]]:
+    """Each link of a body with its code blanked, in order: where it leads, as a renderer reads
+    its destination (entities and backslash escapes decoded, CommonMark) and a browser or a
+    reader opens it as a file of the repository (percent-encoding decoded: ``..%2Fx`` is
+    ``../x``), and how it is written."""
+    return [(_as_path(_decoded(target) if markdown else target), written)
+            for _, target, written, markdown in _written_links(code_free)]
+
+
+def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
+    """Where each link of a body with its code blanked stands, its destination (an HTML
+    attribute's with its entities decoded), how it is written, and whether it is markdown."""
     html_links = _html_links(code_free) if "<" in code_free else []
     if "](" not in code_free and "]:" not in code_free:
-        return [target for _, target in html_links]
+        return html_links
     if "\\" in code_free:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
         code_free = _ESCAPED_BRACKET.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", code_free)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, str, bool]] = []
     defined: list[tuple[int, int]] = []  # a definition's lines: a link in its title is text
     if "]:" in code_free:
         for m in _REF_DEFINITION.finditer(code_free):
             end = code_free.find("\n", m.end())
             defined.append((m.start(), len(code_free) if end < 0 else end))
-            found.append((m.start(), m.group(1) if m.group(1) is not None else m.group(2)))
+            target = m.group(1) if m.group(1) is not None else m.group(2)
+            found.append((m.start(), target, target, True))
     at, open_brackets, spans = 0, 0, iter(defined)
     span = next(spans, None)
     while (m := _BRACKET.search(code_free, at)) is not None:
@@ -1131,11 +1168,11 @@ def _links_in(code_free: str) -> list[str]:
             while span is not None and span[1] <= m.start():
                 span = next(spans, None)
             if target and (span is None or m.start() < span[0]):
-                found.append((m.start(), target))
-    return [target for _, target in sorted(found + html_links, key=lambda item: item[0])]
+                found.append((m.start(), target, target, True))
+    return sorted(found + html_links, key=lambda item: item[0])
 
 
-def _html_links(text: str) -> list[tuple[int, str]]:
+def _html_links(text: str) -> list[tuple[int, str, str, bool]]:
     """Where each ``href``, ``src`` and ``srcset`` of an HTML tag in TEXT stands, and what it
     leads to, its entities decoded as a browser decodes them (``&#46;&#46;/`` is ``../``)."""
     found = []
@@ -1145,11 +1182,36 @@ def _html_links(text: str) -> list[tuple[int, str]]:
         for attribute in _HTML_ATTRIBUTE.finditer(tag.group(1)):
             if attribute.group(1).lower() not in _HTML_LINKING:
                 continue
-            value = next((v for v in attribute.group(2, 3, 4) if v is not None), "")
-            value = html.unescape(value).strip() if "&" in value else value.strip()
+            written = next((v for v in attribute.group(2, 3, 4) if v is not None), "").strip()
+            value = _NOT_IN_URL.sub("", html.unescape(written) if "&" in written else written)
             urls = _srcset_urls(value) if attribute.group(1).lower() == "srcset" else [value]
-            found += [(tag.start(), url) for url in urls if url]
+            found += [(tag.start(), url, written if len(urls) == 1 else url, False) for url in urls if url]
     return found
+
+
+def _decoded(destination: str) -> str:
+    """A markdown link's destination as CommonMark reads it: its backslash escapes and its
+    entities (``&#111;``, ``&period;``, each ended by ``;``) decoded, in one pass."""
+    if "&" not in destination and "\\" not in destination:
+        return destination
+    return _MARKDOWN_ESCAPE.sub(lambda m: m.group(1) or html.unescape(m.group()), destination)
+
+
+def _as_path(target: str) -> str:
+    """TARGET as a file of the repository is opened: a URL as written; else, before and after
+    its fragment's ``#``, its percent-encoding decoded (but for a ``#`` it encodes, or a control
+    character, which no file name of a wiki holds and no problem may print)."""
+    if "%" not in target or _SCHEME.match(target):
+        return target
+    return _PERCENT_RUN.sub(_percent_decoded, target)
+
+
+def _percent_decoded(run: re.Match[str]) -> str:
+    try:
+        text = bytes.fromhex(run.group().replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return run.group()
+    return "".join(f"%{ord(c):02X}" if c == "#" or c < " " or c == "\x7f" else c for c in text)
 
 
 def _srcset_urls(value: str) -> list[str]:
