@@ -295,6 +295,12 @@ HOME_PATHS = [
     ("open /home2/kate/public_html/index.php", "open ~/public_html/index.php"),
     ("open /root/.ssh/config", "open ~/.ssh/config"),
     ('"cwd": "/root"', '"cwd": "~"'),
+    # spelled in escapes, which a renderer or an agent reads as the path: the user goes all the same
+    ("Path: /home/&#97;lice/.ssh/id_rsa", "Path: ~/.ssh/id_rsa"),
+    ("open &#47;Users&#47;bob/notes.txt", "open ~/notes.txt"),
+    ("GET /open?file=%2Fhome%2Fcarol%2Fnotes.txt", "GET /open?file=~%2Fnotes.txt"),
+    (r"C:&#92;Users&#92;dave&#92;x.py", r"~&#92;x.py"),
+    ('{"cwd": "\\u002fhome/erin/src"}', '{"cwd": "~/src"}'),
 ]
 
 

@@ -2434,13 +2434,17 @@ def escaped_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
         return
     escapes = pieces[1::2]
     pieces[1::2] = map(_DECODED.__getitem__, escapes)
-    hits = [hit for hit in inner("".join(pieces)) if hit.replacement is None]  # not one kept as it is
+    # not one kept as it is (its replacement, the decoded text, would rewrite the escapes); a home
+    # path's user becomes ``~`` as in plain text (``/home/&#97;lice/.ssh`` is ``~/.ssh``): unlike a
+    # base64 blob, which would go whole for it, an escaped text loses only the path's user part
+    hits = [hit for hit in inner("".join(pieces)) if hit.replacement is None or hit.kind == "home-path"]
     if not hits:
         return
     at, shift = _escape_places(pieces[0::2], escapes)
     for hit in hits:
         first, last = bisect.bisect_left(at, hit.start), bisect.bisect_left(at, hit.end)
-        yield Hit(hit.start + shift[first], hit.end + shift[last], hit.kind, hit.priority, inner=hit.inner)
+        yield Hit(hit.start + shift[first], hit.end + shift[last], hit.kind, hit.priority, hit.replacement,
+                  inner=hit.inner)
 
 
 def _escape_places(texts: list[str], escapes: list[str]) -> tuple[list[int], list[int]]:
