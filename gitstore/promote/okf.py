@@ -1151,10 +1151,10 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
             found.append((m.start(), target, target, True))
     at, open_brackets, spans = 0, 0, iter(defined)
     span = next(spans, None)
-    while (m := _BRACKET.search(code_free, at)) is not None:
-        if open_brackets and _BLANK_LINE.search(code_free, at, m.start()):
+    while (bracket := _BRACKET.search(code_free, at)) is not None:
+        if open_brackets and _BLANK_LINE.search(code_free, at, bracket.start()):
             open_brackets = 0  # a blank line ends every bracket opened before it
-        at, mark = m.end(), m.group()
+        at, mark = bracket.end(), bracket.group()
         if mark == "[":
             open_brackets += 1
         elif len(mark) == 1 or not open_brackets:
@@ -1165,10 +1165,10 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
             start = at
             at = angled.end() if angled else _destination_end(code_free, at)
             target = angled.group(1) if angled else code_free[start:at]
-            while span is not None and span[1] <= m.start():
+            while span is not None and span[1] <= bracket.start():
                 span = next(spans, None)
-            if target and (span is None or m.start() < span[0]):
-                found.append((m.start(), target, target, True))
+            if target and (span is None or bracket.start() < span[0]):
+                found.append((bracket.start(), target, target, True))
     return sorted(found + html_links, key=lambda item: item[0])
 
 
@@ -1220,6 +1220,7 @@ def _srcset_urls(value: str) -> list[str]:
     urls, at = [], 0
     while at < len(value):
         m = _SRCSET_URL.match(value, at)
+        assert m is not None  # it matches the empty string
         url, at = m.group(1), m.end()
         if not url:
             break
@@ -1238,7 +1239,9 @@ def _destination_end(text: str, at: int) -> int:
     the character after it)."""
     depth = 0
     while True:
-        at = _PLAIN.match(text, at).end()
+        plain = _PLAIN.match(text, at)
+        assert plain is not None  # it matches the empty string
+        at = plain.end()
         c = text[at:at + 1]
         if c == "\\":
             at += 1 if text[at + 1:at + 2].isspace() else 2

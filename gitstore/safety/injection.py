@@ -1770,7 +1770,8 @@ def encoded_injections(text: Text, depth: int = 0) -> int:
     where it asks for that, each read as :func:`injection_count` reads a text."""
     if depth >= _ENCODED_DEPTH:
         return 0
-    raw, decoded = text.raw, []
+    raw = text.raw
+    decoded: list[str] = []
     if len(raw) >= _B64_LEAST:
         from gitstore.safety.secrets import blob_texts
 

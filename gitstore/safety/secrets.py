@@ -1948,7 +1948,8 @@ def _login_hits(raw: str, low: str) -> Iterator[Hit]:
     for pattern in _LOGIN_PROSE:
         for m in pattern.finditer(low):
             if starts_word(low, m.start()):  # the value's group is the one that matched, the last
-                yield from _typed_hit(raw, *m.span(m.lastgroup or 0), "password")
+                start, end = m.span(m.lastgroup or 0)
+                yield from _typed_hit(raw, start, end, "password")
 
 
 # --- base64 blobs -------------------------------------------------------------------------------
