@@ -312,3 +312,44 @@ def test_a_personal_candidate_replacing_a_team_learning_is_dropped_not_the_whole
     [dropped] = [v for v in report.rejected if v["theme"] == "mine-too"]
     assert dropped["reasons"][0].startswith("not proposed: it would be kept on this machine (personal) and so "
                                             f"cannot replace the team learning {team['id']}"), dropped
+
+
+@pytest.mark.parametrize("late", ["review", "session"])
+def test_a_capture_appended_while_the_consolidator_runs_is_not_taken_for_its_write(
+        ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str) -> None:
+    """The loop dreams while capture hooks and imports append in the background: another
+    process storing a session or a review thread while the consolidator ran moved the memory
+    refs, and the dream was refused, saying the consolidator tried to write."""
+    from gitstore.dream import run as dream_run
+
+    tips = dream_run._tips
+    calls: list[int] = []
+
+    def captured_meanwhile(c: Context) -> Any:
+        calls.append(1)
+        if len(calls) == 2:  # after the consolidator ran, before the refs are read again
+            other = Context.open(str(c.workspace.root))
+            if late == "review":
+                w.comment(other, 77, "github:7", "Unrelated: pin the linter version.", 5)
+            else:
+                w.session(other, tmp_path / "sessions", "late", "Pin the linter version.")
+        return tips(c)
+
+    monkeypatch.setattr(dream_run, "_tips", captured_meanwhile)
+    report = _dream(ctx, Plugin(lambda view, outcome: outcome))
+    assert len(calls) == 2 and len(report.proposed) == 1
+
+
+def test_a_consolidator_that_writes_from_another_thread_is_refused(ctx: Context) -> None:
+    """The guard counts the writes of the consolidator's own thread; one written beside it
+    (another thread, a process it starts) moves the refs with a record no capture writes."""
+    import threading
+
+    def write(view: FrozenView, outcome: Outcome) -> Outcome:
+        side = threading.Thread(target=lambda: Context.open(str(ctx.workspace.root)).write([], "propose", w.BY, ["sneaky"]))
+        side.start()
+        side.join()
+        return outcome
+
+    with pytest.raises(Refused, match="consolidator 'plugin' tried to write to the store; nothing was stored"):
+        _dream(ctx, Plugin(write))

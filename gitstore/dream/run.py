@@ -275,7 +275,7 @@ class _Dream:
                 if guard.attempts:
                     raise Refused(f"consolidator {name!r} tried to write to the store; nothing was stored") from None
                 raise Refused(f"consolidator {name!r} failed ({type(exc).__name__}: {exc}); nothing was stored") from None
-        if guard.attempts or _tips(self.ctx) != before:
+        if guard.attempts or _written_beside(before, _tips(self.ctx)):
             raise Refused(f"consolidator {name!r} tried to write to the store; nothing was stored")
         result = checks.checked(name, raw, self.view)
         return _Checked(name, result.outcome, result.dropped, result.notes)
@@ -442,12 +442,31 @@ def _label_problem(label: Label, evidence: Any) -> str | None:
     return None
 
 
-def _tips(ctx: Context) -> tuple[tuple[str, str], ...]:
-    """The memory refs of the repository and where they point (cheap; git only)."""
-    from gitstore.providers.git import discover_refs
+# what captures and imports append while a dream runs (a hook in the background): never the
+# consolidator's output, which cites only the frozen view taken before
+CAPTURED = frozenset({"envelope", "receipt", "episode", "event", "import"})
 
-    return tuple((info.name, str(info.repo.references[info.name].target))
-                 for info in discover_refs(ctx.workspace.repo))
+
+def _tips(ctx: Context) -> dict[str, tuple[Any, Any]]:
+    """The memory refs of the repository, each with its repository and the tip its listing
+    read (cheap; git only)."""
+    from gitstore.providers.git import GitProvider, discover_refs
+
+    tips = {info.name: (info.repo, info.listed if info.listed is not None else GitProvider._target(info.repo, info.name))
+            for info in discover_refs(ctx.workspace.repo)}
+    return {name: found for name, found in tips.items() if found[1] is not None}
+
+
+def _written_beside(before: dict[str, tuple[Any, Any]], after: dict[str, tuple[Any, Any]]) -> bool:
+    """Whether the refs moved between ``before`` and ``after`` by more than captures: a ref
+    gone, or an append storing a kind of record no capture or import stores (a consolidator
+    writing from another thread or process). A capture appended meanwhile is not its write."""
+    from gitstore.providers.git import kinds_changed
+
+    if before.keys() - after.keys():
+        return True
+    return any(bool(kinds_changed(repo, tip, before[name][1] if name in before else None) - CAPTURED)
+               for name, (repo, tip) in after.items() if name not in before or before[name][1] != tip)
 
 
 def _draft(candidate: Candidate, consolidator: str) -> learning_ops.Draft:

@@ -225,6 +225,25 @@ def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = Non
     return refs_in(repo, open_local(repo, create=False) if local is None else local)
 
 
+def kinds_changed(repo: pygit2.Repository, tip: pygit2.Oid, since: pygit2.Oid | None) -> set[str]:
+    """The kinds of record the commits after ``since`` (None: every commit) up to ``tip`` of
+    one records ref add or change: a record's path starts with its kind
+    (``<kind>/<aa>/<bb>/<digest>.json``), so the top-level trees that differ from the parent's
+    name them. A history that cannot be read so is named ``"?"``."""
+    kinds: set[str] = set()
+    try:
+        walker = repo.walk(tip)
+        if since is not None:
+            walker.hide(since)
+        for commit in walker:
+            now = {entry.name: entry.id for entry in commit.tree}
+            before = {entry.name: entry.id for entry in commit.parents[0].tree} if commit.parents else {}
+            kinds |= {name for name in now.keys() | before.keys() if now.get(name) != before.get(name)}
+    except (KeyError, ValueError, pygit2.GitError):
+        kinds.add("?")
+    return kinds
+
+
 def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[RefInfo]:
     """``discover_refs`` with the local namespace's repository as given (None: there is none)."""
     return _refs_listed(repo, local, *_listings(repo, local))[0]
