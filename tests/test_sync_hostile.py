@@ -732,3 +732,27 @@ def test_a_quarantined_ref_the_remote_deleted_is_released(world: tuple) -> None:
     assert not report.quarantined and report.kept == [held["alice"]]
     assert held_in_quarantine(provider.repo, provider.state) == []  # type: ignore[attr-defined]
     assert "quarantined by sync" not in cli.gitstore("doctor", cwd=bob).stdout
+
+
+def test_a_snapshot_a_plain_fetch_brings_while_a_removal_writes_the_fetched_one_again_is_checked(
+        world: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A removal writes every fetched payload snapshot holding the text again, and admits what
+    it wrote. It took the snapshot's tip from the ref after writing it: a plain ``git fetch``
+    landing in between (git's own, run beside it) had the snapshot it brought admitted
+    unchecked, and one forced without alice's text took it from every read here."""
+    from gitstore.ops.redact import redact
+
+    bare, bob, carol, held = world
+    before = _state(bob)["text"]
+    snapshot_dropping_payloads(bare, held)
+    force = GitProvider._force_ref
+
+    def fetched_meanwhile(self: GitProvider, repo: pygit2.Repository, ref: str, target: pygit2.Oid) -> None:
+        force(self, repo, ref, target)
+        if "/remotes/" in ref:  # the fetched snapshot just written: git fetch brings the forced one
+            git(bob, "fetch", "-q", "origin")
+
+    monkeypatch.setattr(GitProvider, "_force_ref", fetched_meanwhile)
+    redact(Context.open(bob), "github:comment:100", ALICE, "leaked a token")
+    monkeypatch.undo()
+    assert _state(bob)["text"] == [text for text in before if not text.startswith("point 0")]

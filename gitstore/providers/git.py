@@ -803,15 +803,16 @@ class GitProvider:
         base = repo[tip].peel(pygit2.Tree) if tip is not None else None
         return self._tree(repo, base, files, writer, reader)
 
-    def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> None:
-        """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock); this
-        writer's own snapshots are logged, so a deleted one is known to be damage."""
+    def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> pygit2.Oid:
+        """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock) and
+        return it; this writer's own snapshots are logged, so a deleted one is known to be damage."""
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         commit = repo.create_commit(None, signature, signature, message + "\n", tree, [])
         self._force_ref(repo, ref, commit)
         if ref in (payloads_ref("shared", self.writer), payloads_ref("local", self.writer)):
             with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
                 log.write(f"{commit}\n")
+        return commit
 
     def _force_ref(self, repo: pygit2.Repository, ref: str, target: pygit2.Oid) -> None:
         """Point ``ref`` at ``target`` (under the writer lock). A ref lock an append killed
@@ -932,10 +933,11 @@ class GitProvider:
         for repo, ref, base in self._snapshots() + self._held_snapshots():
             gone = stale(repo, ref, base)
             if gone:
-                self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
+                written = self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
                 erased += len(gone)
                 if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
-                    self._admissions.admitted(ref, repo.references[ref].target, None)  # type: ignore[arg-type]
+                    # as written, not as the ref reads now: a plain fetch may have moved it since
+                    self._admissions.admitted(ref, written, None)
         self._admissions.save(self.repo)
         return erased
 
