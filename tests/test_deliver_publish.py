@@ -1552,3 +1552,44 @@ def test_the_digest_reads_the_same_in_crlf_and_a_section_written_so_earlier_stay
     assert not parts.edited and not sections.split(earlier.replace("\r\n", "\n"), "AGENTS.md").edited
     assert sections.place(parts, body.replace("\r\n", "\n")) == earlier
     assert sections.split(earlier.replace("bounded", "unbounded"), "AGENTS.md").edited
+
+
+def test_a_retirement_while_a_publish_runs_leaves_the_retired_learning_out_of_the_files(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop publishes while a person retires a learning: the publish read the learnings in
+    force, the retirement was stored and rewrote the files without it, then the publish read
+    the files and wrote the learning back, and agents kept getting a learning retired. The
+    other command runs beside the publish (a thread opens its own lock, as a process does),
+    between its read of the store and its read of the files."""
+    import threading
+
+    from gitstore.deliver import publish as published, refresh as refreshing
+
+    publish(str(world.root))
+    jitter = world.ids["jitter"]
+    assert jitter in read(world, "AGENTS.md").decode()
+    baseline, locked, at_lock, beside = published.read_baseline, published.__dict__.get("files_lock"), \
+        threading.Event(), []
+
+    def lock(state: Path) -> Any:
+        at_lock.set()  # the retirement waits for the publish to finish from here on
+        return locked(state)  # type: ignore[misc]
+
+    def retire() -> None:
+        ops.retire(Context.open(world.root), jitter, "github:9", "backoff is capped now")
+        refreshing.refresh(Context.open(world.root))
+
+    def retired_meanwhile(*args: Any) -> Any:
+        if threading.current_thread() is threading.main_thread() and not beside:
+            beside.append(threading.Thread(target=retire))
+            beside[0].start()
+            while beside[0].is_alive() and not at_lock.is_set():  # done, or waiting for the publish
+                beside[0].join(0.01)
+        return baseline(*args)
+
+    monkeypatch.setattr(refreshing, "files_lock", lock, raising=False)
+    monkeypatch.setattr(published, "read_baseline", retired_meanwhile)
+    publish(str(world.root))
+    beside[0].join()
+    assert jitter not in read(world, "AGENTS.md").decode()
+    assert jitter not in {e["learning"] for e in json.loads(read(world, INDEX))["entries"]}

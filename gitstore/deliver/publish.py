@@ -38,12 +38,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore import _jsontext
-from gitstore._files import first_link
+from gitstore._files import first_link, held
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.deliver.build import legacy_line, line_of, marked
 from gitstore.errors import InvalidInput, Refused
@@ -706,6 +707,19 @@ def _plan(root: Path, view: Any, baseline: Baseline,
     return result, changes
 
 
+FILES_LOCK = "publish.lock"
+
+
+def files_lock(state: Path) -> AbstractContextManager[bool]:
+    """Held from reading the learnings in force to writing the published files by every
+    command that writes them (publish, the rewrite after learnings left force, a rollback):
+    one that read the store before another took a learning out and rewrote the files would
+    write it back. Appends never wait for it: a retirement stored meanwhile rewrites the files
+    once the publish holding it is done."""
+    state.mkdir(parents=True, exist_ok=True)
+    return held(state / FILES_LOCK)
+
+
 def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_run: bool = False) -> Result:
     """``gitstore publish``: plan, then save the prior state and write (unless ``dry_run``)."""
     from gitstore.context import Context
@@ -714,16 +728,18 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
     root, state = ctx.workspace.root, ctx.workspace.state
     from gitstore.queries._views import in_force_view
 
-    result, changes = plan(root, in_force_view(ctx.store)[0], claude, copilot)
-    if result.status == "published" and dry_run:
-        return _would(result)
-    if result.status != "published":
+    if dry_run:
+        result = plan(root, in_force_view(ctx.store)[0], claude, copilot)[0]
+        return _would(result) if result.status == "published" else result
+    with files_lock(state):
+        result, changes = plan(root, in_force_view(ctx.store)[0], claude, copilot)
+        if result.status != "published":
+            return result
+        busy = unfinished_operation(ctx.workspace.repo)
+        if busy is not None:
+            return Result("blocked", f"blocked: {busy}; nothing was written (publish once it is done)", waits=True)
+        result.snapshot = write_changes(root, state, changes)
         return result
-    busy = unfinished_operation(ctx.workspace.repo)
-    if busy is not None:
-        return Result("blocked", f"blocked: {busy}; nothing was written (publish once it is done)", waits=True)
-    result.snapshot = write_changes(root, state, changes)
-    return result
 
 
 # what git leaves in a work tree's git folder while an operation waits for the user
@@ -961,8 +977,12 @@ def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     busy = None if dry_run else unfinished_operation(workspace.repo)
     if busy is not None:
         raise Refused(f"blocked: {busy}; nothing was rolled back (roll back once it is done)")
-    return snapshots.rollback(workspace.root, workspace.state, frozenset(WRITES),
-                              lambda restored: _all_in_force(workspace.root, restored), dry_run)
+    if dry_run:
+        return snapshots.rollback(workspace.root, workspace.state, frozenset(WRITES),
+                                  lambda restored: _all_in_force(workspace.root, restored), dry_run)
+    with files_lock(workspace.state):
+        return snapshots.rollback(workspace.root, workspace.state, frozenset(WRITES),
+                                  lambda restored: _all_in_force(workspace.root, restored), dry_run)
 
 
 _LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")

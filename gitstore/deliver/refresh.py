@@ -19,7 +19,7 @@ from typing import Any
 
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.deliver.publish import (EARLIER_HEADER, HEADER, LEFT_OUT, NONE_IN_FORCE, Baseline, Line, edited_by_hand, left_out_note,
-                                      named, not_written, published_files, section_line, select,
+                                      files_lock, named, not_written, published_files, section_line, select,
                                       unfinished_operation, write_changes)
 from gitstore.errors import InvalidInput
 
@@ -47,6 +47,11 @@ def refresh(ctx: Any) -> Refresh:
     ``gitstore publish --rollback`` as a publish saves it. A file that cannot be rewritten (a
     section edited by hand, an unreadable index, an entry of gitstore's changed by hand) is
     named in ``stale``."""
+    with files_lock(ctx.workspace.state):  # the files read and written, as no publish rewrites them meanwhile
+        return _refresh(ctx)
+
+
+def _refresh(ctx: Any) -> Refresh:
     from gitstore.queries._views import in_force_view
 
     root, state = ctx.workspace.root, ctx.workspace.state
