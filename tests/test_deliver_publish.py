@@ -1593,3 +1593,17 @@ def test_a_retirement_while_a_publish_runs_leaves_the_retired_learning_out_of_th
     beside[0].join()
     assert jitter not in read(world, "AGENTS.md").decode()
     assert jitter not in {e["learning"] for e in json.loads(read(world, INDEX))["entries"]}
+
+
+@pytest.mark.parametrize("odd", ["folder", "link"])
+def test_a_publish_lock_that_is_no_file_of_its_own_is_refused_and_nothing_is_written(
+        world: World, tmp_path: Path, odd: str) -> None:
+    lock = world.root / "okf" / ".memory" / "publish.lock"
+    elsewhere = tmp_path / "elsewhere"
+    if odd == "folder":
+        lock.mkdir()
+    else:
+        lock.symlink_to(elsewhere)
+    with pytest.raises(Refused, match=r"publish\.lock cannot be publish's lock \(.*\): remove it"):
+        publish(str(world.root))
+    assert not (world.root / "AGENTS.md").exists() and not elsewhere.exists()

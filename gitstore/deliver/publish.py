@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -710,14 +710,29 @@ def _plan(root: Path, view: Any, baseline: Baseline,
 FILES_LOCK = "publish.lock"
 
 
-def files_lock(state: Path) -> AbstractContextManager[bool]:
+@contextmanager
+def files_lock(state: Path) -> Iterator[None]:
     """Held from reading the learnings in force to writing the published files by every
     command that writes them (publish, the rewrite after learnings left force, a rollback):
     one that read the store before another took a learning out and rewrote the files would
     write it back. Appends never wait for it: a retirement stored meanwhile rewrites the files
-    once the publish holding it is done."""
-    state.mkdir(parents=True, exist_ok=True)
-    return held(state / FILES_LOCK)
+    once the publish holding it is done. Never taken through a link a commit put in place of
+    the state folder or the lock (``held`` opens no link)."""
+    lock = state / FILES_LOCK
+    if state.is_symlink():
+        raise Refused(f"{state} is a link (to {os.readlink(state)}); publish keeps its lock in a folder of its own: "
+                      "nothing was written")
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        taken = held(lock)
+        taken.__enter__()
+    except OSError as exc:
+        raise Refused(f"{lock} cannot be publish's lock ({exc.strerror}): remove it, and publish makes its own; "
+                      "nothing was written") from None
+    try:
+        yield
+    finally:
+        taken.__exit__(None, None, None)
 
 
 def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_run: bool = False) -> Result:
