@@ -252,3 +252,33 @@ def test_gc_keeps_a_users_commit_signed_and_worded_as_gitstore_s_that_holds_no_m
     for oid in (commit, tree, f"{tree}:notes.txt"):
         git(repo, "cat-file", "-e", oid)  # raises if gone
     assert b"the user's own notes" in all_objects(repo)
+
+
+def test_a_verify_while_a_removal_and_gc_run_checks_the_snapshot_they_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify listed a payload snapshot, then a redaction wrote it anew and gc erased the one
+    listed before verify read it: verify named the snapshot's commit missing, and failed as
+    for damage, while nothing was damaged. The removal and gc run in the window."""
+    from gitstore.context import Context
+    from gitstore.ops.redact import redact
+    from gitstore.providers import _verify_git
+
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    thread.comment("100", f"Please {SECRET} in the retry loop.", T0)
+    thread.comment("101", "Unrelated words stay.", T0)
+    thread.save()
+    root = ctx.workspace.root
+    check, beside = _verify_git._verify_payloads, []
+
+    def removed_meanwhile(*args: Any) -> None:
+        if not beside:
+            beside.append(redact(Context.open(root), "github:comment:100", "github:9", "asked"))
+            beside.append(Context.open(root).store.provider.gc())
+        check(*args)
+
+    monkeypatch.setattr(_verify_git, "_verify_payloads", removed_meanwhile)
+    report = Context.open(root).store.verify()
+    assert beside[1].objects > 0, "gc erased the snapshot verify listed"
+    assert report.problems == [], [str(p) for p in report.problems]
