@@ -756,3 +756,27 @@ def test_a_snapshot_a_plain_fetch_brings_while_a_removal_writes_the_fetched_one_
     redact(Context.open(bob), "github:comment:100", ALICE, "leaked a token")
     monkeypatch.undo()
     assert _state(bob)["text"] == [text for text in before if not text.startswith("point 0")]
+
+
+def test_a_verify_while_a_removal_and_gc_run_finds_no_admitted_snapshot_missing(
+        world: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify read which tip each fetched ref was admitted at when it started; a redaction then
+    wrote alice's fetched snapshot anew (admitting that one) and gc erased the one admitted
+    before, and verify named it missing, failing as for damage. Both run in the window."""
+    from gitstore.ops.redact import redact
+    from gitstore.providers import git as provider_git
+
+    bare, bob, carol, held = world
+    check, beside = provider_git.verify_repository, []
+
+    def removed_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        if not beside:
+            beside.append(redact(Context.open(bob), "github:comment:101", ALICE, "leaked a token"))
+            beside.append(Context.open(bob).store.provider.gc())
+        return check(*args, **kwargs)
+
+    verifying = Context.open(bob).store
+    monkeypatch.setattr(provider_git, "verify_repository", removed_meanwhile)
+    report = verifying.verify()
+    assert beside[0].removed and beside[1].objects > 0, "gc erased the snapshot admitted before"
+    assert report.problems == [], [str(p) for p in report.problems]

@@ -2157,7 +2157,7 @@ class GitProvider:
             report.problems = [Problem(p.where, advised(self.repo, p.message)) for p in report.problems]
             report.problems.extend(Problem(ref, f"the tip it was admitted at, {base}, is missing: what was read "
                                                 "from it is gone (`git fetch` brings it back if the remote has it)")
-                                   for ref, base in self._admissions.missing(self.repo).items())
+                                   for ref, base in self._admitted_missing().items())
             if self._local is None:
                 self._local = open_local(self.repo, create=False)
             if self._local is not None:
@@ -2167,6 +2167,17 @@ class GitProvider:
                 report.problems.extend(found.problems)
                 report.notices.extend(found.notices)
         return report
+
+    def _admitted_missing(self) -> dict[str, pygit2.Oid]:
+        """The fetched refs whose tip admitted last this clone no longer holds, as the
+        admissions stand now, not as this handle read them: a removal writes a fetched snapshot
+        anew and admits it, and gc then erases the one admitted before (a verify beside them
+        named it missing). One found missing counts once read again still admitted."""
+        found = Admissions(self.state).missing(self.repo)
+        if found:
+            again = Admissions(self.state).missing(self.repo)
+            found = {ref: base for ref, base in found.items() if again.get(ref) == base}
+        return found
 
     # -- gc ------------------------------------------------------------------------------------
 
