@@ -314,12 +314,13 @@ def test_a_personal_candidate_replacing_a_team_learning_is_dropped_not_the_whole
                                             f"cannot replace the team learning {team['id']}"), dropped
 
 
-@pytest.mark.parametrize("late", ["review", "session"])
+@pytest.mark.parametrize("late", ["review", "session", "fetched"])
 def test_a_capture_appended_while_the_consolidator_runs_is_not_taken_for_its_write(
         ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str) -> None:
     """The loop dreams while capture hooks and imports append in the background: another
     process storing a session or a review thread while the consolidator ran moved the memory
-    refs, and the dream was refused, saying the consolidator tried to write."""
+    refs, and the dream was refused, saying the consolidator tried to write. So did a plain
+    ``git fetch`` bringing another clone's grant (what arrives is checked as it is read)."""
     from gitstore.dream import run as dream_run
 
     tips = dream_run._tips
@@ -331,6 +332,18 @@ def test_a_capture_appended_while_the_consolidator_runs_is_not_taken_for_its_wri
             other = Context.open(str(c.workspace.root))
             if late == "review":
                 w.comment(other, 77, "github:7", "Unrelated: pin the linter version.", 5)
+            elif late == "fetched":
+                from gitstore.conformance import batch
+                from gitstore.providers.git import GitProvider
+
+                from .conftest import git
+                from .hostile import grant_like
+
+                teammate = tmp_path / "teammate"
+                git(tmp_path, "init", "-q", str(teammate))
+                GitProvider(teammate, "wteammate").append(batch(grant_like(c.scope)))
+                git(c.workspace.root, "fetch", "-q", str(teammate),
+                    "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*")
             else:
                 w.session(other, tmp_path / "sessions", "late", "Pin the linter version.")
         return tips(c)
