@@ -236,8 +236,8 @@ def kinds_changed(repo: pygit2.Repository, tip: pygit2.Oid, since: pygit2.Oid | 
         if since is not None:
             walker.hide(since)
         for commit in walker:
-            now = {entry.name: entry.id for entry in commit.tree}
-            before = {entry.name: entry.id for entry in commit.parents[0].tree} if commit.parents else {}
+            now = {str(entry.name): entry.id for entry in commit.tree}
+            before = {str(entry.name): entry.id for entry in commit.parents[0].tree} if commit.parents else {}
             kinds |= {name for name in now.keys() | before.keys() if now.get(name) != before.get(name)}
     except (KeyError, ValueError, pygit2.GitError):
         kinds.add("?")
