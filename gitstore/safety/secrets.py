@@ -2226,23 +2226,31 @@ def _dump_bytes(line: str) -> str:
     return line
 
 
+def _blob_spans(text: str, blob: lazy.Pattern, least: int) -> Iterator[tuple[int, int]]:
+    """Where the base64 blobs BLOB matches, at runs of LEAST or more base64 characters, start
+    and end: each standing as a word, or right after an escaped line break ("...\\nb3Bl...")."""
+    covered = 0
+    for run in _base64_run_starts(text, least):
+        m = blob.match(text, run) if run >= covered else None
+        if m is None:
+            continue
+        covered, start = m.end(), m.start()
+        if start and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1
+        elif not starts_word(text, start, "+/="):
+            continue
+        yield start, m.end()
+
+
 def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
     """Base64 blobs whose decoded text needs a redaction (INNER scans a decoded text): the
     whole blob goes, under the kinds found inside it. A blob is read as base64 of UTF-8 text,
     and, when that finds nothing, by the other encodings of :func:`_other_readings`; so is one
     wrapped in short lines. Hexadecimal with separators, and hex dumps, are read as the bytes
     they write. Compressed blobs share one budget of what they inflate to (:class:`_Budget`)."""
-    covered, budget = 0, _Budget(text)
-    for run in _base64_run_starts(text):
-        m = _B64_BLOB.match(text, run) if run >= covered else None
-        if m is None:
-            continue
-        covered, start = m.end(), m.start()
-        if start and text[start - 1] == "\\" and text[start] in "nrt":
-            start += 1  # the blob follows an escaped line break: "...\\nb3Bl..."
-        elif not starts_word(text, start, "+/="):
-            continue
-        blob = text[start : m.end()]
+    budget = _Budget(text)
+    for start, end in _blob_spans(text, _B64_BLOB, _B64_MIN):
+        blob = text[start:end]
         kinds, used = _blob_kinds(blob, inner, budget)
         if kinds:
             line_ends = [b.start() for b in _LINE_BREAKS.finditer(blob)] + [len(blob)]
@@ -2266,17 +2274,8 @@ def blob_texts(text: str) -> Iterator[str]:
     UTF-16) is left to :func:`blob_hits`: an order hidden from an agent is one it is asked to
     decode, by the encodings agents decode at a glance. An image, a key or a hash decodes to no
     text and is dropped after one decoding in C."""
-    covered = 0
-    for run in _base64_run_starts(text, _B64_TEXT_MIN):
-        m = _B64_TEXT.match(text, run) if run >= covered else None
-        if m is None:
-            continue
-        covered, start = m.end(), m.start()
-        if start and text[start - 1] == "\\" and text[start] in "nrt":
-            start += 1  # the blob follows an escaped line break: "...\\nSWdu..."
-        elif not starts_word(text, start, "+/="):
-            continue
-        blob = text[start : m.end()]
+    for start, end in _blob_spans(text, _B64_TEXT, _B64_TEXT_MIN):
+        blob = text[start:end]
         decoded = _decode_blob(blob) if _may_be_text(blob) else None
         if decoded is not None:
             yield decoded[1]
