@@ -1628,3 +1628,36 @@ def test_a_retried_sync_puts_back_nothing_an_earlier_attempt_found(team: tuple) 
     got = sync(str(alice.workspace.root), put_back=True)
     assert got.attempts == 2 and not got.restored and not got.kept_text, got.render()
     assert git(bare, "rev-parse", bob_payloads).strip() == whole
+
+
+def test_a_push_sends_the_tips_it_planned_and_an_append_meanwhile_goes_at_the_next_sync(
+        team: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync plans its push (the records each writer ref sends, checked to be of the remote's
+    scope), then runs git push: an append landing between the two (a capture hook in the
+    background) was pushed by the ref's name, unchecked and uncounted. The push sends the tips
+    it planned; the next sync sends the rest."""
+    from gitstore.sync import remote as sync_remote
+
+    alice, _, bare, _ = team
+    writer = alice.workspace.config.writer
+    records = f"refs/memory/v1/records/shared/{writer}"
+    run_git = sync_remote._git
+    appended: list[str] = []
+
+    def append_before_push(repo: pygit2.Repository, *args: str, data: str | None = None) -> Any:
+        if args and args[0] == "push" and not appended:
+            appended.append(str(pygit2.Repository(str(alice.workspace.root)).references[records].target))
+            grant_all(Context.open(alice.workspace.root), purposes=("review",))  # the other process
+        return run_git(repo, *args, data=data)
+
+    monkeypatch.setattr(sync_remote, "_git", append_before_push)
+    sent = sync(str(alice.workspace.root))
+    assert sent.status == "ok" and appended, sent.line
+    planned = appended[0]
+    tip = str(pygit2.Repository(str(alice.workspace.root)).references[records].target)
+    assert tip != planned, "the append landed between the plan and the push"
+    assert remote_refs(bare)[records] == planned, "the push sent what it planned and counted"
+    monkeypatch.setattr(sync_remote, "_git", run_git)
+    assert sync(str(alice.workspace.root)).status == "ok"
+    assert remote_refs(bare)[records] == tip
+    assert sync(str(alice.workspace.root)).status == "no-update"

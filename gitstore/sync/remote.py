@@ -1714,13 +1714,18 @@ class _Planned:
                 said.append(line)
             return False
         if ahead and mine is not None:
-            self.specs.append(f"{records}:{records}")
+            # the tip planned, not the ref's name: an append landing before git runs (a capture
+            # hook in the background) was never checked to be of the scope, nor counted; it goes
+            # at the next sync
+            self.specs.append(f"{mine}:{records}")
             self.moves.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
                                     _records_between(repo, mine, held)))
             self.tips[writer] = mine
         payloads = f"{PREFIX}payloads/shared/{writer}"
         mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
         if mine_p is not None and mine_p != theirs_p and (own or ahead or scrubbed):
+            # by its name: a removal landing before git runs replaced the snapshot planned, whose
+            # text must not reach the remote (a newer snapshot only holds text of records to come)
             self.specs.append(f"+{payloads}:{payloads}")
             self.leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
             self.moves.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
