@@ -451,10 +451,9 @@ def _tips(ctx: Context) -> dict[str, tuple[Any, Any]]:
     """This clone's own memory refs, each with its repository and the tip its listing read
     (cheap; git only). Fetched ones are left out: a fetch moves them (a plain ``git fetch`` run
     beside the dream), and what they bring is checked as it is read, whoever wrote it."""
-    from gitstore.providers.git import GitProvider, discover_refs
+    from gitstore.providers.git import discover_refs
 
-    tips = {info.name: (info.repo, info.listed if info.listed is not None else GitProvider._target(info.repo, info.name))
-            for info in discover_refs(ctx.workspace.repo) if not info.fetched}
+    tips = {info.name: (info.repo, info.tip) for info in discover_refs(ctx.workspace.repo) if not info.fetched}
     return {name: found for name, found in tips.items() if found[1] is not None}
 
 

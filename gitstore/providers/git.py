@@ -214,6 +214,16 @@ class RefInfo:
     listed: pygit2.Oid | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
+    def tip(self) -> pygit2.Oid | None:
+        """Its tip as the listing that found it read it (``ref_ids``), else as git reads it now."""
+        if self.listed is not None:
+            return self.listed
+        try:
+            return self.repo.references[self.name].target  # type: ignore[return-value]
+        except KeyError:
+            return None
+
+    @property
     def fetched(self) -> bool:
         """Whether another clone wrote it and a fetch brought it (``refs/memory/v1/remotes/``)."""
         return self.name.startswith(PREFIX + "remotes/")
@@ -463,7 +473,7 @@ class GitProvider:
         pruning fetch deleted) the tip admitted last, if any (a refused history's verified
         prefix: the commits before the first that fails): what a plain fetch brings never
         takes away what was read before. ``cut``: see ``_admit``."""
-        target = self._listed_tip(info)
+        target = info.tip
         if not info.fetched or (target is not None and self._admit(info, target, cut).admitted):
             return target
         if info.name in self._quarantine and names_cut(self._quarantine[info.name].problem):
@@ -1232,10 +1242,6 @@ class GitProvider:
         except KeyError:
             return None
 
-    def _listed_tip(self, info: RefInfo) -> pygit2.Oid | None:
-        """A ref's tip as the listing that found it read it (``ref_ids``), else as git reads it now."""
-        return info.listed if info.listed is not None else self._target(info.repo, info.name)
-
     def _tips(self) -> list[tuple[RefInfo, pygit2.Oid]]:
         """Every records ref the store reads, with its tip. This clone's own refs fail closed:
         a tip that is not a commit, or that lost an acknowledged append, raises IntegrityError
@@ -1316,7 +1322,7 @@ class GitProvider:
             infos = self._refs()
             cut = self._cut_refs()  # once a pass, after the refs were listed
             for info in infos:
-                target = self._listed_tip(info)
+                target = info.tip
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target, cut))
         self._admissions.save(self.repo)
