@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -722,17 +722,14 @@ def files_lock(state: Path) -> Iterator[None]:
     if state.is_symlink():
         raise Refused(f"{state} is a link (to {os.readlink(state)}); publish keeps its lock in a folder of its own: "
                       "nothing was written")
-    try:
-        state.mkdir(parents=True, exist_ok=True)
-        taken = held(lock)
-        taken.__enter__()
-    except OSError as exc:
-        raise Refused(f"{lock} cannot be publish's lock ({exc.strerror}): remove it, and publish makes its own; "
-                      "nothing was written") from None
-    try:
+    with ExitStack() as taken:
+        try:
+            state.mkdir(parents=True, exist_ok=True)
+            taken.enter_context(held(lock))
+        except OSError as exc:  # taking it, not what runs under it
+            raise Refused(f"{lock} cannot be publish's lock ({exc.strerror}): remove it, and publish makes its own; "
+                          "nothing was written") from None
         yield
-    finally:
-        taken.__exit__(None, None, None)
 
 
 def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_run: bool = False) -> Result:
