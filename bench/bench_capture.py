@@ -69,7 +69,8 @@ what remains: pygit2 and the standard library modules it loads (tarfile, queue: 
 without the 15 ms of parsing the system's CA bundle and importing ``ssl``, which
 ``gitstore._libgit2`` skips), gitstore's store modules (about 16 ms), jsonschema-rs and compiling
 the four record schemas the store checks (about 14 ms, 9 of them the import, while git answers
-whether it ignores ``okf/.memory``), the reader's result read and unpickled (about 3 ms, with the
+whether it ignores ``okf/.memory``; 4-5 ms less since the import leaves out the e-mail modules it
+would load to read its own build's time stamp: ``gitstore._jsonrs``), the reader's result read and unpickled (about 3 ms, with the
 transcript classes it is made of: the pipe holds all of it, so the reader wrote it and exited
 before), the records built and sealed (about 3 ms), and the append, its pack and index synced
 to disk as git syncs packs (about 8 ms; ``gitstore init`` made the local namespace's

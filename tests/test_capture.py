@@ -681,6 +681,7 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
 # parsers of harnesses other than the one that ran the hook.
 _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib", "ssl",
                          "subprocess",  # git is asked through gitstore._spawn
+                         "email.utils", "socket",  # jsonschema-rs is loaded without them: gitstore._jsonrs
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",

@@ -206,7 +206,10 @@ def _reference_validator(kind: str) -> Any:
 
 @cache
 def _fast_validator(kind: str) -> Any:
-    import jsonschema_rs  # about 20 ms: a read whose records the store knows checks none
+    from gitstore._jsonrs import load
+
+    load()  # about 12 ms, without e-mail's modules: a read whose records the store knows checks none
+    import jsonschema_rs
 
     registry = jsonschema_rs.Registry([(_DEFS_ID, _load("defs"))])
     return jsonschema_rs.validator_for(dict(contract(kind).schema), registry=registry, validate_formats=True)
