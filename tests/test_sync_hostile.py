@@ -20,7 +20,9 @@ from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
 from gitstore.providers._message import MAX_SEEN
+from gitstore.providers._names import payload_path
 from gitstore.providers.git import GitProvider, format_message, payloads_ref, records_ref
+from gitstore.records.contracts import payload_digest
 from gitstore.records.canonical import canonicalize
 from gitstore.sync.remote import SyncReport, sync
 
@@ -745,16 +747,19 @@ def test_a_snapshot_a_plain_fetch_brings_while_a_removal_writes_the_fetched_one_
     bare, bob, carol, held = world
     before = _state(bob)["text"]
     snapshot_dropping_payloads(bare, held)
-    force = GitProvider._force_ref
+    swap = GitProvider._swap_ref
+    fetched: list[str] = []
 
-    def fetched_meanwhile(self: GitProvider, repo: pygit2.Repository, ref: str, target: pygit2.Oid) -> None:
-        force(self, repo, ref, target)
+    def fetched_meanwhile(self: GitProvider, repo: pygit2.Repository, ref: str, *args: Any) -> bool:
+        moved = swap(self, repo, ref, *args)
         if "/remotes/" in ref:  # the fetched snapshot just written: git fetch brings the forced one
-            git(bob, "fetch", "-q", "origin")
+            fetched.append(git(bob, "fetch", "-q", "origin"))
+        return moved
 
-    monkeypatch.setattr(GitProvider, "_force_ref", fetched_meanwhile)
+    monkeypatch.setattr(GitProvider, "_swap_ref", fetched_meanwhile)
     redact(Context.open(bob), "github:comment:100", ALICE, "leaked a token")
     monkeypatch.undo()
+    assert fetched, "the fetch landed once the snapshot was written"
     assert _state(bob)["text"] == [text for text in before if not text.startswith("point 0")]
 
 
@@ -780,3 +785,82 @@ def test_a_verify_while_a_removal_and_gc_run_finds_no_admitted_snapshot_missing(
     report = verifying.verify()
     assert beside[0].removed and beside[1].objects > 0, "gc erased the snapshot admitted before"
     assert report.problems == [], [str(p) for p in report.problems]
+
+
+def test_a_removal_writing_a_fetched_snapshot_again_keeps_one_a_fetch_brought_after_it_was_read(
+        base: tuple[Path, dict[str, Any]], world: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A removal reads each fetched payload snapshot holding the text, then forces the ref to it
+    written again without the text. A ``git fetch`` (or a sync) landing between the two brought
+    alice's newer snapshot, with a comment she wrote since, and the removal overwrote it: her
+    comment's text was gone here until something fetched it again."""
+    from gitstore.ops.redact import redact
+
+    from .world import Thread
+
+    bare, bob, carol, held = world
+    copy_as_moved(base[0] / "alice", bare.parent / "alice")
+    git(bare.parent / "alice", "remote", "set-url", "origin", str(bare))
+    alice = Context.open(bare.parent / "alice")
+    thread = Thread(alice, 7, "100")
+    thread.comment("103", "point 3: cap the delay", "2026-03-04T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice.workspace.root)).status == "ok"
+    rewrite, admitted = GitProvider._rewrite_snapshots, GitProvider._admitted_snapshot
+    rewriting: list[bool] = []
+    fetched: list[str] = []
+
+    def rewriting_snapshots(self: GitProvider, *args: Any) -> int:
+        rewriting.append(True)
+        return rewrite(self, *args)
+
+    def fetched_meanwhile(self: GitProvider, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+        read = admitted(self, repo, ref)
+        if rewriting and not fetched:  # alice's snapshot just read by the removal, not yet written
+            fetched.append(git(bob, "fetch", "-q", "origin"))
+        return read
+
+    monkeypatch.setattr(GitProvider, "_rewrite_snapshots", rewriting_snapshots)
+    monkeypatch.setattr(GitProvider, "_admitted_snapshot", fetched_meanwhile)
+    redact(Context.open(bob), "github:comment:100", ALICE, "leaked a token")
+    monkeypatch.undo()
+    assert fetched, "the fetch landed in the removal's window"
+    texts = _state(bob)["text"]
+    assert "point 3: cap the delay" in texts and not [text for text in texts if text.startswith("point 0")], texts
+    assert cli.gitstore("verify", cwd=bob).returncode == 0
+
+
+def test_a_fetched_snapshot_moved_at_every_read_of_a_removal_is_named_and_left_to_gc(
+        world: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fetched snapshot that moves again each time the removal reads it (another clone's
+    fetch in a loop) is not forced: the removal holds, says in one line which snapshot still
+    holds the text, and gc writes it again."""
+    from gitstore import notices
+    from gitstore.ops.redact import redact
+
+    bare, bob, carol, held = world
+    repo = pygit2.Repository(str(bob))
+    ref = payloads_ref("shared", held["alice"]).replace("/v1/", "/v1/remotes/origin/", 1)
+    read = GitProvider._snapshot_read
+    moves: list[pygit2.Oid] = []
+
+    def moved_at_each_read(self: GitProvider, at: pygit2.Repository, name: str) -> Any:
+        found = read(self, at, name)
+        if name == ref:  # as a fetch forcing it anew would
+            tree = repo[repo.references[ref].target].peel(pygit2.Commit).tree_id
+            signature = pygit2.Signature("gitstore", "gitstore@localhost")
+            moves.append(repo.create_commit(None, signature, signature, f"gitstore: payloads {len(moves)}\n",
+                                            tree, []))
+            repo.references.create(ref, moves[-1], force=True)
+        return found
+
+    notices.take()
+    monkeypatch.setattr(GitProvider, "_snapshot_read", moved_at_each_read)
+    redact(Context.open(bob), "github:comment:100", ALICE, "leaked a token")
+    monkeypatch.undo()
+    named = [line for line in notices.take() if ref in line]
+    assert named and "`gitstore gc` writes it again" in named[0], named
+    assert not [text for text in _state(bob)["text"] if text.startswith("point 0")]
+    path = payload_path(payload_digest(held["comments"][0]["payload"]))
+    assert len(moves) >= 8 and path in repo[repo.references[ref].target].peel(pygit2.Tree)
+    assert cli.gitstore("gc", cwd=bob).returncode == 0
+    assert path not in repo[repo.references[ref].target].peel(pygit2.Tree)

@@ -132,6 +132,7 @@ UNHELD_KIND = "unheld-1"  # see unheld_seen: a change to what it finds is a kind
 NOTES_KIND = "notes-in-1"  # see _kept_notes
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 MAX_ATTEMPTS = 400
+REWRITE_TRIES = 8  # reads of a fetched snapshot a removal writes again, each moved by a fetch meanwhile
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
 AUTHORITY_KINDS = frozenset({"learning", "grant", "withdrawal", "audit"})  # see copies: decisions and what vouches for them
 FEW_MARKS = 8  # marks a pass over an append's record lines searches for, one at a time, rather than read every line
@@ -697,14 +698,15 @@ class GitProvider:
             raise Refused(f"appends that decide are signed commits here, and {hint}")
         return signed_commit(repo, who, signature, message, tree, parents)
 
-    def _swap(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None, commit: pygit2.Oid) -> None:
+    def _swap(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None, commit: pygit2.Oid,
+              message: str = "gitstore: append") -> None:
         """Move ``ref`` onto ``commit`` only if it still points at ``tip`` (a compare-and-swap
         under git's ref lock); ``_Moved`` when it does not."""
         with repo.transaction() as txn:
             txn.lock_ref(ref)
             if self._target(repo, ref) != tip:
                 raise _Moved(ref)
-            txn.set_target(ref, commit, message="gitstore: append")
+            txn.set_target(ref, commit, message=message)
 
     def _seen_heads(self, namespace: Namespace, ref: str, tips: list[tuple[RefInfo, pygit2.Oid]],
                     clock: int) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
@@ -816,13 +818,27 @@ class GitProvider:
     def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> pygit2.Oid:
         """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock) and
         return it; this writer's own snapshots are logged, so a deleted one is known to be damage."""
-        signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
-        commit = repo.create_commit(None, signature, signature, message + "\n", tree, [])
+        commit = _snapshot_commit(repo, tree, message)
         self._force_ref(repo, ref, commit)
+        self._log_snapshot(ref, commit)
+        return commit
+
+    def _replace_snapshot(self, repo: pygit2.Repository, ref: str, read: pygit2.Oid | None, tree: pygit2.Oid,
+                          message: str) -> pygit2.Oid | None:
+        """``_set_snapshot`` as a compare-and-swap: point ``ref`` at a new parentless commit of
+        ``tree`` only while it still points at ``read``, the tip the tree was made from, and
+        return that commit; None when it moved meanwhile (a ``git fetch`` or a sync brought a
+        fetched snapshot anew, which forcing the ref would throw away)."""
+        commit = _snapshot_commit(repo, tree, message)
+        if not self._swap_ref(repo, ref, read, commit, message):
+            return None
+        self._log_snapshot(ref, commit)
+        return commit
+
+    def _log_snapshot(self, ref: str, commit: pygit2.Oid) -> None:
         if ref in (payloads_ref("shared", self.writer), payloads_ref("local", self.writer)):
             with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
                 log.write(f"{commit}\n")
-        return commit
 
     def _force_ref(self, repo: pygit2.Repository, ref: str, target: pygit2.Oid) -> None:
         """Point ``ref`` at ``target`` (under the writer lock). A ref lock an append killed
@@ -834,6 +850,24 @@ class GitProvider:
             try:
                 repo.references.create(ref, target, force=True)
                 return
+            except (pygit2.GitError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    def _swap_ref(self, repo: pygit2.Repository, ref: str, read: pygit2.Oid | None, target: pygit2.Oid,
+                  message: str) -> bool:
+        """Point ``ref`` at ``target`` only while it points at ``read`` (``_swap``); False when
+        it moved. A ref lock held (a ``git fetch`` writing it, or one a killed process left) is
+        waited out as ``_force_ref`` waits."""
+        deadline = time.monotonic() + 2 * STALE_LOCK_SECONDS
+        while True:
+            self._clear_stale_lock(repo, ref)
+            try:
+                self._swap(repo, ref, read, target, message)
+                return True
+            except _Moved:
+                return False
             except (pygit2.GitError, OSError):
                 if time.monotonic() > deadline:
                     raise
@@ -855,7 +889,13 @@ class GitProvider:
             return {p: None for p in paths if p in base}
 
         with self._writer_lock("local"), self._writer_lock("shared"):
-            self._rewrite_snapshots(held, "gitstore: remove payloads")
+            try:
+                self._rewrite_snapshots(held, "gitstore: remove payloads")
+            except Refused as exc:  # the removal holds (its note takes the text from reads); gc writes them
+                from gitstore.notices import note
+
+                note(str(exc))
+                return
         if namespace == "local":
             return  # no fetched snapshot was written again
         # an incoming ref that kept a fetched snapshot just written again keeps the text
@@ -940,31 +980,46 @@ class GitProvider:
         the writer locks); returns how many paths went."""
         erased = 0
         # a fetched ref at no readable commit is not read, nor rewritten
-        for repo, ref, base in self._snapshots() + self._held_snapshots():
-            gone = stale(repo, ref, base)
-            if gone:
-                written = self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
-                erased += len(gone)
-                if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
-                    # as written, not as the ref reads now: a plain fetch may have moved it since
-                    self._admissions.admitted(ref, written, None)
+        for repo, ref, read, base in self._snapshots_read() + self._held_snapshots():
+            erased += self._rewrite_snapshot(repo, ref, read, base, stale, message)
         self._admissions.save(self.repo)
         return erased
 
-    def _held_snapshots(self) -> list[tuple[pygit2.Repository, str, pygit2.Tree]]:
+    def _rewrite_snapshot(self, repo: pygit2.Repository, ref: str, read: pygit2.Oid | None, base: pygit2.Tree,
+                          stale: Callable[[pygit2.Repository, str, pygit2.Tree], dict[str, None]],
+                          message: str) -> int:
+        """Write the snapshot ``ref`` held at ``read`` (its tree ``base``) again without the
+        paths ``stale`` names; returns how many went. The ref moves only while it still points
+        at ``read``: a fetched one a ``git fetch`` or a sync moved meanwhile is read again
+        (checked as any arrival) and written from what it holds now, so what it brought stays."""
+        for _ in range(REWRITE_TRIES):
+            gone = stale(repo, ref, base)
+            if not gone:
+                return 0
+            written = self._replace_snapshot(repo, ref, read, self._write_tree(repo, base, gone), message)
+            if written is not None:
+                if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
+                    # as written, not as the ref reads now: a plain fetch may have moved it since
+                    self._admissions.admitted(ref, written, None)
+                return len(gone)
+            again = self._snapshot_read(repo, ref)
+            if again is None:  # gone meanwhile, or at no readable commit: nothing to write again
+                return 0
+            read, base = again
+        raise Refused(f"{ref} moved each of the {REWRITE_TRIES} times it was read to be written without removed "
+                      "payloads: the text stays in it until `gitstore gc` writes it again")
+
+    def _held_snapshots(self) -> list[tuple[pygit2.Repository, str, pygit2.Oid | None, pygit2.Tree]]:
         """Every payload snapshot sync refused and holds in quarantine, as (repository, ref,
-        tree): never read, yet its text is in the clone until it is written again without what
+        tip, tree): never read, yet its text is in the clone until it is written again without what
         a removal took (the refusal is remembered by the tip refused, not by the ref's target)."""
         held = []
         for ref in ref_names(self.repo, QUARANTINE):
             if "/payloads/shared/" not in ref:
                 continue
-            target = self._target(self.repo, ref)
-            try:
-                if target is not None:
-                    held.append((self.repo, ref, commit_at(self.repo, target, ref).tree))
-            except IntegrityError:
-                continue  # not a readable commit: it holds no snapshot to write again
+            read = self._snapshot_read(self.repo, ref)
+            if read is not None:  # else not a readable commit: it holds no snapshot to write again
+                held.append((self.repo, ref, *read))
         return held
 
     def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
@@ -1147,22 +1202,39 @@ class GitProvider:
         """Every payload snapshot the store reads, as (repository, ref, tree) (``own``: only this
         clone's). A fetched snapshot is read once admitted (``_admitted_snapshot``); this
         clone's own fails closed."""
+        return [(repo, ref, tree) for repo, ref, _, tree in self._snapshots_read(own)]
+
+    def _snapshots_read(self, own: bool = False) -> list[tuple[pygit2.Repository, str, pygit2.Oid | None,
+                                                                 pygit2.Tree]]:
+        """``_snapshots``, each with the tip its ref held before it was read (what a rewrite
+        of it compares the ref with, ``_rewrite_snapshot``)."""
         trees = []
         with self.notes_held():  # each fetched snapshot admitted asks for them
             for repo, ref in self._snapshot_refs():
-                fetched = ref.startswith(PREFIX + "remotes/")
-                if own and fetched:
+                if own and ref.startswith(PREFIX + "remotes/"):
                     continue
-                target = self._admitted_snapshot(repo, ref) if fetched else self._target(repo, ref)
-                if target is None:
-                    continue
-                try:
-                    trees.append((repo, ref, commit_at(repo, target, ref).tree))
-                except IntegrityError:
-                    if not fetched:
-                        raise
+                read = self._snapshot_read(repo, ref)
+                if read is not None:
+                    trees.append((repo, ref, *read))
         self._admissions.save(self.repo)  # only what a check found since it was read
         return trees
+
+    def _snapshot_read(self, repo: pygit2.Repository, ref: str) -> tuple[pygit2.Oid | None, pygit2.Tree] | None:
+        """The payload snapshot ``ref`` holds as the store reads it: (the ref's tip, read first,
+        the tree read), None when none is read. A fetched one is read once admitted
+        (``_admitted_snapshot``), which may be another commit than its tip; this clone's own,
+        and one held in quarantine, at its tip, and this clone's own fails closed."""
+        tip = self._target(repo, ref)
+        fetched = ref.startswith((PREFIX + "remotes/", QUARANTINE))
+        target = self._admitted_snapshot(repo, ref) if ref.startswith(PREFIX + "remotes/") else tip
+        if target is None:
+            return None
+        try:
+            return tip, commit_at(repo, target, ref).tree
+        except IntegrityError:
+            if not fetched:
+                raise
+            return None
 
     def _admitted_snapshot(self, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
         """Where a fetched payload snapshot is read: its tip once it passes the check a sync
@@ -2221,7 +2293,8 @@ class GitProvider:
                 continue
             tip, base = self._target(self.repo, ref), self._admissions.base(ref)
             if tip is not None and base is not None and tip != base and base in self.repo:
-                self._force_ref(self.repo, ref, base)
+                # only over the tip read: one a fetch brought since is judged when it is read
+                self._swap_ref(self.repo, ref, tip, base, "gitstore: gc")
 
     def named_payloads(self) -> set[str]:
         """The payload digests the stored events name (what a snapshot may not drop unremoved)."""
@@ -2745,6 +2818,12 @@ def _write_new_level(writer: ObjectWriter, changes: dict[str, object]) -> bytes 
         return None
     rows.sort()
     return writer.add(TREE, b"".join([b"%s %s\0%s" % (mode, name.encode(), oid) for _, mode, name, oid in rows]))
+
+
+def _snapshot_commit(repo: pygit2.Repository, tree: pygit2.Oid, message: str) -> pygit2.Oid:
+    """A payload snapshot of ``tree``: a parentless commit, no ref moved."""
+    signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
+    return repo.create_commit(None, signature, signature, message + "\n", tree, [])
 
 
 def _builder_tree(repo: pygit2.Repository, base: pygit2.Tree | None,
