@@ -14,7 +14,7 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._sshhost import keep_held
-from gitstore._files import first_link, ignore_within, links_under
+from gitstore._files import first_link, held, ignore_within, links_under
 from gitstore._gitconfig import remotes
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, DURABLE, FORMER_NAME, STATE_DIR, Config, accept_config,
@@ -115,10 +115,20 @@ GUARDED = ("writer", "writerGiven", "provider", "dream.labeler", "dream.labelers
            "dream.consolidators", "automation", "loop", "capture")
 
 
+INIT_LOCK = "init.lock"  # in the common git folder's gitstore/: one init at a time in a repository
+
+
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
          new_writer: bool = False, accept_changes: bool = False,
          check: Callable[[Config], None] | None = None) -> InitReport:
     """Set gitstore up in the repository containing ``start``; safe to run again.
+
+    One init at a time in a repository (``INIT_LOCK``; two ``hooks install`` of a project's
+    harnesses each run one): two at once each found no configuration, each wrote one with a
+    writer id of its own and said it was the clone's, and only the last written held; both
+    added the refspecs git's configuration lacked (one twice), or one failed on the local
+    namespace's configuration the other was writing. The second now waits, then finds the
+    first's configuration and takes it.
 
     ``check`` reads a configuration init is about to take as the commands it configures read
     it (``gitstore init``: the loop's steps, the dream's settings), refusing it as they would.
@@ -141,6 +151,13 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     if writer is not None and not WRITER_PATTERN.match(writer):
         raise UsageError(f"--writer {writer!r} must be 1 to 64 lowercase letters, digits and dashes")
     repo = open_repository(start)
+    with held(state_dir(repo) / INIT_LOCK):
+        return _init(repo, provider, writer, new_writer, accept_changes, check)
+
+
+def _init(repo: pygit2.Repository, provider: str | None, writer: str | None, new_writer: bool, accept_changes: bool,
+          check: Callable[[Config], None] | None) -> InitReport:
+    """``init`` in ``repo``, under its lock."""
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
     config_path = state / CONFIG_NAME
