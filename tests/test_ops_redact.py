@@ -427,3 +427,74 @@ def test_a_comment_whose_versions_carry_the_same_label_is_removed_and_the_store_
     assert sorted(report.removed) == sorted(e["id"] for e in (first, second, *labels))
     events = Context.open(ctx.workspace.root).view().events
     assert all("payload" not in events[e["id"]] for e in (first, second, *labels))
+
+
+def _exported_both(tmp_path: Path) -> tuple[Context, Path]:
+    """A store whose one export file copies both comments of the snapshot's thread."""
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx, purposes=("review", "instruction", "evaluation"))
+    import_reviews(ctx, _snapshot(tmp_path / "snapshot.json"), "github:9")
+    cited = [{"episode": e["episode"], "events": [e["id"]]} for e in ctx.view().events.values()]
+    accepted(ctx, propose(ctx, cited))
+    return ctx, export(ctx, "evaluation", "github:9", with_evidence=True)[1]
+
+
+def _texts(path: Path) -> list[str]:
+    return [r["payload"]["text"] for r in map(json.loads, path.read_text().splitlines()) if "payload" in r]
+
+
+def test_two_removals_writing_one_export_file_again_at_once_both_take_their_text_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each removal reads an export file that copied its comment, then writes it again without
+    the text: a second removal writing the same file in between had its work undone by the
+    first's write, and its comment's text stayed in the file, noted as taken out everywhere."""
+    from gitstore.capture import saved
+    from gitstore.ops import redact as redacting
+
+    from .beside import Beside
+
+    ctx, path = _exported_both(tmp_path)
+    assert sorted(_texts(path)) == sorted([REMOVED, KEPT])
+    write = redacting.replace_file
+    second: list[Beside] = []
+    started: list[bool] = []
+
+    def removed_meanwhile(target: Path, data: str) -> None:
+        if not started:  # the first removal has read the file, and writes it now
+            started.append(True)
+            second.append(Beside(lambda: redact(Context.open(ctx.workspace.root), "github:comment:101", "github:9",
+                                                "asked"), monkeypatch, saved))
+        write(target, data)
+
+    monkeypatch.setattr(redacting, "replace_file", removed_meanwhile)
+    redact(ctx, "github:comment:100", "github:9", "asked by the author")
+    assert second[0].result().rewritten
+    assert _texts(path) == []
+
+
+def test_an_export_written_while_a_removal_runs_does_not_keep_the_removed_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An export reads the evidence, then writes its file and records it: a removal stored in
+    between found no export of the comment to write again (its record was not stored yet), and
+    the file kept the text, noted as taken out everywhere."""
+    from gitstore.capture import saved
+    from gitstore.ops import export as exporting
+    from gitstore.ops.snapshots import exports_held
+
+    from .beside import Beside
+
+    ctx, _ = _exported_both(tmp_path)
+    staged = exporting.staged
+    second: list[Beside] = []
+
+    def removed_meanwhile(target: Path, data: str) -> object:
+        second.append(Beside(lambda: redact(Context.open(ctx.workspace.root), "github:comment:100", "github:9",
+                                            "asked by the author"), monkeypatch, saved))
+        return staged(target, data)
+
+    monkeypatch.setattr(exporting, "staged", removed_meanwhile)
+    _, path = export(ctx, "evaluation", "github:9", with_evidence=True)
+    second[0].result()
+    monkeypatch.undo()
+    assert _texts(path) == [KEPT]
+    assert not exports_held(Context.open(ctx.workspace.root))

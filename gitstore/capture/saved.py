@@ -25,6 +25,10 @@ miss what the import saved after it, and note the redaction applied all the same
 waits for an import under way and then finds every file it saved, and an import that starts
 after a scrub knows the redaction. Every review import holds it (``import reviews``, a folder's
 pass), so two imports of the same material never both build on a store without the other's.
+So do ``export`` and a removal writing export files again (``gitstore.ops.redact``): two
+removals read and wrote one export file each without the other's change, and an export that
+read the evidence before a removal was stored recorded its file after that removal had looked
+for the exports to write again.
 
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.

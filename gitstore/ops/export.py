@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gitstore._files import staged
+from gitstore.capture.saved import exclusive
 from gitstore.config import git_ignores
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused, UsageError
@@ -33,6 +34,14 @@ def export(ctx: Context, purpose: str, by: str, *,
     memory and no clone learns the ids of another's personal records."""
     if (wrong := unknown("purpose", purpose, PURPOSES)) is not None:
         raise UsageError(wrong)
+    # from reading the evidence to recording the file, under the lock a removal writes exports again
+    # under: one stored meanwhile finds this export's record, or this export reads the removal
+    with exclusive(ctx.workspace.state):
+        return _export(ctx, purpose, by, with_evidence)
+
+
+def _export(ctx: Context, purpose: str, by: str,
+            with_evidence: bool) -> tuple[dict[Namespace, dict[str, Any]], Path]:
     view, all_histories = in_force_view(ctx.store)  # the learnings in force and the events they cite
     if not active_grants(view, purpose):
         raise Refused(f"no active grant permits {purpose}: nothing may be exported for it")

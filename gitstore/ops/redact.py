@@ -213,10 +213,15 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str,
 def _apply(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
     """Remove the payloads of the report's events, then rewrite the files that copied them.
     The texts are read first: once removed, no learning can be told to quote them."""
+    from gitstore.capture.saved import exclusive
+
     texts = [text for e in report.events if isinstance(text := view.events[e].get("payload", {}).get("text"), str)]
     _remove(ctx, view, report, by, reason)
-    _rewrite_exports(ctx, view, report)
-    _scrub_snapshots(ctx, view, report)
+    # the files are written under the lock an export, an import and another removal write them
+    # under: one of those read before it, and written meanwhile, would have undone what it writes
+    with exclusive(ctx.workspace.state):
+        _rewrite_exports(ctx, report)
+        _scrub_snapshots(ctx, view, report)
     unfinished.finish(ctx.workspace.state, _note_name(report.source_id))
     _follow_ups(view, set(report.events), report)
     report.quoting = _quoting(view, report.learnings, texts)
@@ -405,10 +410,12 @@ def _audit(ctx: Context, event: dict[str, Any], note: dict[str, Any]) -> dict[st
     })
 
 
-def _rewrite_exports(ctx: Context, view: View, report: RedactionReport) -> None:
-    """Write every export file that copied a removed event again, the note in its payload's place."""
+def _rewrite_exports(ctx: Context, report: RedactionReport) -> None:
+    """Write every export file that copied a removed event again, the note in its payload's
+    place: the exports as stored now (the caller holds the files' lock), one an export stored
+    since the removal read the store included."""
     gone = set(report.events)
-    for name, path in export_files(ctx, view, gone):
+    for name, path in export_files(ctx, ctx.view(kinds=["export"], payloads=False), gone):
         if rewrite_export(ctx, path, gone):
             report.rewritten.append(name)
 
