@@ -1250,3 +1250,33 @@ def test_install_registers_no_mcp_server_anywhere(repo: Path, home: Path, monkey
             else:  # OpenCode's plugin: it adds text to a chat message, never a server
                 assert "mcp" not in written.lower(), (harness, scope)
     assert not (repo / ".mcp.json").exists() and not (home / ".mcp.json").exists()
+
+
+def test_a_second_install_started_while_the_first_writes_the_ledger_keeps_its_undo(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two installs at once (a script setting up two harnesses) each read the undo ledger and
+    wrote it with their own entry: the last write left the other's out, and uninstalling that
+    harness could no longer remove the file its install had created."""
+    from gitstore.capture import undo
+
+    from .beside import Beside
+
+    save = undo._save
+    second: list[Beside] = []
+    started: list[bool] = []
+
+    def installed_meanwhile(at: Path, entries: dict[str, Any]) -> None:
+        if not started:  # the first has read the ledger, and writes it now
+            started.append(True)
+            second.append(Beside(lambda: install("gemini-cli", "user", repo, home), monkeypatch, undo))
+        save(at, entries)
+
+    monkeypatch.setattr(undo, "_save", installed_meanwhile)
+    install("claude-code", "project", repo, home)
+    assert second[0].result().action == "installed"
+    monkeypatch.undo()
+    gemini = path_of("gemini-cli", "user", repo, home)
+    assert uninstall("gemini-cli", "user", repo, home).action == "removed"
+    assert not gemini.exists(), "the file its install created goes with it"
+    assert uninstall("claude-code", "project", repo, home).action == "removed"
+    assert not path_of("claude-code", "project", repo, home).exists()

@@ -106,11 +106,18 @@ def _target(harness: Harness, scope: str, repo_root: Path | None, home: Path) ->
 
 def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
             python: str | None = None) -> Report:
-    """Merge gitstore's hook into the harness's configuration for ``scope``."""
+    """Merge gitstore's hook into the harness's configuration for ``scope`` (one install or
+    uninstall at a time: ``undo.one_at_a_time``)."""
     adapter = harness_named(harness)
     path = _target(adapter, scope, repo_root, home)
     if not home.is_dir():  # the user scope's files and the undo ledger live there: never made up
         raise Refused(f"the home folder {home} does not exist (HOME names it): set HOME to yours; nothing was installed")
+    with undo.one_at_a_time(home):
+        return _install(adapter, scope, repo_root, home, path, python)
+
+
+def _install(adapter: Harness, scope: str, repo_root: Path | None, home: Path, path: Path,
+             python: str | None) -> Report:
     current = _read(path)
     hook = HookCommand(os.path.abspath(python or sys.executable), adapter.harness)
     new = _in_file(path, lambda: adapter.merged(current, hook))
@@ -235,6 +242,11 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
     """Take gitstore's hook out of the harness's configuration for ``scope``."""
     adapter = harness_named(harness)
     path = _target(adapter, scope, repo_root, home)
+    with undo.one_at_a_time(home):
+        return _uninstall(adapter, scope, repo_root, home, path)
+
+
+def _uninstall(adapter: Harness, scope: str, repo_root: Path | None, home: Path, path: Path) -> Report:
     current = _read(path)
     previous = None if current is None else undo.before(home, adapter.name, path, current)
     made = undo.created(home, path)

@@ -23,14 +23,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from gitstore import _jsontext
-from gitstore._files import replace_file
+from gitstore._files import held, replace_file
 
 LEDGER = Path(".config") / "gitstore" / "installed-hooks.json"
+LOCK = LEDGER.with_name("installed-hooks.lock")  # one install or uninstall at a time for a home
 
 
 class Before(NamedTuple):
@@ -134,6 +136,25 @@ def undone(after: str, replacements: list[list[Any]]) -> str:
         pieces += [after[at:start], text]
         at = end
     return "".join(pieces) + after[at:]
+
+
+@contextmanager
+def one_at_a_time(home: Path) -> Iterator[None]:
+    """Hold ``LOCK`` while an install or uninstall reads and writes the ledger and the harness's
+    file: two at once (two harnesses, or two repositories, set up by one script) each read the
+    ledger, and the last to write it left the other's entry out, whose file uninstall then
+    could not give back; two harnesses sharing one file each wrote it without the other's
+    entry. Where the lock cannot be made (a home read-only, a file where its folder goes) none
+    is held: the ledger's own write says why when it matters. A home that does not exist is
+    never made."""
+    with ExitStack() as stack:
+        if home.is_dir():
+            try:
+                (home / LOCK).parent.mkdir(parents=True, exist_ok=True)
+                stack.enter_context(held(home / LOCK))
+            except OSError:
+                pass
+        yield
 
 
 def before(home: Path, harness: str, path: Path, current: str) -> Before | None:
