@@ -1558,3 +1558,26 @@ def test_promote_push_refuses_a_branch_whose_commits_add_okf_memory(tmp_path: Pa
     said = result.push.message
     assert f"commit {careless[:12]} adds okf/.memory/config.json, personal memory of this machine" in said, said
     assert git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/").split() == ["refs/heads/main"]
+
+
+def test_a_learning_retired_while_its_promotion_is_planned_is_not_promoted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """promote plans on the learnings in force, then stores the packet and makes the branch: a
+    retirement stored in between (another command, run meanwhile) left a promotion of a
+    learning out of force, its branch made after the retirement looked for its blocks."""
+    from gitstore.ops import promote as promoting
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    prepare = promoting._prepare
+
+    def retired_meanwhile(*args: Any) -> Any:
+        ops.retire(Context.open(ctx.workspace.root), learning["id"], PERSON, "obsolete")
+        return prepare(*args)
+
+    monkeypatch.setattr(promoting, "_prepare", retired_meanwhile)
+    with pytest.raises(Refused, match=f"{learning['id']} changed while it was being promoted"):
+        promote(ctx, learning["id"], PERSON)
+    assert not [i for i in ctx.store.items() if i.kind == "packet"]
+    assert not [ref for ref in _refs(ctx.workspace.root) if "memory/promote" in ref]
+    assert not list((ctx.workspace.state / "unfinished").glob("*"))

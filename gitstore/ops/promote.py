@@ -33,7 +33,7 @@ import pygit2
 
 from gitstore._files import first_link, replace_file
 from gitstore.config import ensure_ignored, git_ignores, unignoring_rule
-from gitstore.errors import Refused
+from gitstore.errors import ConflictError, Refused
 from gitstore.context import Context
 from gitstore.ops import unfinished
 from gitstore.records.times import now
@@ -76,11 +76,14 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     earlier = _made(ctx, learning_id, requested) if resumed is None and (push or pull_request) else None
     if earlier is not None:  # promoted before without --push: share that promotion, as it is
         return _share(ctx, *earlier, remote, pull_request, share)
+    head: str | None = None
     if resumed is not None:
         result, snapshot = resumed
     else:
         snapshot = head_snapshot(repo)
-        result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, now())
+        view = in_force_view(ctx.store)[0]
+        result = plan(view, snapshot, learning_id, requested, now())
+        head = view.head(learning_id)
     commit, made = (_prepare(ctx, result, snapshot, resumed is not None, push or pull_request) if result.commits
                     else (None, False))
     local = _local_files(ctx, result, resumed is not None)
@@ -88,7 +91,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
         ensure_ignored(repo, ctx.workspace.root, ctx.workspace.root / overlay.FOLDER)
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
-            ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
+            _store_packet(ctx, result, by, head)
     outcome = Promotion(result.packet, warnings=result.warnings, next=wiki_setup(ctx.workspace.root, result))
     if commit is not None:
         outcome.branch = branches.branch_for(learning_id)
@@ -103,6 +106,18 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
         _publish(ctx, result, outcome, remote, pull_request, _current_branch(repo), share)
     unfinished.finish(ctx.workspace.state, _note_name(learning_id))
     return outcome
+
+
+def _store_packet(ctx: Context, result: Plan, by: str, head: str | None) -> None:
+    """Store the packet with its audit entry, by compare-and-swap on the learning's stream,
+    whose last record was ``head`` when the packet was planned: a retirement, replacement or
+    edit stored since (another command, run meanwhile) refuses it, and nothing lands."""
+    learning_id = result.learning["id"]
+    try:
+        ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]], if_head=(learning_id, head))
+    except ConflictError:
+        raise Refused(f"{learning_id} changed while it was being promoted (retired, replaced or edited meanwhile); "
+                      f"see `gitstore show {learning_id}`, and promote it again if it is still in force") from None
 
 
 def wiki_setup(root: Path, result: Plan) -> str | None:
