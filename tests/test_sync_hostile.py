@@ -864,3 +864,43 @@ def test_a_fetched_snapshot_moved_at_every_read_of_a_removal_is_named_and_left_t
     assert len(moves) >= 8 and path in repo[repo.references[ref].target].peel(pygit2.Tree)
     assert cli.gitstore("gc", cwd=bob).returncode == 0
     assert path not in repo[repo.references[ref].target].peel(pygit2.Tree)
+
+
+def test_gc_pointing_a_fetched_snapshot_back_keeps_one_a_fetch_brought_after_it_was_read(
+        world: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gc points a fetched snapshot a plain ``git fetch`` moved where reads do not read back at
+    the one reads use, reading the ref's tip first: a fetch landing between the two, bringing
+    the writer's snapshot as it stands now, was overwritten with the older one."""
+    bare, bob, carol, held = world
+    ref = payloads_ref("shared", held["alice"]).replace("/v1/", "/v1/remotes/origin/", 1)
+    honest = _tip(bare, payloads_ref("shared", held["alice"]))
+    snapshot_dropping_payloads(bare, held)
+    git(bob, "fetch", "-q", "origin")
+    assert cli.gitstore("learnings", cwd=bob).returncode == 0  # read: the forced one is not taken
+    repo = pygit2.Repository(str(bare))
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    again = repo.create_commit(None, signature, signature, "gitstore: payloads\n", repo[honest].peel(pygit2.Tree).id,
+                               [])  # alice's snapshot, written again since
+    target = GitProvider._target
+    fetched: list[str] = []
+
+    def fetched_meanwhile(repository: pygit2.Repository, name: str) -> pygit2.Oid | None:
+        found = target(repository, name)
+        if name == ref and not fetched and repository.path.rstrip("/").endswith(".git") \
+                and Path(repository.path).parent == bob:
+            repo.references.create(payloads_ref("shared", held["alice"]), again, force=True)
+            fetched.append(git(bob, "fetch", "-q", "origin"))
+        return found
+
+    from gitstore.ops.gc import gc
+
+    ctx = Context.open(bob)
+    monkeypatch.setattr(GitProvider, "_target", staticmethod(fetched_meanwhile))
+    provider = ctx.store.provider
+    assert isinstance(provider, GitProvider)
+    with provider.paused():
+        provider._settle_fetched_snapshots()
+    monkeypatch.undo()
+    assert fetched and _tip(bob, ref) == str(again)
+    gc(ctx.store, ctx.workspace.state)
+    assert _state(bob)["text"] == _state(carol)["text"]
