@@ -1560,24 +1560,34 @@ def test_promote_push_refuses_a_branch_whose_commits_add_okf_memory(tmp_path: Pa
     assert git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/").split() == ["refs/heads/main"]
 
 
-def test_a_learning_retired_while_its_promotion_is_planned_is_not_promoted(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("step", ["retire", "withdraw"])
+def test_a_learning_taken_out_of_force_while_its_promotion_is_planned_is_not_promoted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
     """promote plans on the learnings in force, then stores the packet and makes the branch: a
-    retirement stored in between (another command, run meanwhile) left a promotion of a
-    learning out of force, its branch made after the retirement looked for its blocks."""
+    retirement, or a withdrawal of the consent the learning stands on, stored in between
+    (another command, run meanwhile) left a promotion of a learning out of force, its branch
+    made after the retirement looked for its blocks."""
+    from gitstore.ops import consent
     from gitstore.ops import promote as promoting
 
     ctx = wiki_repo(tmp_path / "widgets")
     learning = accepted_learning(ctx)
     prepare = promoting._prepare
 
-    def retired_meanwhile(*args: Any) -> Any:
-        ops.retire(Context.open(ctx.workspace.root), learning["id"], PERSON, "obsolete")
+    def taken_out_meanwhile(*args: Any) -> Any:
+        other = Context.open(ctx.workspace.root)
+        if step == "retire":
+            ops.retire(other, learning["id"], PERSON, "obsolete")
+        else:
+            grant = next(i.record for i in other.store.items() if i.kind == "grant")
+            consent.withdraw(other, PERSON, grant["digest"], ["instruction"], "pause")
         return prepare(*args)
 
-    monkeypatch.setattr(promoting, "_prepare", retired_meanwhile)
-    with pytest.raises(Refused, match=f"{learning['id']} changed while it was being promoted"):
+    monkeypatch.setattr(promoting, "_prepare", taken_out_meanwhile)
+    said = "changed while it was being promoted" if step == "retire" else "was taken out of force while it was being"
+    with pytest.raises(Refused, match=f"{learning['id']} {said}") as refused:
         promote(ctx, learning["id"], PERSON)
-    assert not [i for i in ctx.store.items() if i.kind == "packet"]
+    assert "\n" not in str(refused.value)
+    assert len([i for i in ctx.store.items() if i.kind == "packet"]) == (step == "withdraw")
     assert not [ref for ref in _refs(ctx.workspace.root) if "memory/promote" in ref]
     assert not list((ctx.workspace.state / "unfinished").glob("*"))

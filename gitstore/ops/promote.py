@@ -92,6 +92,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
             _store_packet(ctx, result, by, head)
+            _still_in_force(ctx, result, requested)
     outcome = Promotion(result.packet, warnings=result.warnings, next=wiki_setup(ctx.workspace.root, result))
     if commit is not None:
         outcome.branch = branches.branch_for(learning_id)
@@ -118,6 +119,21 @@ def _store_packet(ctx: Context, result: Plan, by: str, head: str | None) -> None
     except ConflictError:
         raise Refused(f"{learning_id} changed while it was being promoted (retired, replaced or edited meanwhile); "
                       f"see `gitstore show {learning_id}`, and promote it again if it is still in force") from None
+
+
+def _still_in_force(ctx: Context, result: Plan, requested: str | None) -> None:
+    """Plan the stored packet again, now that it is stored: a withdrawal of the consent the
+    learning stands on (or anything else that takes it out of force without a version of its
+    own, which the compare-and-swap sees) stored while it was planned refuses the promotion
+    before its route lands. The packet stays stored, landing nowhere: the promotion gate
+    refuses any commit naming a learning not in force."""
+    learning_id = result.learning["id"]
+    try:
+        _planned_again(ctx, result.packet, learning_id, requested)
+    except Refused as exc:
+        why = str(exc).removesuffix("; nothing was written")  # the packet was
+        raise Refused(f"{learning_id} was taken out of force while it was being promoted ({why}); its packet "
+                      f"{result.packet['digest']} is stored and lands nowhere") from None
 
 
 def wiki_setup(root: Path, result: Plan) -> str | None:
