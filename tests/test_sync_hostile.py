@@ -904,3 +904,27 @@ def test_gc_pointing_a_fetched_snapshot_back_keeps_one_a_fetch_brought_after_it_
     assert fetched and _tip(bob, ref) == str(again)
     gc(ctx.store, ctx.workspace.state)
     assert _state(bob)["text"] == _state(carol)["text"]
+
+
+def test_a_removal_killed_once_it_wrote_a_fetched_snapshot_again_leaves_the_clone_sound(world: tuple) -> None:
+    """A removal killed (SIGKILL) right after it moved a fetched snapshot onto the one it wrote,
+    before it saved that it admits it: the next read checks that snapshot as any arrival and
+    reads it, verify passes, the same command run again finds the text removed, and gc erases
+    it."""
+    from gitstore.ops.gc import gc
+    from gitstore.ops.redact import redact
+
+    from .conftest import all_objects
+    from .test_killed_commands import killed
+
+    bare, bob, carol, held = world
+    before = _state(bob)["text"]
+    killed(bob, "after:gitstore.providers.git:GitProvider._replace_snapshot",
+           "redact", "--comment", "github:comment:100", "--reason", "asked", "--by", ALICE)
+    assert _state(bob)["text"] == [text for text in before if not text.startswith("point 0")]
+    assert Context.open(bob).store.verify().ok
+    assert not redact(Context.open(bob), "github:comment:100", ALICE, "asked").removed  # removed already
+    ctx = Context.open(bob)
+    gc(ctx.store, ctx.workspace.state)
+    assert held["comments"][0]["payload"]["text"].encode() not in all_objects(bob)
+    assert _state(bob)["text"] == [text for text in before if not text.startswith("point 0")]
