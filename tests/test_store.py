@@ -190,6 +190,32 @@ def test_a_personal_learning_is_kept_local_whatever_its_evidence(
     assert _namespaces(ctx, mine["id"]) == ["local", "local"]
 
 
+def test_a_personal_learning_an_older_version_shared_reaches_no_agent(
+        two_sides: tuple[Context, dict[str, Any], dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before audience personal kept a learning local, it was stored shared, signed and all: every
+    teammate's agent got the author's preference after a sync. Such a version is never used, on
+    the author's clone either, and verify names it; the proposal alone harms no one."""
+    from gitstore.queries.verify import verify
+    from gitstore.store import Sides
+
+    ctx, comment, _ = two_sides
+    old = Sides._learning_is_local
+    monkeypatch.setattr(Sides, "_learning_is_local",  # as an older version decided
+                        lambda self, record: False if record.get("audience") == "personal" else old(self, record))
+    draft = ops.Draft(title="Editor", text="Alice prefers the solarized editor theme and vim keybindings.",
+                      category="convention", evidence=[ref(comment)], counterevidence=[], audience="personal",
+                      proposer=("person", "github:9"))
+    proposed = ops.propose(ctx, draft, "github:9")
+    assert verify(ctx.store).ok, "a shared proposal is no damage"
+    mine = accepted(ctx, proposed)
+    monkeypatch.undo()
+    assert _namespaces(ctx, mine["id"]) == ["shared", "shared"]
+    assert active(ctx.view(), "instruction") == []
+    report = verify(ctx.store)
+    assert [p.where for p in report.problems] == [f"learning {mine['id']}"]
+    assert "audience personal" in report.problems[0].message
+
+
 def test_auto_safe_steps_on_personal_evidence_stay_local(
         two_sides: tuple[Context, dict[str, Any], dict[str, Any]]) -> None:
     ctx, _, ran = two_sides

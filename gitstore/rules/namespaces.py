@@ -1,14 +1,18 @@
-"""A learning's namespace follows its evidence.
+"""A learning's namespace follows its evidence, and its audience.
 
 Every clone must reach the same verdict on a shared learning using only shared records. A
 learning that cites a personal (local) session, follows a local version or replaces a local
-learning is therefore kept local by the store; one found shared anyway (written by an older
-version, or by hand) is never used, on this clone either, and ``gitstore verify`` names it.
+learning is therefore kept local by the store; so is one whose audience is ``personal`` (one
+person's machine or tools: no teammate's agent gets it). One found shared anyway (written by an
+older version, or by hand) is never used, on this clone either, and ``gitstore verify`` names
+it. Of a personal learning, only a shared version that puts it in force (accepted, or
+auto-active) is: no agent gets a proposal, and a person accepting one here keeps the acceptance
+on this machine.
 """
 
 from __future__ import annotations
 
-from gitstore.rules.lifecycle import History
+from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View
 
 
@@ -25,6 +29,9 @@ def misplaced(view: View, history: History) -> str | None:
         where = f"shared version {record['version']} ({item.digest})"
         if personal:
             return f"{where} cites a personal session ({personal[0]}) other clones never receive"
+        if record["audience"] == "personal" and record["state"] in USABLE:
+            return (f"{where} is {record['state']} with audience personal, which stays on its author's machine: "
+                    "shared, every teammate's agent would get it (propose it again, and it is kept local)")
         if local_seen:
             return f"{where} follows a local version other clones never receive"
         replaced = sorted(r for r in record["replaces"] if _is_local(view, r))
