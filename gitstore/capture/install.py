@@ -318,6 +318,9 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     if unloaded and written is None:
         unloaded = (unloaded[0], _read_first(path, unloaded[1]))
     found += [unloaded] if unloaded else []
+    altered = adapter.altered(current)
+    if altered:
+        found.append((altered, f"gitstore hooks install --harness {adapter.name} --scope {scope}"))
     if repo_root is not None and not set_up(repo_root):
         found.append((NOT_SET_UP, "gitstore init"))
     reinstall = f"gitstore hooks install --harness {adapter.name} --scope {scope}"

@@ -41,6 +41,11 @@ class Harness(Protocol):
     def notes(self, current: str) -> list[str]:
         """What in the file keeps a hook from running (hooks switched off, ...)."""
 
+    def altered(self, current: str) -> str | None:
+        """Why gitstore's entry in the file runs other code than ``gitstore hooks install``
+        writes, beyond the commands it names (a plugin whose code was changed); None when it
+        does not, or when its commands are all it holds."""
+
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         """Why the harness's settings, read in its own order, keep every hook from running (None
         when they do not)."""

@@ -97,6 +97,9 @@ class JsonHooksHarness(NamedTuple):
         """What this settings file says about running hooks (nothing, by default)."""
         return None
 
+    def altered(self, current: str) -> str | None:
+        return None  # gitstore's entries are their commands, which are checked as they are
+
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return switched_off(self.settings(repo_root, home), self.says)
 

@@ -229,6 +229,9 @@ class CodexHooks:
     def notes(self, current: str) -> list[str]:
         return _features_note(block.load(current))
 
+    def altered(self, current: str) -> str | None:
+        return None  # gitstore's tables are their commands, which are checked as they are
+
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         files = [_user(repo_root, home), *([_project(repo_root, home)] if repo_root else [])]
         return switched_off(files, lambda text: _features(block.load(text)))
@@ -279,6 +282,9 @@ class CodexNotify:
 
     def notes(self, current: str) -> list[str]:
         return []
+
+    def altered(self, current: str) -> str | None:
+        return None  # the notify command is all gitstore's entry holds, and it is checked as it is
 
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return None  # notify is a program Codex runs, not a hook it can switch off

@@ -94,6 +94,23 @@ class OpenCode:
     def notes(self, current: str) -> list[str]:
         return []
 
+    def altered(self, current: str) -> str | None:
+        """Why the plugin is not the one ``merged`` writes for the Python it names: its code runs
+        at every session of OpenCode, and a commit adding the file (git checks a tracked file out
+        over an ignored one without a word) or a hand edit can make it run anything, keeping the
+        lines ``commands`` reads."""
+        match = _PYTHON_LINE.search(current) if MARKER in current else None
+        if match is None:
+            return None
+        try:
+            shipped = self.merged(None, HookCommand(_jsontext.loads(match.group(1)), self.name))
+        except (ValueError, InvalidInput):
+            return None
+        if current == shipped:
+            return None
+        return ("its code is not the plugin this gitstore ships (changed by hand or by a commit, or written by "
+                "another version of gitstore): read what it runs")
+
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return None  # a plugin file is loaded whenever it is there
 
