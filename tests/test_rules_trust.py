@@ -789,6 +789,39 @@ def test_a_refusal_is_judged_again_under_a_new_policy(tmp_path: Path) -> None:
     assert report.quarantined == [] and report.status != "degraded", report.render()
 
 
+@pytest.mark.parametrize("oversized", ["policy.json", "allowed_signers"])
+def test_a_policy_file_of_gigabytes_is_refused_by_its_size_never_read(tmp_path: Path, oversized: str) -> None:
+    """A file of spaces compresses about a thousand to one: a commit of a few megabytes on the
+    default branch held a policy file of gigabytes, and every command (recall, the context
+    hook's rebuild, the MCP server) read it whole before refusing it as over 1 MiB. Its blob's
+    header says its size: it is refused by that, unread."""
+    import tracemalloc
+
+    from gitstore.providers._policy_git import current, files_at
+
+    repo = pygit2.init_repository(str(tmp_path / "repo"), initial_head="main")
+    files = {"policy.json": b'{"schema": "gitstore.policy/v1", "people": {}}', "allowed_signers": b""}
+    files[oversized] = b" " * (16 << 20)
+    folder = repo.TreeBuilder()
+    for name, data in files.items():
+        folder.insert(name, repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+    top = repo.TreeBuilder()
+    top.insert(".gitstore", folder.write(), pygit2.GIT_FILEMODE_TREE)
+    who = pygit2.Signature("a", "a@example.com")
+    commit = repo.create_commit("refs/heads/main", who, who, "policy", top.write(), [])
+    del files
+    tracemalloc.start()
+    try:
+        state = current(repo)
+        read = files_at(repo, str(commit))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, peak  # 16 MiB when it was read
+    assert state.problem == f".gitstore/{oversized} is over 1048576 bytes (at {str(commit)[:12]})", state.problem
+    assert read[["policy.json", "allowed_signers"].index(oversized)] is None
+
+
 def test_a_clone_without_origin_head_learns_origin_s_default_branch_and_its_policy(tmp_path: Path) -> None:
     """A clone with no origin/HEAD (made with `git init` and a remote added, or cloned while the
     remote was empty) reads the policy from its own main only until a sync asks origin which

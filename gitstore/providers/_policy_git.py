@@ -17,7 +17,7 @@ import pygit2
 
 from gitstore._gitconfig import value as git_setting
 from gitstore.providers._partial import fetch_left_out, is_partial
-from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, parse
+from gitstore.records.policy import MAX_FILE, POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, parse
 
 REMOTE_HEAD = "refs/remotes/origin/HEAD"
 
@@ -105,8 +105,10 @@ def current(repo: pygit2.Repository) -> PolicyState:
 
 def at(repo: pygit2.Repository, commit: pygit2.Commit) -> Revision:
     """The policy a commit's tree holds (see ``Revision``)."""
-    try:
-        files = [_file(repo, commit.tree, path) for path in (POLICY_FILE, SIGNERS_FILE)]
+    try:  # bounded by the blob's header: a file of gigabytes compresses to a pack of megabytes
+        files = [_file(repo, commit.tree, path, MAX_FILE) for path in (POLICY_FILE, SIGNERS_FILE)]
+    except Oversized as exc:
+        return Revision(problem=f"{exc} (at {str(commit.id)[:12]})")
     except (KeyError, ValueError, pygit2.GitError) as exc:
         return Revision(problem=f"cannot read the policy at {commit.id}: {exc}")
     if files == [None, None]:
@@ -127,9 +129,17 @@ def files_at(repo: pygit2.Repository, revision: str | None) -> tuple[bytes | Non
         return None, None
     try:
         tree = repo[revision].peel(pygit2.Commit).tree
-        return _file(repo, tree, POLICY_FILE), _file(repo, tree, SIGNERS_FILE)
     except (KeyError, ValueError, pygit2.GitError):
         return None, None
+    return _file_or_none(repo, tree, POLICY_FILE), _file_or_none(repo, tree, SIGNERS_FILE)
+
+
+def _file_or_none(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None:
+    """``_file`` within the bytes a policy file may hold, or None when it cannot be read so."""
+    try:
+        return _file(repo, tree, path, MAX_FILE)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
 
 
 class Oversized(ValueError):
