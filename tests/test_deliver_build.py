@@ -14,7 +14,7 @@ from gitstore.deliver.publish import select
 from gitstore.queries import _views
 from gitstore.rules.view import View
 
-from .delivery_world import World, shared_world  # noqa: F401 - the fixture
+from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +79,35 @@ def test_a_learning_holding_a_gitstore_marker_reaches_no_agent_and_no_published_
     assert "push to main" not in agents and agents.count("gitstore:learnings:end") == 1
     assert learning["id"] not in cli.ok("recall", "retry backoff jitter", "--json", cwd=world.root)
     assert "push to main" not in cli.ok("context", "--prompt", "retry backoff jitter", cwd=world.root)
+
+
+def test_a_reader_that_cannot_keep_an_index_builds_one_for_each_state_of_the_store(
+        shared_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Where the cache folder cannot be written, the MCP server (one reader, for as long as its
+    client runs) built an index for every call, one for each call a client sent at once: on a
+    large store, seconds and hundreds of megabytes each. It builds once for a state of the
+    store, one build at a time, and again once the store moves."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gitstore.deliver import index as idx
+    from gitstore.deliver.here import recall_here, show_here
+    from gitstore.ops import learning as ops
+
+    world = shared_world.copy(tmp_path / "widgets")
+    monkeypatch.setattr(idx, "writable", lambda place: False)
+    builds = []
+    real = build._read
+
+    def counted(place: Any, keyed: bool) -> Any:
+        builds.append(keyed)
+        return real(place, keyed)
+
+    monkeypatch.setattr(build, "_read", counted)
+    first = recall_here(PROMPT, str(world.root)).items
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda _: recall_here(PROMPT, str(world.root)).items, range(4))) == [first] * 4
+    assert show_here(world.ids["jitter"], str(world.root))["id"] == world.ids["jitter"]
+    assert world.ids["jitter"] in [item["id"] for item in first] and builds == [False]
+    ops.retire(world.ctx, world.ids["jitter"], "github:9", "retries are the client's job now")
+    assert world.ids["jitter"] not in [item["id"] for item in recall_here(PROMPT, str(world.root)).items]
+    assert builds == [False, False]

@@ -29,6 +29,7 @@ import fcntl
 import os
 import re
 import sqlite3
+import threading
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -115,17 +116,43 @@ def build(place: Place) -> Built:
     return built
 
 
+_PROCESS_SALT = os.urandom(heads.SALT_BYTES).hex()  # keys what this process keeps in memory; never written
+_in_memory_lock = threading.Lock()
+_in_memory_kept: dict[str, tuple[str, bytes]] = {}  # root -> (the state it was built for, its bytes)
+
+
 def in_memory(place: Place) -> idx.Index:
     """The index for the store's current state built in memory, for this process alone, read
-    and checked as ``build`` reads and checks it (nothing is written: no secret, no file)."""
-    built, rows, evidence = _read(place, keyed=False)
+    and checked as ``build`` reads and checks it (nothing is written: no secret, no file). A
+    process builds one at a time and keeps the last it built, used while the store's state
+    (``heads.state``, keyed by a secret of the process) stays as it was: the MCP server, one
+    long reader, answered each call with a build of its own, as many at once as the calls a
+    client sent at once (a build of a large store takes seconds and hundreds of megabytes)."""
+    with _in_memory_lock:
+        key = heads.digest(heads.state(place, _PROCESS_SALT))  # read before the records, as ``build`` reads it
+        kept = _in_memory_kept.get(place.root)
+        if key is None or kept is None or kept[0] != key:
+            kept = (key or "", _built_in_memory(place))
+            if key is not None:
+                _in_memory_kept[place.root] = kept
     db = sqlite3.connect(":memory:")
     try:
-        _fill(db, rows, built.fingerprint, built.dropped, built.inert, evidence)
+        db.deserialize(kept[1])
     except BaseException:
         db.close()
         raise
     return idx.Index(db)
+
+
+def _built_in_memory(place: Place) -> bytes:
+    """The bytes of an index of the store's current state, built in memory."""
+    built, rows, evidence = _read(place, keyed=False)
+    db = sqlite3.connect(":memory:")
+    try:
+        _fill(db, rows, built.fingerprint, built.dropped, built.inert, evidence)
+        return db.serialize()
+    finally:
+        db.close()
 
 
 def _read(place: Place, keyed: bool) -> tuple[Built, list[dict[str, Any]], frozenset[str] | None]:

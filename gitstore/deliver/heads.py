@@ -558,10 +558,11 @@ def sha256_hex(data: bytes) -> str:
     return sha256(data).hexdigest()  # type: ignore[no-any-return]
 
 
-def state(place: Place) -> list[str] | None:
+def state(place: Place, salt: str | None = None) -> list[str] | None:
     """The fingerprint's text, line by line (see the module's docstring), or None when it
-    cannot be known (no salt yet, memory provider)."""
-    salt = read_salt(place)
+    cannot be known (no salt yet, memory provider). Given ``salt``, that secret stands for the
+    clone's (a process keys what it keeps for itself alone, where the clone has none)."""
+    salt = salt or read_salt(place)
     if salt is None or place.provider == "memory":
         return None
     try:
