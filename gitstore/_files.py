@@ -41,6 +41,30 @@ def link_on_the_way(root: str, *names: str) -> str | None:
     return None
 
 
+def tracked_within(root: str, folder: str, listed: list[str]) -> list[str]:
+    """Of the paths git lists for the pathspec ``:(icase)FOLDER`` (``folder`` relative to
+    ``root``, with ``/``), those inside ``folder`` on this file system, each named under
+    ``folder`` as spelled here. On one that ignores case (macOS's and Windows' by default) a
+    tracked ``okf/.MEMORY/config.json`` is checked out as ``okf/.memory/config.json``, which a
+    pathspec of ``okf/.memory`` does not list; on one that does not, it is another folder."""
+    depth = folder.count("/") + 1
+    same: dict[str, bool] = {}
+    found = []
+    for path in listed:
+        parts = path.split("/")
+        head = "/".join(parts[:depth])
+        if head != folder:
+            if head not in same:
+                try:
+                    same[head] = os.path.samefile(os.path.join(root, head), os.path.join(root, folder))
+                except OSError:
+                    same[head] = False
+            if not same[head]:
+                continue
+        found.append("/".join([folder, *parts[depth:]]))
+    return found
+
+
 def links_under(root: Path, folder: Path) -> list[str]:
     """The symbolic links anywhere under ``folder`` (never followed), as paths from ``root``,
     sorted: a commit can leave one in gitstore's state folder, and git keeps it in the work

@@ -981,9 +981,12 @@ def tracked_under(root: Path, folder: Path) -> list[str]:
         return []
     import subprocess
 
-    done = subprocess.run(["git", "ls-files", "-z", "--", rel], cwd=root, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=_git_env())
-    return [path for path in done.stdout.split("\0") if path]
+    from gitstore._files import tracked_within
+
+    # in any case: a file system that ignores case checks okf/.MEMORY/x out as okf/.memory/x
+    done = subprocess.run(["git", "ls-files", "-z", "--", f":(icase){rel}"], cwd=root, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, env=_git_env())
+    return tracked_within(str(root), rel, [path for path in done.stdout.split("\0") if path])
 
 
 def exposed_under(root: Path, folder: Path) -> list[str]:

@@ -169,8 +169,12 @@ def not_own(root: str) -> str | None:
     files there (``git add -f``), and git checks them out over the clone's own ignored ones
     without a word: a configuration naming a writer, or links at the index's folder or the
     ledger that send what delivery writes wherever the repository chooses. One ``git
-    check-ignore`` (which leaves tracked files out of its answer) and one ``git ls-files``."""
+    check-ignore`` (which leaves tracked files out of its answer) and one ``git ls-files``, in
+    any case (``_files.tracked_within``: a file system that ignores case checks ``okf/.MEMORY/``
+    out into the state folder)."""
     import subprocess
+
+    from gitstore._files import tracked_within
 
     probe = os.path.join(STATE, "probe")  # the folder, as git sees it
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
@@ -178,9 +182,10 @@ def not_own(root: str) -> str | None:
         done = subprocess.run(["git", "-C", root, "check-ignore", probe], env=env,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ignored = probe in os.fsdecode(done.stdout).splitlines()
-        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", STATE], env=env,
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", f":(icase){STATE}"], env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        tracked = [name for name in listed.stdout.split(b"\0") if name]
+        tracked = tracked_within(root, STATE.replace(os.sep, "/"),
+                                 [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name])
     except OSError:
         return "git cannot be run to say whether okf/.memory/ is this clone's own; delivery is inert"
     if not ignored or listed.returncode != 0:
