@@ -118,7 +118,7 @@ def build(place: Place) -> Built:
 
 _PROCESS_SALT = os.urandom(heads.SALT_BYTES).hex()  # keys what this process keeps in memory; never written
 _in_memory_lock = threading.Lock()
-_in_memory_kept: dict[str, tuple[str, bytes]] = {}  # root -> (the state it was built for, its bytes)
+_in_memory_kept: dict[str, tuple[str, bytes]] = {}  # root -> (the state it was built for, its bytes): one
 
 
 def in_memory(place: Place) -> idx.Index:
@@ -133,6 +133,7 @@ def in_memory(place: Place) -> idx.Index:
         kept = _in_memory_kept.get(place.root)
         if key is None or kept is None or kept[0] != key:
             kept = (key or "", _built_in_memory(place))
+            _in_memory_kept.clear()  # the last one only: a process reads one repository's memory
             if key is not None:
                 _in_memory_kept[place.root] = kept
     db = sqlite3.connect(":memory:")
