@@ -235,6 +235,19 @@ LINK_FORMS = {
     "an html image, its attribute in capitals and unquoted": "<IMG alt='x' SRC=gone.md>",
     "an html tag over two lines": "<a title='x'\n   href='gone.md'>x</a>",
     "a picture's source set": '<picture><source srcset="b.md 1x, gone.md 2x"></picture>',
+    # an HTML tokenizer reads each of these as a tag whose href or src is gone.md
+    "an unquoted value holding <": '<a x=<y href="gone.md">x</a>',
+    "an unquoted value holding < then text": "<a x=a<b href=gone.md>x</a>",
+    "a quoted value holding <": "<a title='<b' href=gone.md>x</a>",
+    "a slash before an attribute": "<img/src=gone.md>",
+    "no space after a quoted value": '<a x="y"href=gone.md>x</a>',
+    "an unquoted value holding a backtick": "<a x=`y href=gone.md>x</a>",
+    "an unquoted value holding =": "<a x=y=z href=gone.md>x</a>",
+    "an attribute name holding a quote": '<a "x" href=gone.md>x</a>',
+    "an attribute name starting with =": "<a =x href=gone.md>x</a>",
+    "a tag name holding <": "<a<b href=gone.md>x</a>",
+    "a tag inside an unclosed quoted value": "<a x='y <img src=gone.md>",
+    "spaces around = over a line break": "<a href =\n  gone.md>x</a>",
 }
 NO_LINK_FORMS = {
     "an escaped opening bracket": "Written out: \\[not a link](gone.md).",
@@ -243,6 +256,8 @@ NO_LINK_FORMS = {
     "a space before the parenthesis": "See [not a link] (gone.md).",
     "an html link in a code span": 'Written out: `<a href="gone.md">`.',
     "an attribute that only ends like one": '<a data-href="gone.md" data-src="gone.md">x</a>',
+    "an attribute's quoted value": '<a title="x href=gone.md src=gone.md">x</a>',
+    "an attribute with no value": "<a href>x</a> <img src=>",
 }
 
 

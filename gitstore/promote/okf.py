@@ -338,15 +338,19 @@ _ESCAPED_BRACKET = re.compile(r"\\[\\\[\]]")  # ``\[``, ``\]`` (text, not a link
 _REF_DEFINITION = re.compile(
     r"^ {0,3}\[(?!\^)[^\[\]]{1,999}+\]:[ \t]*+(?:\r?\n[ \t]*+)?(?:<((?:[^<>\n\\]|\\.)*+)>|(\S++))", re.M)
 # an HTML tag (a renderer shows an ``<a href>`` as a link and an ``<img src>``'s image; an agent
-# reading the raw page follows either) and its attributes, read up to the first that is not
-# one: each ``href``, ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a
-# ``<picture>``'s ``<source>``, ``<video>``...). A tag is read up to the next ``<`` but within a
-# quoted value, which ends at the next quote of its kind (the one opening the next such value,
-# if not before): the reading stays linear
-_HTML_TAG = re.compile(
-    r"<[A-Za-z][A-Za-z0-9-]*+((?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'"
-    r"|[^\s\"'=<>`]++))?+)*+)")
-_HTML_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?+")
+# reading the raw page follows either), read as an HTML tokenizer reads one: each ``href``,
+# ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a ``<picture>``'s ``<source>``,
+# ``<video>``...). A tag starts at ``<`` and a letter; its name runs to a space, ``/`` or ``>``;
+# then come attributes up to ``>``: a name (anything but a space, ``/``, ``>`` or ``=``; a name
+# may start with ``=``), then, after ``=``, a value quoted (to the next quote of its kind,
+# ``<`` and ``>`` included) or not (to a space or ``>``: ``<``, ``=``, quotes and backticks are
+# part of it). A ``/`` between attributes is skipped, and none needs a space before it
+# (``<img/src=x>``, ``<a x="y"href=z>``). A tag is read from every ``<`` that could start one
+# (the ``<`` of an unquoted value too): the readings of one text share where each attribute
+# name starts, so none is read twice and the reading stays linear
+_TAG_START = re.compile(r"<[A-Za-z]")
+_TAG_NAME_END = re.compile(r"[\s/>]")
+_HTML_ATTRIBUTE = re.compile(r"[\s/]*+(=?[^\s/>=]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"?|'([^']*+)'?|([^\s>]*+)))?+")
 _HTML_LINKING = frozenset(("href", "src", "srcset"))
 _SRCSET_URL = re.compile(r"[\s,]*+(\S*+)")
 _NOT_IN_URL = re.compile(r"[\t\n\r]")  # a browser leaves tabs and line breaks out of an address
@@ -1173,20 +1177,37 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
 
 
 def _html_links(text: str) -> list[tuple[int, str, str, bool]]:
-    """Where each ``href``, ``src`` and ``srcset`` of an HTML tag in TEXT stands, and what it
-    leads to, its entities decoded as a browser decodes them (``&#46;&#46;/`` is ``../``)."""
+    """Where each ``href``, ``src`` and ``srcset`` value of an HTML tag in TEXT starts, and what
+    it leads to, its entities decoded as a browser decodes them (``&#46;&#46;/`` is ``../``):
+    read as an HTML tokenizer reads a tag (``_HTML_ATTRIBUTE``), from every ``<`` that could
+    start one."""
     found = []
-    for tag in _HTML_TAG.finditer(text):
-        if not tag.group(1):
-            continue
-        for attribute in _HTML_ATTRIBUTE.finditer(tag.group(1)):
-            if attribute.group(1).lower() not in _HTML_LINKING:
+    named = bytearray(len(text) + 1)  # where a reading began an attribute's name: what follows is read already
+    name_end = -1
+    for tag in _TAG_START.finditer(text):
+        if name_end <= tag.start():  # no tag's name ends before the next space, ``/`` or ``>``
+            end = _TAG_NAME_END.search(text, tag.end())
+            name_end = end.start() if end else len(text)
+        at = name_end
+        while (attribute := _HTML_ATTRIBUTE.match(text, at)) is not None and attribute.group(1):
+            if named[attribute.start(1)]:
+                break
+            named[attribute.start(1)] = 1
+            at = attribute.end()
+            value = next((n for n in (2, 3, 4) if attribute.group(n) is not None), None)
+            if value is None or attribute.group(1).lower() not in _HTML_LINKING:
                 continue
-            written = next((v for v in attribute.group(2, 3, 4) if v is not None), "").strip()
-            value = _NOT_IN_URL.sub("", html.unescape(written) if "&" in written else written)
-            urls = _srcset_urls(value) if attribute.group(1).lower() == "srcset" else [value]
-            found += [(tag.start(), url, written if len(urls) == 1 else url, False) for url in urls if url]
+            found += _attribute_links(attribute.start(value), attribute.group(value), attribute.group(1).lower())
     return found
+
+
+def _attribute_links(where: int, written: str, name: str) -> list[tuple[int, str, str, bool]]:
+    """The links of one ``href``, ``src`` or ``srcset`` value, written as WRITTEN at WHERE."""
+    offset = len(written) - len(written.lstrip())
+    written = written.strip()
+    value = _NOT_IN_URL.sub("", html.unescape(written) if "&" in written else written)
+    urls = _srcset_urls(value) if name == "srcset" else [value]
+    return [(where + offset, url, written if len(urls) == 1 else url, False) for url in urls if url]
 
 
 def _decoded(destination: str) -> str:
