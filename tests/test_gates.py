@@ -453,6 +453,26 @@ def test_a_renamed_heading_fails_for_the_links_of_pages_the_change_leaves_alone(
     assert run(okf.main, ["okf/wiki/retries.md", "okf/wiki/clients.md"], capsys) == (0, [])
 
 
+def test_a_link_written_encoded_is_found_on_its_own_line(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A link a page writes with entities or percent-encoding, into a page the change deletes or
+    a heading it renames, is named as written, on the line that writes it, and what it is read as."""
+    wiki = bundle / "okf/wiki"
+    (wiki / "retries.md").write_text("---\ntype: Guide\n---\n\n# Retries\n\n## Retry budget\n\nTen.\n")
+    (wiki / "gone.md").write_text("---\ntype: Guide\n---\n\n# Gone\n")
+    (wiki / "clients.md").write_text("---\ntype: Guide\n---\n\n# Clients\n\nSee gone.md and retries.md.\n\n"
+                                     "See [the budget](retri&#101;s.md#retry&#45;budget) and\n[the note](\n%67one.md).\n")
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "retries")
+    (wiki / "retries.md").write_text((wiki / "retries.md").read_text().replace("## Retry budget", "## Budget"))
+    git(bundle, "rm", "-q", "okf/wiki/gone.md")
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/retries.md"], capsys) == (1, [
+        "okf/wiki/clients.md:9: link retri&#101;s.md#retry&#45;budget: no heading with anchor #retry-budget (this "
+        "change renames or removes it in okf/wiki/retries.md) (read as retries.md#retry-budget)",
+        "okf/wiki/clients.md:11: link %67one.md does not resolve: it leads to okf/wiki/gone.md, which this change "
+        "deletes (read as gone.md)"])
+
+
 def _log(root: Path, day: str, entry: str) -> None:
     """A new entry at the top of the wiki's log.md, as the log grows."""
     _edit(root, "log.md", lambda t: t.replace("# Bundle history\n\n", f"# Bundle history\n\n## {day}\n\n- {entry}\n\n", 1))

@@ -309,6 +309,21 @@ def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written()
     assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 
 
+def test_an_encoded_link_about_the_overlay_is_found_on_its_own_line() -> None:
+    """A link into the local overlay, or an overlay page's one link, written with entities or
+    percent-encoding, is named on the line that writes it, as written, and what it is read as."""
+    from gitstore.promote.pages import page_findings
+
+    head = "---\ntype: A\n---\n# A\n\nNothing about tooling here.\n\n"
+    project = wiki.page_of("okf/wiki/a.md", head + "See\n[it](tool&#105;ng/x.md).\n")
+    assert [str(f) for f in page_findings(project, "okf/wiki/a.md", "okf/wiki", lambda page: [])] == [
+        "okf/wiki/a.md:9: links into the local tooling overlay (tool&#105;ng/x.md), which no other clone has; "
+        "never list or link it (read as tooling/x.md)"]
+    overlay = wiki.page_of("okf/wiki/tooling/a.md", head + "See\n[it](..%2Ftool%69ng/x.md).\n")
+    assert [str(f) for f in page_findings(overlay, "okf/wiki/tooling/a.md", "okf/wiki", lambda page: [])] == [
+        "okf/wiki/tooling/a.md:9: the overlay's one link must lead out of the overlay, to project knowledge"]
+
+
 def test_check_wiki_needs_an_index_listing_every_page(tmp_path: Path) -> None:
     _page(tmp_path, "a.md", "---\ntype: A\ndescription: A page.\n---\n# A\n")
     assert wiki.check_wiki(tmp_path) == ["index.md: missing"]

@@ -516,7 +516,7 @@ def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
 class Page:
     """One file of a wiki read once: its text, front matter and body (or why it has none)."""
 
-    __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links", "_written")
+    __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links", "_written", "_at")
 
     def __init__(self, path: Path | str, text: str | None, meta: Any = None, body: str = "",
                  problems: list[str] | None = None) -> None:
@@ -529,6 +529,7 @@ class Page:
         self._code_free: str | None = None
         self._links: list[str] | None = None
         self._written: list[str] = []
+        self._at: list[int] = []
 
     @property
     def anchors(self) -> set[str]:
@@ -549,8 +550,9 @@ class Page:
         """Every link target of the body, as a renderer and a browser read it (``_read_links``)."""
         if self._links is None:
             read = _read_links(self.code_free)
-            self._links = [target for target, _ in read]
-            self._written = [written for _, written in read]
+            self._links = [target for target, _, _ in read]
+            self._written = [written for _, written, _ in read]
+            self._at = [at for _, _, at in read]
         return self._links
 
     @property
@@ -558,6 +560,22 @@ class Page:
         """How the page writes each of ``links``, in order: where a link is written with
         entities, escapes or percent signs, what a reader finds in the page."""
         return self._written if self.links else []
+
+    @property
+    def lines(self) -> list[int]:
+        """The 1-based line of the page's text where each of ``links`` is written (its
+        destination), the front matter counted: where a reader finds it, however it is encoded."""
+        if not self.links:
+            return []
+        code_free, above = self.code_free, (self.text or "").count("\n") - self.body.count("\n")
+        lines, line, seen = [], 1 + above, 0
+        for at in self._at:  # in order of where they stand, for a page read in the usual way
+            if at < seen:
+                line, seen = 1 + above, 0
+            line += code_free.count("\n", seen, at)
+            seen = at
+            lines.append(line)
+        return lines
 
 
 _CACHE: list[dict[str, Page]] = []
@@ -922,9 +940,7 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     problems = []
     file_here = os.fspath(page.path)
     here, base = os.path.dirname(file_here), os.fspath(root)
-    spellings = iter(page.written)
-    for target, what in link_targets(page):
-        shown = next(spellings) if what == "link" else target
+    for target, what, shown, _ in link_targets(page):
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
@@ -938,32 +954,33 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
             file = os.path.join(base, name)
         kind = files.kind(file)
         if within is not None and not files.inside(file, os.fspath(within), kind is not None):
-            problems.append(f"{what} {shown} leaves the repository{_read_as(shown, target)}")
+            problems.append(f"{what} {shown} leaves the repository{read_as(shown, target)}")
         elif kind is None:
             if what == "source" and not written_as_path(target):
                 continue  # a scope descriptor (OKF 5.1), no path: it names nothing there is to resolve
-            problems.append(f"{what} {shown} does not resolve{_read_as(shown, target)}")
+            problems.append(f"{what} {shown} does not resolve{read_as(shown, target)}")
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
             problems.append(f"{what} {shown}: no heading with anchor #{fragment}")
     return problems
 
 
-def _read_as(shown: str, target: str) -> str:
+def read_as(shown: str, target: str) -> str:
     """What a problem adds about a link written otherwise than it is read."""
     return "" if shown == target else f" (read as {target})"
 
 
-def link_targets(page: Page) -> list[tuple[str, str]]:
-    """(target, "link" or "source") for each link of a page's body and each path-valued source
-    of its front matter: what must resolve. A source that is no path relative to the page is
-    one from the bundle root."""
-    targets = [(t, "link") for t in page.links]
-    meta = page.meta
+def link_targets(page: Page) -> list[tuple[str, str, str, int]]:
+    """(target, "link" or "source", how the page writes it, its 1-based line) for each link of
+    a page's body and each path-valued source of its front matter: what must resolve. A
+    source that is no path relative to the page is one from the bundle root."""
+    targets = [(t, "link", w, n) for t, w, n in zip(page.links, page.written, page.lines)]
+    meta, text = page.meta, page.text or ""
     if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
         for entry in meta["sources"]:
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(resource, str) and not re.search(r"\s", resource):
-                targets.append((resource, "source"))
+                at = text.find(resource)
+                targets.append((resource, "source", resource, text.count("\n", 0, at) + 1 if at >= 0 else 1))
     return targets
 
 
@@ -1125,21 +1142,22 @@ def body_links(body: str) -> list[str]:
 
 
 def _links_in(code_free: str) -> list[str]:
-    return [target for target, _ in _read_links(code_free)]
+    return [target for target, _, _ in _read_links(code_free)]
 
 
-def _read_links(code_free: str) -> list[tuple[str, str]]:
+def _read_links(code_free: str) -> list[tuple[str, str, int]]:
     """Each link of a body with its code blanked, in order: where it leads, as a renderer reads
     its destination (entities and backslash escapes decoded, CommonMark) and a browser or a
     reader opens it as a file of the repository (percent-encoding decoded: ``..%2Fx`` is
-    ``../x``), and how it is written."""
-    return [(_as_path(_decoded(target) if markdown else target), written)
-            for _, target, written, markdown in _written_links(code_free)]
+    ``../x``), how it is written, and where (its destination's offset in the body)."""
+    return [(_as_path(_decoded(target) if markdown else target), written, at)
+            for at, target, written, markdown in _written_links(code_free)]
 
 
 def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
-    """Where each link of a body with its code blanked stands, its destination (an HTML
-    attribute's with its entities decoded), how it is written, and whether it is markdown."""
+    """Where the destination of each link of a body with its code blanked starts, the
+    destination (an HTML attribute's with its entities decoded), how it is written, and whether
+    it is markdown."""
     html_links = _html_links(code_free) if "<" in code_free else []
     if "](" not in code_free and "]:" not in code_free:
         return html_links
@@ -1151,8 +1169,8 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
         for m in _REF_DEFINITION.finditer(code_free):
             end = code_free.find("\n", m.end())
             defined.append((m.start(), len(code_free) if end < 0 else end))
-            target = m.group(1) if m.group(1) is not None else m.group(2)
-            found.append((m.start(), target, target, True))
+            group = 1 if m.group(1) is not None else 2
+            found.append((m.start(group), m.group(group), m.group(group), True))
     at, open_brackets, spans = 0, 0, iter(defined)
     span = next(spans, None)
     while (bracket := _BRACKET.search(code_free, at)) is not None:
@@ -1166,13 +1184,13 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
         else:
             open_brackets -= 1
             angled = _ANGLED.match(code_free, at)
-            start = at
+            start = at + 1 if angled else at
             at = angled.end() if angled else _destination_end(code_free, at)
             target = angled.group(1) if angled else code_free[start:at]
             while span is not None and span[1] <= bracket.start():
                 span = next(spans, None)
             if target and (span is None or bracket.start() < span[0]):
-                found.append((bracket.start(), target, target, True))
+                found.append((start, target, target, True))
     return sorted(found + html_links, key=lambda item: item[0])
 
 

@@ -10,7 +10,7 @@ from posixpath import dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.findings import Finding, line_of
-from gitstore.promote.okf import Page, is_url, page_problems
+from gitstore.promote.okf import Page, is_url, page_problems, read_as
 
 OVERLAY = "tooling"  # the local tooling overlay's folder in the wiki (route 0): git ignores it
 
@@ -37,9 +37,9 @@ def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], l
     found += [Finding(rel, line(problem), problem) for problem in links(page)]
     inside = rel[len(wiki_rel) + 1:]
     if inside.startswith(f"{OVERLAY}/"):
-        found += _overlay_links(page.links, rel, wiki_rel, text)
+        found += _overlay_links(page, rel, wiki_rel)
     else:
-        found += _links_into_overlay(page.links, rel, wiki_rel, text)
+        found += _links_into_overlay(page, rel, wiki_rel)
     return found + _promoted(rel, text, sources)
 
 
@@ -62,13 +62,9 @@ def read_body(text: str) -> str:
     return split_front_matter(text)[1]
 
 
-def link_line(problem: str, text: str) -> int:
-    target = problem.split(" ", 2)[1].rstrip(":") if problem.count(" ") >= 2 else ""
-    return line_of(text, f"({target}") if f"({target}" in text else line_of(text, target)
-
-
 class LinkLines:
-    """``link_line`` for the problems of one page's links, given in the order the page holds
+    """The line of each problem of one page's links (where the link it names, as written, is
+    found: ``(link`` first), the problems given in the order the page holds
     its links: each link is looked for from where the one before it was found (then, if it is
     not there, from the start), and lines are counted on from there, so a page costs one
     reading of its text however many of its links fail, not one reading each (20,000 broken
@@ -104,34 +100,34 @@ def resolve_link(rel: str, target: str, wiki_rel: str) -> str:
     return normpath(join(dirname(rel), name))
 
 
-def _overlay_links(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
+def _overlay_links(page: Page, rel: str, wiki_rel: str) -> list[Finding]:
     """An overlay page links exactly once, to project knowledge outside the overlay."""
+    links = page.links
     if len(links) != 1:
         return [Finding(rel, 1, f"a page of the tooling overlay has exactly one outgoing link, to project "
                                 f"knowledge; this one has {len(links)}")]
-    target = links[0]
+    target, written, line = links[0], page.written[0], page.lines[0]
     if is_url(target):
-        return [Finding(rel, line_of(text, target), f"the overlay's one link must lead to project knowledge "
-                                                    f"in the repository, not to {target}")]
+        return [Finding(rel, line, f"the overlay's one link must lead to project knowledge in the repository, "
+                                   f"not to {written}")]
     resolved = resolve_link(rel, target, wiki_rel)
     if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
-        return [Finding(rel, line_of(text, target), "the overlay's one link must lead out of the overlay, "
-                                                    "to project knowledge")]
+        return [Finding(rel, line, "the overlay's one link must lead out of the overlay, to project knowledge")]
     return []
 
 
-def _links_into_overlay(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
+def _links_into_overlay(page: Page, rel: str, wiki_rel: str) -> list[Finding]:
     """No page outside the overlay (no index, no project page) links into it."""
     found = []
-    for target in links:
+    for target, written, line in zip(page.links, page.written, page.lines):
         # a link leads into the overlay only through a segment of its own naming it: this
         # page's folder, outside the overlay, has another segment there, and ``..`` only drops
         if OVERLAY not in target or is_url(target) or not target.partition("#")[0]:
             continue
         resolved = resolve_link(rel, target, wiki_rel)
         if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
-            found.append(Finding(rel, line_of(text, target), f"links into the local tooling overlay ({target}), "
-                                                             "which no other clone has; never list or link it"))
+            found.append(Finding(rel, line, f"links into the local tooling overlay ({written}), which no other clone "
+                                            f"has; never list or link it{read_as(written, target)}"))
     return found
 
 
@@ -175,4 +171,4 @@ def _promoted(rel: str, text: str, sources: Sources | None = None) -> list[Findi
     return found
 
 
-__all__ = ["OVERLAY", "LinkLines", "link_line", "page_findings", "read_body", "resolve_link"]
+__all__ = ["OVERLAY", "LinkLines", "page_findings", "read_body", "resolve_link"]

@@ -90,9 +90,10 @@ from gitstore.promote.blocks import MARKER_START
 from gitstore.promote.blocks import find as find_blocks
 from gitstore.promote.okf import (
     GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, is_url,
-    link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_page, render_index_page, unlisted,
+    link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_as, read_page, render_index_page,
+    unlisted,
 )
-from gitstore.promote.pages import LinkLines, link_line, page_findings, read_body, resolve_link
+from gitstore.promote.pages import page_findings, read_body, resolve_link
 
 if TYPE_CHECKING:
     import subprocess
@@ -658,13 +659,12 @@ def _anchors_lost(git_root: Path, root: Path, wiki_rel: str, pages: list[str], e
         if page.text is None or page.problems:
             continue
         page = _recent(page, page.text)  # a log left alone: every entry is history
-        for target, what in link_targets(page):
+        for target, what, written, line in link_targets(page):
             name, _, fragment = target.partition("#")
             resolved = resolve_link(rel, target, wiki_rel) if name else rel
             if fragment and not is_url(target) and fragment in lost.get(resolved, ()):
-                problem = (f"{what} {target}: no heading with anchor #{fragment} (this change renames or removes it "
-                           f"in {resolved})")
-                found.append(Finding(rel, link_line(problem, page.text or ""), problem))
+                found.append(Finding(rel, line, f"{what} {written}: no heading with anchor #{fragment} (this change "
+                                                f"renames or removes it in {resolved}){read_as(written, target)}"))
     return found
 
 
@@ -707,8 +707,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         return path in there if path.startswith(inside) else os.path.lexists(os.path.join(disk or root, path))
 
     found = []
-    line = LinkLines(page.text or "")
-    for target, what in link_targets(page):
+    for target, what, written, line in link_targets(page):
         name = target.partition("#")[0]
         if not name or is_url(target):
             continue
@@ -716,8 +715,8 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         if what == "source" and not name.startswith("/") and not remains(resolved):
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
-            problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
-            found.append(Finding(rel, line(problem), problem))
+            found.append(Finding(rel, line, f"{what} {written} does not resolve: it leads to {resolved}, which this "
+                                            f"change deletes{read_as(written, target)}"))
     return found
 
 
