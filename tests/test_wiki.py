@@ -309,6 +309,20 @@ def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written()
     assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 
 
+@pytest.mark.parametrize(("written", "resolves"), [
+    ("a%23b.md", True),  # a browser asks for a%23b.md: the file a#b.md, no fragment
+    ("c%23d.md", False),  # not the file named c%23d.md, which a reader never opens so
+    ("c%2523d.md", True),  # an encoded % is that file's %
+    ("b.md%23top", False),  # the file b.md#top, not b.md's heading
+    ("a&#35;b.md", False),  # an entity's # is a fragment's: the file a
+])
+def test_an_encoded_fragment_mark_is_a_mark_of_the_file_name(tmp_path: Path, written: str, resolves: bool) -> None:
+    for name in ("a#b.md", "c%23d.md", "b.md"):
+        _page(tmp_path, name, "---\ntype: A\n---\n# Top\n")
+    page = _page(tmp_path, "page.md", f"---\ntype: A\n---\n# A\n\nSee [x]({written}).\n")
+    assert (wiki.check_links(page, tmp_path) == []) is resolves
+
+
 def test_an_encoded_link_about_the_overlay_is_found_on_its_own_line() -> None:
     """A link into the local overlay, or an overlay page's one link, written with entities or
     percent-encoding, is named on the line that writes it, as written, and what it is read as."""

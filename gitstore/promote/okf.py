@@ -251,7 +251,7 @@ def _kept_descriptions(index: Path) -> dict[str, str]:
 
 def _entry_key(link: str) -> str | None:
     """What an index entry's link leads to within the index's folder: ``name`` or ``name/``."""
-    name = link.partition("#")[0]
+    name = file_name(link.partition("#")[0])
     if not name or _SCHEME.match(name) or name.startswith("/"):
         return None
     parts = [part for part in name.split("/") if part not in ("", ".")]
@@ -944,6 +944,7 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
+        name = file_name(name)
         if not name:
             file = file_here
         elif name.startswith("/"):
@@ -1078,7 +1079,7 @@ def _check_wiki(root: Path) -> list[str]:
         # as whatever markdown its lines form together), so this gate and `wiki index --check`
         # agree, and each page's entry must be exactly the line the generator writes for it.
         targets = [link for _, link, _ in index_entries(read.text or "")] if generated else links_of(index)
-        listed = {(folder / t.partition("#")[0]).resolve() for t in targets if not _SCHEME.match(t)}
+        listed = {(folder / file_name(t.partition("#")[0])).resolve() for t in targets if not _SCHEME.match(t)}
         lines = set(read.body.split("\n")) if generated else set()
         for page in _pages_in(folder):
             if page.resolve() not in listed:
@@ -1238,8 +1239,10 @@ def _decoded(destination: str) -> str:
 
 def _as_path(target: str) -> str:
     """TARGET as a file of the repository is opened: a URL as written; else, before and after
-    its fragment's ``#``, its percent-encoding decoded (but for a ``#`` it encodes, or a control
-    character, which no file name of a wiki holds and no problem may print)."""
+    its fragment's ``#``, its percent-encoding decoded, but for a ``#`` it encodes (a browser
+    asks for ``a%23b.md``, the file ``a#b.md``: an encoded ``#`` never starts a fragment, so it
+    stays encoded where a ``#`` would), a ``%`` (so that ``%2523`` stays a ``%`` and text) and
+    a control character (which no problem may print): ``file_name`` reads those three."""
     if "%" not in target or _SCHEME.match(target):
         return target
     return _PERCENT_RUN.sub(_percent_decoded, target)
@@ -1250,7 +1253,16 @@ def _percent_decoded(run: re.Match[str]) -> str:
         text = bytes.fromhex(run.group().replace("%", "")).decode("utf-8")
     except UnicodeDecodeError:
         return run.group()
-    return "".join(f"%{ord(c):02X}" if c == "#" or c < " " or c == "\x7f" else c for c in text)
+    return "".join(f"%{ord(c):02X}" if c in "#%\x7f" or c < " " else c for c in text)
+
+
+_KEPT_ESCAPE = re.compile(r"%(?:2[35]|[01][0-9A-Fa-f]|7[Ff])")
+
+
+def file_name(name: str) -> str:
+    """The file a link's name opens (its part before the fragment, as a target holds it:
+    ``_as_path``), the escapes left in it decoded: ``a%23b.md`` is the file ``a#b.md``."""
+    return _KEPT_ESCAPE.sub(lambda m: chr(int(m.group()[1:], 16)), name) if "%" in name else name
 
 
 def _srcset_urls(value: str) -> list[str]:

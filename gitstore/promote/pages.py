@@ -10,7 +10,7 @@ from posixpath import dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.findings import Finding, line_of
-from gitstore.promote.okf import Page, is_url, page_problems, read_as
+from gitstore.promote.okf import Page, file_name, is_url, page_problems, read_as
 
 OVERLAY = "tooling"  # the local tooling overlay's folder in the wiki (route 0): git ignores it
 
@@ -94,7 +94,8 @@ class LinkLines:
 
 
 def resolve_link(rel: str, target: str, wiki_rel: str) -> str:
-    name = target.partition("#")[0]
+    """Where a link of the page ``rel`` leads, from the repository's root (``/`` is the wiki's)."""
+    name = file_name(target.partition("#")[0])
     if name.startswith("/"):
         return normpath(join(wiki_rel, name.lstrip("/")))
     return normpath(join(dirname(rel), name))

@@ -89,9 +89,9 @@ from gitstore.promote._git import git_env
 from gitstore.promote.blocks import MARKER_START
 from gitstore.promote.blocks import find as find_blocks
 from gitstore.promote.okf import (
-    GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, is_url,
-    link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_as, read_page, render_index_page,
-    unlisted,
+    GENERATED_MARK, INDEX_PAGE, LOCAL_DIRS, LOG_PAGE, OLDER_RULE, RESERVED, OnDisk, Page, escaped_otherwise, file_name,
+    is_url, link_problems, link_targets, name_problem, page_cache, page_entry, page_of, read_as, read_page,
+    render_index_page, unlisted,
 )
 from gitstore.promote.pages import page_findings, read_body, resolve_link
 
@@ -708,7 +708,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
 
     found = []
     for target, what, written, line in link_targets(page):
-        name = target.partition("#")[0]
+        name = file_name(target.partition("#")[0])
         if not name or is_url(target):
             continue
         resolved = resolve_link(rel, target, wiki_rel)
