@@ -66,6 +66,37 @@ def bounded(name: str, keep: int = KEEP, whole: int | None = None) -> str:
     return f"{''.join(escaped[:kept])}...#{digest[:_HASHED]}"
 
 
+_INVISIBLE_CATEGORIES = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp", "Zs"))
+_BLANK_LETTERS = frozenset((0x034F, 0x115F, 0x1160, 0x2800, 0x3164, 0xFFA0))  # fillers and a blank, drawn as nothing
+
+
+def visible(text: str) -> str:
+    """``text`` with each character a reader cannot see, or would take for another, written as
+    its code (``<U+200B>``): a control, a format character (a zero-width space or joiner, a
+    bidirectional mark, a soft hyphen, a byte order mark, a tag character), a space other than
+    the ASCII one, a line or paragraph separator, a private-use or unassigned code point, a
+    variation selector, a Hangul filler; a byte that is not UTF-8 (a name read with
+    ``surrogateescape``) as ``\\xNN``. So a file's name printed in a finding is the name git
+    holds, each character of it seen. Plain ASCII is itself (its C0 controls are ``shown``'s)."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    out = []
+    for char in text:
+        code = ord(char)
+        if code < 0x80:
+            out.append(char)
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif (unicodedata.category(char) in _INVISIBLE_CATEGORIES or code in _BLANK_LETTERS
+              or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF or 0x180B <= code <= 0x180F):
+            out.append(f"<U+{code:04X}>")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def json_escaped(text: str) -> str:
     """JSON text with each character ``shown`` would change escaped as ``\\uXXXX``: the same
     values to a program, and nothing for a terminal to obey (encoders escape C0 controls only)."""
@@ -85,4 +116,4 @@ def _controls() -> Any:
     return _compiled[0]
 
 
-__all__ = ["KEEP", "PICTURES", "bounded", "json_escaped", "one_line", "shown"]
+__all__ = ["KEEP", "PICTURES", "bounded", "json_escaped", "one_line", "shown", "visible"]

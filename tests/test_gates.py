@@ -1341,6 +1341,25 @@ def test_a_file_name_with_a_line_break_is_one_finding_on_one_line(
     assert lines[0].startswith("notes\u2424README.md:1: all good\u2424.md:2: quarantine: prompt-injection")
 
 
+@pytest.mark.parametrize(("name", "printed"), [
+    ("a\u200bb.md", "a<U+200B>b.md"),  # a zero-width space
+    ("a\u200db\u2060c.md", "a<U+200D>b<U+2060>c.md"),  # a joiner, a word joiner
+    ("\ufeffa.md", "<U+FEFF>a.md"),  # a byte order mark
+    ("a\u00adb.md", "a<U+00AD>b.md"),  # a soft hyphen
+    ("a\u00a0b.md", "a<U+00A0>b.md"),  # a no-break space, taken for a space
+    ("\u202egnp.md", "<U+202E>gnp.md"),  # a bidirectional override
+    ("a\U000e0041.md", "a<U+E0041>.md"),  # a tag character
+    ("a\ufe0fb\u3164.md", "a<U+FE0F>b<U+3164>.md"),  # a variation selector, a Hangul filler
+    ("a\udcffb.md", "a\\xffb.md"),  # a byte that is not UTF-8, as git's name holds it
+    ("sch\u00e9ma-\u65e5\u672c.md", "sch\u00e9ma-\u65e5\u672c.md"),  # letters of any script are themselves
+])
+def test_a_finding_prints_each_character_of_a_file_name_visibly(name: str, printed: str) -> None:
+    """A file's name in a finding is one line whose every character is seen: one no one sees,
+    or would take for another, is written as its code, so two names that look alike print apart."""
+    line = str(Finding(f"okf/wiki/{name}", 3, f"link {name} does not resolve"))
+    assert line == f"okf/wiki/{printed}:3: link {printed} does not resolve"
+
+
 @pytest.mark.parametrize("what", ["folder", "device", "fifo"])
 def test_the_promotion_gate_reads_a_commit_message_only_from_a_regular_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], what: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from gitstore._shown import one_line, shown
+from gitstore._shown import one_line, shown, visible
 
 
 class Finding(namedtuple("Finding", "path line message")):
@@ -14,8 +14,9 @@ class Finding(namedtuple("Finding", "path line message")):
 
     def __str__(self) -> str:
         # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed;
-        # a name may hold a line break: pictured, so that each finding stays one line
-        return shown(f"{one_line(self.path)}:{self.line}: {' '.join(self.message.split())}")
+        # a name may hold a line break: pictured, so that each finding stays one line; and
+        # characters no one sees (a zero-width space, a bidirectional mark): written as codes
+        return shown(f"{visible(one_line(self.path))}:{self.line}: {' '.join(visible(self.message).split())}")
 
 
 def line_of(text: str, needle: str, default: int = 1) -> int:

@@ -342,7 +342,9 @@ def judge_others(prog: str, module: str, root: Path) -> int:
                               capture_output=True)
         if done.returncode != 0 or done.stdout.strip() or done.stderr.strip():
             sys.stdout.flush()
-            print(f"{prog}: {name}, which this push sends too:", file=sys.stderr, flush=True)
+            from gitstore._shown import shown, visible
+
+            print(f"{prog}: {shown(visible(name))}, which this push sends too:", file=sys.stderr, flush=True)
             for stream, out in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
                 stream.buffer.write(out)
                 stream.flush()
