@@ -248,6 +248,14 @@ LINK_FORMS = {
     "a tag name holding <": "<a<b href=gone.md>x</a>",
     "a tag inside an unclosed quoted value": "<a x='y <img src=gone.md>",
     "spaces around = over a line break": "<a href =\n  gone.md>x</a>",
+    # text that only looks like code to a reader that does not follow CommonMark's rules
+    "after a backtick fence whose info holds a backtick": "```x`y\n[x](gone.md)\n```",
+    "after a fence closed by no closing fence": "```\ncode\n``` x\n```\n[x](gone.md)\n```",
+    "after an escaped backtick": "See \\`[x](gone.md)` now.",
+    "after a backtick inside an html tag": '<a title="`">[x](gone.md)`',
+    "after a fence inside an html block": "<div>\n```\n</div>\n\n[x](gone.md)\n\n```",
+    "after a fence closed on a line ending in CR LF": "```\r\ncode\r\n```\r\n[x](gone.md)\r",
+    "in an html block, between backticks": '<div>\n`<img src="gone.md">`\n</div>',
 }
 NO_LINK_FORMS = {
     "an escaped opening bracket": "Written out: \\[not a link](gone.md).",
@@ -258,6 +266,9 @@ NO_LINK_FORMS = {
     "an attribute that only ends like one": '<a data-href="gone.md" data-src="gone.md">x</a>',
     "an attribute's quoted value": '<a title="x href=gone.md src=gone.md">x</a>',
     "an attribute with no value": "<a href>x</a> <img src=>",
+    "a tilde fence whose info holds a backtick": "~~~x`y\n[x](gone.md)\n~~~",
+    "a fence after an html comment": "<!-- a\nb -->\n```\n[x](gone.md)\n```",
+    "a code span holding a backslash": "`[x](gone.md)\\`",
 }
 
 

@@ -315,8 +315,26 @@ def _folders(root: Path, *, top: bool = True) -> list[Path]:
 
 _STATUSES = ("draft", "stable", "deprecated")
 _ACTOR = re.compile(r"^(?:(?:human|process):\S+|[^\s/:]+/\S+)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+# a fence opens with three backticks or tildes, a backtick one holding no backtick after them
+# (CommonMark: "```a`b" is a paragraph); one closes it only when nothing but spaces follows
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
+_FENCE_END = re.compile(r"[ \t]*+\r?$")
+# what a code span never starts inside: an escaped character (``\```` is a backtick, text) and
+# an HTML tag or autolink, which binds as tightly and, leftmost, first (CommonMark 6)
+_CODE_SPAN = re.compile(r"\\[\s\S]|<[A-Za-z/!?][^<>]*+>|(`+)(.+?)(?<!`)\1(?!`)")
+# a line starting an HTML block (CommonMark 4.6), in which no fence opens and no backtick
+# starts a code span: the lines are raw HTML. Each kind ends where ``_HTML_BLOCK_END`` says
+# (the last two at a blank line); a tag alone on its line starts one too
+_HTML_BLOCK_START = re.compile(
+    r"^ {0,3}<(?:(?P<raw>pre|script|style|textarea)(?:[\s>]|$)|(?P<comment>!--)|(?P<pi>\?)|(?P<cdata>!\[CDATA\[)"
+    r"|(?P<decl>![A-Za-z])|/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd"
+    r"|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr"
+    r"|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section"
+    r"|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s>]|/>|$)|/?[A-Za-z][A-Za-z0-9-]*+[^<>]*+>[ \t]*+\r?$)",
+    re.I)
+_HTML_BLOCK_END = {"raw": re.compile(r"</(?:pre|script|style|textarea)>", re.I), "comment": re.compile("-->"),
+                   "pi": re.compile(r"\?>"), "cdata": re.compile(r"\]\]>"), "decl": re.compile(">"),
+                   None: re.compile(r"\A\s*\Z")}  # a blank line
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _INDEX_ENTRY = re.compile(r"^[*-] \[((?:[^\]\\]|\\.)+)\]\(([^()\s]+)\)(?: - (.*))?$")  # a title's \] is text
 _LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
@@ -862,23 +880,41 @@ def _is_instant(value: Any) -> bool:
 
 def _without_code(body: str, spans: bool = False) -> str:
     """The body with fenced blocks blanked and, unless ``spans``, code spans emptied, so their
-    text is not read as links (headings keep their spans: a heading's anchor is made from them)."""
+    text is not read as links (headings keep their spans: a heading's anchor is made from them).
+    A fence or a backtick inside an HTML block is raw HTML, no code (``_HTML_BLOCK_START``)."""
     if "`" not in body and "~~~" not in body:  # no fence, no span: most pages of prose
         return body
     out = []
     fence = ""
+    html: re.Pattern[str] | None = None  # the end of the HTML block a line is in; a blank line's for some
     for line in body.split("\n"):
+        if html is not None:
+            out.append(line)
+            if html.search(line):
+                html = None
+            continue
         match = _FENCE.match(line) if "`" in line or "~" in line else None
         if fence:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            if (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+                    and _FENCE_END.match(line, match.end())):
                 fence = ""
             out.append("")
         elif match:
             fence = match.group(1)
             out.append("")
+        elif "<" in line and (start := _HTML_BLOCK_START.match(line)) is not None:
+            end = _HTML_BLOCK_END[start.lastgroup]
+            out.append(line)
+            if not end.search(line, start.end()):  # a blank line's end is never on the line starting it
+                html = end
         else:
-            out.append(line if spans else _CODE_SPAN.sub("``", line))
+            out.append(line if spans or "`" not in line else _CODE_SPAN.sub(_span_blanked, line))
     return "\n".join(out)
+
+
+def _span_blanked(match: re.Match[str]) -> str:
+    """A code span emptied (its backticks kept); an escape or a tag as it is."""
+    return match.group() if match.group(1) is None else "``"
 
 
 def _anchors_of(body: str) -> set[str]:
