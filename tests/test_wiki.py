@@ -256,6 +256,10 @@ LINK_FORMS = {
     "after a fence inside an html block": "<div>\n```\n</div>\n\n[x](gone.md)\n\n```",
     "after a fence closed on a line ending in CR LF": "```\r\ncode\r\n```\r\n[x](gone.md)\r",
     "in an html block, between backticks": '<div>\n`<img src="gone.md">`\n</div>',
+    # a definition holds for the whole page, wherever its block sits
+    "a definition in a block quote": "See [x][r].\n\n> [r]: gone.md",
+    "a definition in a list item": "See [x][r].\n\n1. [r]: gone.md",
+    "a definition in a block quote, its destination on the next line": "See [x][r].\n\n> > [r]:\n> > gone.md",
 }
 NO_LINK_FORMS = {
     "an escaped opening bracket": "Written out: \\[not a link](gone.md).",

@@ -352,9 +352,11 @@ _ANGLED = re.compile(r"<((?:[^<>\n\\]|\\.)*+)>")
 _PLAIN = re.compile(r"[^\s()\\]*+")
 _ESCAPED_BRACKET = re.compile(r"\\[\\\[\]]")  # ``\[``, ``\]`` (text, not a link's bracket) or ``\\``
 # a link reference definition: its label (over lines too), then its destination, on the same
-# line or the next
+# line or the next; at a line's start or in a block quote or a list item (``> [r]: x``,
+# ``- [r]: x``), whose definitions hold for the whole page
 _REF_DEFINITION = re.compile(
-    r"^ {0,3}\[(?!\^)[^\[\]]{1,999}+\]:[ \t]*+(?:\r?\n[ \t]*+)?(?:<((?:[^<>\n\\]|\\.)*+)>|(\S++))", re.M)
+    r"^[ \t]*+(?:(?:>|[-+*]|[0-9]{1,9}[.)])[ \t]*+)*+\[(?!\^)[^\[\]]{1,999}+\]:[ \t]*+(?:\r?\n[ \t]*+(?:>[ \t]*+)*+)?"
+    r"(?:<((?:[^<>\n\\]|\\.)*+)>|(\S++))", re.M)
 # an HTML tag (a renderer shows an ``<a href>`` as a link and an ``<img src>``'s image; an agent
 # reading the raw page follows either), read as an HTML tokenizer reads one: each ``href``,
 # ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a ``<picture>``'s ``<source>``,
