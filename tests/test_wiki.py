@@ -320,6 +320,19 @@ def test_a_link_encoded_out_of_the_repository_is_named_as_written(tmp_path: Path
         f"link {written} leaves the repository (read as ../../../etc/passwd)"]
 
 
+@pytest.mark.parametrize("written", ["file:///etc/passwd", "FILE://localhost/home/me/.ssh/id_rsa",
+                                     "C:/Users/me/.aws/credentials", "c:\\\\Windows\\\\win.ini",
+                                     "<a href=' file:///etc/shadow'>x</a>"])
+def test_a_link_to_a_file_of_the_readers_machine_leaves_the_repository(tmp_path: Path, written: str) -> None:
+    """A ``file:`` URL or a Windows drive's path is no address the checks may leave unfollowed
+    as a web page's: it names a file of whichever machine reads the page, outside the repository."""
+    form = written if written.startswith("<") else f"[key]({written})"
+    page = _page(tmp_path, "wiki/a.md", f"---\ntype: A\n---\n# A\n\nSee {form} and [the web](https://example.com/).\n")
+    [problem] = wiki.link_problems(wiki.read_page(page), tmp_path / "wiki", tmp_path)
+    assert " leaves the repository: it names a file of the machine reading the page" in problem, problem
+    assert wiki.check_links(page, tmp_path / "wiki") == []  # outside a repository: the web's and the machine's alike
+
+
 def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written() -> None:
     assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 

@@ -380,6 +380,7 @@ _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})++")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_LOCAL_URL = re.compile(r"^(?:file:|[A-Za-z]:(?:[/\\]|$))", re.I)  # a file: URL, a Windows drive's path
 
 
 class _Loader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
@@ -980,6 +981,9 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     here, base = os.path.dirname(file_here), os.fspath(root)
     for target, what, shown, _ in link_targets(page):
         if _SCHEME.match(target):
+            if within is not None and _LOCAL_URL.match(target):
+                problems.append(f"{what} {shown} leaves the repository: it names a file of the machine reading the "
+                                f"page{read_as(shown, target)}")
             continue
         name, _, fragment = target.partition("#")
         name = file_name(name)
