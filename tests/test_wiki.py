@@ -333,6 +333,15 @@ def test_a_link_to_a_file_of_the_readers_machine_leaves_the_repository(tmp_path:
     assert wiki.check_links(page, tmp_path / "wiki") == []  # outside a repository: the web's and the machine's alike
 
 
+@pytest.mark.parametrize("resource", ['"../../../etc/passwd "', '" ../../../etc/passwd"', '"../../../home/me/my keys.txt"'])
+def test_a_source_written_as_a_path_with_spaces_is_judged_as_one(tmp_path: Path, resource: str) -> None:
+    """A source's resource that begins as a path does (``../``) leads where it says, whatever
+    spaces surround or fill it: no scope descriptor, passed unread."""
+    page = _page(tmp_path, "wiki/a.md", f"---\ntype: A\nsources:\n  - resource: {resource}\n---\n# A\n")
+    [problem] = wiki.link_problems(wiki.read_page(page), tmp_path / "wiki", tmp_path)
+    assert problem.startswith("source ../../../") and problem.endswith(" leaves the repository"), problem
+
+
 def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written() -> None:
     assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 

@@ -380,6 +380,7 @@ _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})++")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_PATH_START = re.compile(r"\s*+\.{0,2}/")  # a source's resource that begins as a path does
 _LOCAL_URL = re.compile(r"^(?:file:|[A-Za-z]:(?:[/\\]|$))", re.I)  # a file: URL, a Windows drive's path
 
 
@@ -1021,7 +1022,8 @@ def link_targets(page: Page) -> list[tuple[str, str, str, int]]:
     if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
         for entry in meta["sources"]:
             resource = entry.get("resource") if isinstance(entry, dict) else None
-            if isinstance(resource, str) and not re.search(r"\s", resource):
+            if isinstance(resource, str) and (not re.search(r"\s", resource) or _PATH_START.match(resource)):
+                resource = resource.strip()
                 at = text.find(resource)
                 targets.append((resource, "source", resource, text.count("\n", 0, at) + 1 if at >= 0 else 1))
     return targets
@@ -1033,9 +1035,11 @@ def written_as_path(resource: str) -> bool:
     6.2: ``all queries in BigQuery project X``, or the specification's own ``dashboards/exec-revenue``;
     one that does name a file or folder there is read as its path all the same, so deleting
     what it names is caught):
-    a path has no whitespace and begins with ``/``, ``./`` or ``../``, ends with ``/``, or ends
-    with a file name's extension (``policies/revenue.md``). A URL counts as one (the checks
-    follow none)."""
+    a path begins with ``/``, ``./`` or ``../`` (whatever spaces it holds: ``../../my keys.txt``
+    leads where it says), or has no whitespace and ends with ``/`` or with a file name's
+    extension (``policies/revenue.md``). A URL counts as one (the checks follow none)."""
+    if _PATH_START.match(resource):
+        return True
     if re.search(r"\s", resource):
         return False
     if _SCHEME.match(resource) or resource in (".", ".."):
