@@ -342,6 +342,18 @@ def test_a_source_written_as_a_path_with_spaces_is_judged_as_one(tmp_path: Path,
     assert problem.startswith("source ../../../") and problem.endswith(" leaves the repository"), problem
 
 
+def test_the_code_an_attested_computation_runs_stays_in_the_repository(tmp_path: Path) -> None:
+    """An Attested Computation's ``computation``, ``executor.resource`` and ``attester.resource``
+    name what a runner follows and runs (OKF 6.2, 10): none may lead out of the repository;
+    one the repository does not hold is no problem (the specification's example names such)."""
+    meta = ("type: Attested Computation\nruntime: sql\ncomputation: ../../../x/run.sql\n"
+            "executor:\n  resource: /../../../home/me/run.sh\nattester:\n  resource: references/attesters/gone.py\n")
+    page = _page(tmp_path, "repo/wiki/c/a.md", f"---\n{meta}---\n# A\n")
+    assert wiki.link_problems(wiki.read_page(page), tmp_path / "repo/wiki", tmp_path / "repo") == [
+        "computation ../../../x/run.sql leaves the repository",
+        "executor.resource /../../../home/me/run.sh leaves the repository"]
+
+
 def test_a_percent_sign_encoding_a_fragment_mark_or_a_line_break_stays_written() -> None:
     assert wiki.body_links("[x](b.md%23c) [y](b%0A.md) [z](b%FF.md)") == ["b.md%23c", "b%0A.md", "b%FF.md"]
 

@@ -947,8 +947,10 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     URLs are not followed. A link starting with ``/`` is relative to the bundle ``root`` (by
     default the page's folder); any other is relative to the page. A ``#fragment`` must name a
     heading of the target page. Path-valued front matter (``sources[].resource`` written as a
-    path, ``written_as_path``: not a URL or a scope descriptor) must resolve too, from the page or, as some
-    bundles write it, from the bundle root.
+    path, ``written_as_path``: not a URL or a scope descriptor; an Attested Computation's
+    ``computation``, ``executor.resource`` and ``attester.resource``, which need only stay in
+    the repository: the specification's own example names code it does not hold) must resolve
+    too, from the page or, as some bundles write it, from the bundle root.
     """
     return link_problems(read_page(path), root or path.parent)
 
@@ -994,7 +996,7 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
             file = os.path.join(base, name.lstrip("/"))
         else:
             file = os.path.join(here, name)
-        if what == "source" and not name.startswith("/") and files.kind(file) is None:
+        if what != "link" and not name.startswith("/") and files.kind(file) is None:
             file = os.path.join(base, name)
         kind = files.kind(file)
         if within is not None and not files.inside(file, os.fspath(within), kind is not None):
@@ -1002,6 +1004,8 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
         elif kind is None:
             if what == "source" and not written_as_path(target):
                 continue  # a scope descriptor (OKF 5.1), no path: it names nothing there is to resolve
+            if what not in ("link", "source"):
+                continue  # a runner's code another repository may hold (OKF 1): it may not lead out of this one
             problems.append(f"{what} {shown} does not resolve{read_as(shown, target)}")
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
             problems.append(f"{what} {shown}: no heading with anchor #{fragment}")
@@ -1014,18 +1018,31 @@ def read_as(shown: str, target: str) -> str:
 
 
 def link_targets(page: Page) -> list[tuple[str, str, str, int]]:
-    """(target, "link" or "source", how the page writes it, its 1-based line) for each link of
-    a page's body and each path-valued source of its front matter: what must resolve. A
-    source that is no path relative to the page is one from the bundle root."""
+    """(target, what it is, how the page writes it, its 1-based line) for each link of a
+    page's body ("link"), each path-valued source of its front matter ("source") and each path
+    an Attested Computation's runner follows or runs ("computation", "executor.resource",
+    "attester.resource": OKF 6.2, 10): what must resolve. A source or such a path that is no
+    path relative to the page is one from the bundle root."""
     targets = [(t, "link", w, n) for t, w, n in zip(page.links, page.written, page.lines)]
     meta, text = page.meta, page.text or ""
-    if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
+    if not isinstance(meta, dict):
+        return targets
+    found: list[tuple[str, str]] = []
+    if isinstance(meta.get("sources"), list):
         for entry in meta["sources"]:
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(resource, str) and (not re.search(r"\s", resource) or _PATH_START.match(resource)):
-                resource = resource.strip()
-                at = text.find(resource)
-                targets.append((resource, "source", resource, text.count("\n", 0, at) + 1 if at >= 0 else 1))
+                found.append((resource, "source"))
+    if isinstance(meta.get("computation"), str):
+        found.append((meta["computation"], "computation"))
+    for key in ("executor", "attester"):
+        if isinstance(meta.get(key), dict) and isinstance(meta[key].get("resource"), str):
+            found.append((meta[key]["resource"], f"{key}.resource"))
+    for resource, what in found:
+        resource = resource.strip()
+        if resource:
+            at = text.find(resource)
+            targets.append((resource, what, resource, text.count("\n", 0, at) + 1 if at >= 0 else 1))
     return targets
 
 

@@ -712,7 +712,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         if not name or is_url(target):
             continue
         resolved = resolve_link(rel, target, wiki_rel)
-        if what == "source" and not name.startswith("/") and not remains(resolved):
+        if what != "link" and not name.startswith("/") and not remains(resolved):
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             found.append(Finding(rel, line, f"{what} {written} does not resolve: it leads to {resolved}, which this "
