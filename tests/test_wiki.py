@@ -248,6 +248,10 @@ LINK_FORMS = {
     "a tag name holding <": "<a<b href=gone.md>x</a>",
     "a tag inside an unclosed quoted value": "<a x='y <img src=gone.md>",
     "spaces around = over a line break": "<a href =\n  gone.md>x</a>",
+    "a video's poster": '<video poster="gone.md"></video>',
+    "an object's data": "<object data=gone.md></object>",
+    "an image's long description": '<img alt="x" longdesc="gone.md">',
+    "an svg link": '<svg><image xlink:href="gone.md"/></svg>',
     # text that only looks like code to a reader that does not follow CommonMark's rules
     "after a backtick fence whose info holds a backtick": "```x`y\n[x](gone.md)\n```",
     "after a fence closed by no closing fence": "```\ncode\n``` x\n```\n[x](gone.md)\n```",

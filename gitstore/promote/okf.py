@@ -360,8 +360,9 @@ _REF_DEFINITION = re.compile(
 # an HTML tag (a renderer shows an ``<a href>`` as a link and an ``<img src>``'s image; an agent
 # reading the raw page follows either), read as an HTML tokenizer reads one: each ``href``,
 # ``src`` or ``srcset`` of any tag is a link (``<a>``, ``<img>``, a ``<picture>``'s ``<source>``,
-# ``<video>``...). A tag starts at ``<`` and a letter; its name runs to a space, ``/`` or ``>``;
-# then come attributes up to ``>``: a name (anything but a space, ``/``, ``>`` or ``=``; a name
+# ``<video>``...), as is a ``<video>``'s ``poster``, an ``<object>``'s ``data``, an image's
+# ``longdesc``, ``lowsrc`` or ``dynsrc``, a ``background`` and an SVG ``xlink:href``. A tag
+# starts at ``<`` and a letter; its name runs to a space, ``/`` or ``>``; then come attributes up to ``>``: a name (anything but a space, ``/``, ``>`` or ``=``; a name
 # may start with ``=``), then, after ``=``, a value quoted (to the next quote of its kind,
 # ``<`` and ``>`` included) or not (to a space or ``>``: ``<``, ``=``, quotes and backticks are
 # part of it). A ``/`` between attributes is skipped, and none needs a space before it
@@ -371,7 +372,9 @@ _REF_DEFINITION = re.compile(
 _TAG_START = re.compile(r"<[A-Za-z]")
 _TAG_NAME_END = re.compile(r"[\s/>]")
 _HTML_ATTRIBUTE = re.compile(r"[\s/]*+(=?[^\s/>=]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"?|'([^']*+)'?|([^\s>]*+)))?+")
-_HTML_LINKING = frozenset(("href", "src", "srcset"))
+# the attributes whose value is an address a browser fetches or an agent reading the page follows
+_HTML_LINKING = frozenset(("href", "src", "srcset", "poster", "data", "longdesc", "background", "lowsrc", "dynsrc",
+                           "xlink:href"))
 _SRCSET_URL = re.compile(r"[\s,]*+(\S*+)")
 _NOT_IN_URL = re.compile(r"[\t\n\r]")  # a browser leaves tabs and line breaks out of an address
 _MARKDOWN_ESCAPE = re.compile(
@@ -1259,10 +1262,10 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
 
 
 def _html_links(text: str) -> list[tuple[int, str, str, bool]]:
-    """Where each ``href``, ``src`` and ``srcset`` value of an HTML tag in TEXT starts, and what
-    it leads to, its entities decoded as a browser decodes them (``&#46;&#46;/`` is ``../``):
-    read as an HTML tokenizer reads a tag (``_HTML_ATTRIBUTE``), from every ``<`` that could
-    start one."""
+    """Where each linking value (``href``, ``src``, ``srcset``...: ``_HTML_LINKING``) of an HTML
+    tag in TEXT starts, and what it leads to, its entities decoded as a browser decodes them
+    (``&#46;&#46;/`` is ``../``): read as an HTML tokenizer reads a tag (``_HTML_ATTRIBUTE``),
+    from every ``<`` that could start one."""
     found = []
     named = bytearray(len(text) + 1)  # where a reading began an attribute's name: what follows is read already
     name_end = -1
