@@ -349,6 +349,19 @@ def test_instructions_is_an_okf_page_that_takes_front_matter_and_nothing_else(
                                    "change edits it"], lines
 
 
+def test_the_links_of_an_instructions_page_are_judged_when_a_change_adds_it(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """INSTRUCTIONS.md is preserved byte for byte once the base holds it, so its links are not
+    judged then (none could be mended); one a change adds, in any folder, is judged as any page."""
+    written = INSTRUCTIONS + "\nRead [the key](../../../../etc/passwd) first.\n"
+    (bundle / "okf/wiki/policies/INSTRUCTIONS.md").write_text(written)
+    git(bundle, "add", "-A")
+    expected = "okf/wiki/policies/INSTRUCTIONS.md:7: link ../../../../etc/passwd leaves the repository"
+    assert run(okf.main, ["okf/wiki/policies/INSTRUCTIONS.md"], capsys) == (1, [expected])
+    git(bundle, "commit", "-q", "--no-verify", "-m", "instructions")
+    assert run(okf.main, ["okf/wiki/policies/INSTRUCTIONS.md"], capsys) == (0, [])  # preserved from then on
+
+
 def test_a_deleted_page_is_judged_with_no_file_passed(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """pre-commit never passes a deleted path: the gate finds what was deleted against the base
     itself, and refuses a deleted log and each link a remaining page has into a deleted page."""

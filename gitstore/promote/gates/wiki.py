@@ -4,8 +4,9 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 
 - the OKF v0.2 page rules: front matter with a non-empty ``type`` and well-formed optional
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
-  ``INSTRUCTIONS.md`` is no reserved file of OKF 0.2, so it is a page too (its links aside:
-  it is preserved byte for byte, so none could be mended);
+  ``INSTRUCTIONS.md`` is no reserved file of OKF 0.2, so it is a page too (its links judged
+  when a change adds it, and not once the base holds it: it is preserved byte for byte, so
+  none could be mended);
 - no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
   such links too, so that no page is read, or skipped, through one;
 - no file under the wiki is named ``INSTRUCTIONS.md``, ``index.md`` or ``log.md`` in another case
@@ -190,9 +191,11 @@ def _check(names: list[str], root: Path, src: Path, wiki_rel: str, base: str | N
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
     everything = committed_paths(root, []) if pages else None
     logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
+    preserved = frozenset(n for n in pages if basename(n) == INSTRUCTIONS and entries and n in (entries() or ()))
     committed = Committed(src, everything(), root, wiki_rel) if everything is not None else None  # before forks
-    findings = refused + in_parallel(pages, lambda chunk: _pages(root, src, chunk, wiki, wiki_rel, logged, committed),
-                                     lambda row: Finding(*row))
+    findings = refused + in_parallel(
+        pages, lambda chunk: _pages(root, src, chunk, wiki, wiki_rel, logged, committed, preserved),
+        lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
             findings += _against_base(root, src, wiki, wiki_rel, pages, entries(), kept())
@@ -280,14 +283,15 @@ class Committed:
 
 
 def _pages(root: Path, src: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str],
-           files: Committed | None = None) -> list[Finding]:
-    """The rules the pages break, each read under ``src``; citations judged in ``root``'s git."""
+           files: Committed | None = None, preserved: frozenset[str] = frozenset()) -> list[Finding]:
+    """The rules the pages break, each read under ``src``; citations judged in ``root``'s git
+    (``preserved``: the ``INSTRUCTIONS.md`` files the base holds, whose links are not judged)."""
     findings: list[Finding] = []
     indexes: dict[str, dict[str, tuple[int, str]] | None] = {}
     with page_cache(), Citations(root) as citations:
         citations.judge(_cited_sources(src, pages))  # at once: each page's findings then find theirs judged
         for rel in pages:
-            findings += _page(src, rel, wiki, wiki_rel, logged.get(rel), files, citations)
+            findings += _page(src, rel, wiki, wiki_rel, logged.get(rel), files, citations, rel in preserved)
             findings += _entry_stale(src, rel, indexes)
     return findings
 
@@ -340,18 +344,20 @@ def _generated_entries(path: str) -> dict[str, tuple[int, str]] | None:
 
 
 def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
-          files: Committed | None = None, citations: Citations | None = None) -> list[Finding]:
+          files: Committed | None = None, citations: Citations | None = None, preserved: bool = False) -> list[Finding]:
     """The rules the page ``rel`` breaks; ``logged``: a log's text at the base, whose entries'
     links are history (``_recent``); ``files``: what the change commits, where links must lead;
-    ``citations``: where its ``path@commit`` citations are judged (else in a reader of its own)."""
+    ``citations``: where its ``path@commit`` citations are judged (else in a reader of its own);
+    ``preserved``: an ``INSTRUCTIONS.md`` the base holds, whose links are not judged."""
     path = os.path.join(root, rel)
     if not os.path.isfile(path):
         return []
+    links = (lambda page: []) if preserved else (
+        lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk))
+    sources = citations.unresolved if citations is not None else lambda refs: unresolved_sources(root, refs)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS:
-        return _instructions(read_page(path), rel, wiki_rel)
-    return page_findings(read_page(path), rel, wiki_rel,
-                         lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk),
-                         citations.unresolved if citations is not None else lambda refs: unresolved_sources(root, refs))
+        return _instructions(page_findings(read_page(path), rel, wiki_rel, links, sources), read_page(path))
+    return page_findings(read_page(path), rel, wiki_rel, links, sources)
 
 
 _INSTRUCTIONS_PAGE = ("OKF 0.2 reserves only index.md and log.md, so INSTRUCTIONS.md is a concept page: it opens with "
@@ -359,12 +365,12 @@ _INSTRUCTIONS_PAGE = ("OKF 0.2 reserves only index.md and log.md, so INSTRUCTION
                       "change INSTRUCTIONS.md takes")
 
 
-def _instructions(page: Page, rel: str, wiki_rel: str) -> list[Finding]:
-    """The OKF page rules ``INSTRUCTIONS.md`` breaks: it is no reserved file of OKF 0.2 (3.1:
-    only ``index.md`` and ``log.md``), so it is a concept page, whose front matter holds a
-    ``type`` (4.1, 11). Its links are not judged: the file is preserved byte for byte, so a
-    link in it could never be mended, nor a page it links deleted."""
-    found = page_findings(page, rel, wiki_rel, lambda page: [])
+def _instructions(found: list[Finding], page: Page) -> list[Finding]:
+    """The findings of ``INSTRUCTIONS.md`` (``found``), saying why it needs front matter: it is
+    no reserved file of OKF 0.2 (3.1: only ``index.md`` and ``log.md``), so it is a concept
+    page, whose front matter holds a ``type`` (4.1, 11). Its links are judged when a change
+    adds it, as any page's, and not once the base holds it: the file is preserved byte for
+    byte from then on, so a link in it could never be mended, nor a page it links deleted."""
     if page.text is not None and not page.problems and page.meta is None:
         return [f._replace(message=f"{f.message} ({_INSTRUCTIONS_PAGE})") if f.message.startswith("no front matter")
                 else f for f in found]
