@@ -326,11 +326,11 @@ def test_a_link_encoded_out_of_the_repository_is_named_as_written(tmp_path: Path
 
 @pytest.mark.parametrize("written", ["file:///etc/passwd", "FILE://localhost/home/me/.ssh/id_rsa",
                                      "C:/Users/me/.aws/credentials", "c:\\\\Windows\\\\win.ini",
-                                     "<a href=' file:///etc/shadow'>x</a>"])
+                                     "<a href=' file:///etc/shadow'>x</a>", "<File:///etc/passwd>"])
 def test_a_link_to_a_file_of_the_readers_machine_leaves_the_repository(tmp_path: Path, written: str) -> None:
     """A ``file:`` URL or a Windows drive's path is no address the checks may leave unfollowed
     as a web page's: it names a file of whichever machine reads the page, outside the repository."""
-    form = written if written.startswith("<") else f"[key]({written})"
+    form = written if written.startswith("<") else f"[key]({written})"  # an html link, an autolink
     page = _page(tmp_path, "wiki/a.md", f"---\ntype: A\n---\n# A\n\nSee {form} and [the web](https://example.com/).\n")
     [problem] = wiki.link_problems(wiki.read_page(page), tmp_path / "wiki", tmp_path)
     assert " leaves the repository: it names a file of the machine reading the page" in problem, problem

@@ -384,6 +384,7 @@ _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PATH_START = re.compile(r"\s*+\.{0,2}/")  # a source's resource that begins as a path does
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*+)>")  # CommonMark's
 _LOCAL_URL = re.compile(r"^(?:file:|[A-Za-z]:(?:[/\\]|$))", re.I)  # a file: URL, a Windows drive's path
 
 
@@ -1225,7 +1226,7 @@ def _written_links(code_free: str) -> list[tuple[int, str, str, bool]]:
     """Where the destination of each link of a body with its code blanked starts, the
     destination (an HTML attribute's with its entities decoded), how it is written, and whether
     it is markdown."""
-    html_links = _html_links(code_free) if "<" in code_free else []
+    html_links = _html_links(code_free) + _file_autolinks(code_free) if "<" in code_free else []
     if "](" not in code_free and "]:" not in code_free:
         return html_links
     if "\\" in code_free:  # an escaped bracket is text (CommonMark), as in a link ``escape_entry_text`` wrote
@@ -1284,6 +1285,15 @@ def _html_links(text: str) -> list[tuple[int, str, str, bool]]:
                 continue
             found += _attribute_links(attribute.start(value), attribute.group(value), attribute.group(1).lower())
     return found
+
+
+def _file_autolinks(text: str) -> list[tuple[int, str, str, bool]]:
+    """Where each autolink of TEXT to a file of the reader's machine (``<file:///etc/passwd>``)
+    starts, and what it leads to. Other autolinks are web addresses, which no check follows
+    (a promoted block cites one, ``<https://...> (accessed ...)``): they are no link here."""
+    if "file:" not in text.lower():
+        return []
+    return [(m.start(1), m.group(1), m.group(1), False) for m in _AUTOLINK.finditer(text) if _LOCAL_URL.match(m.group(1))]
 
 
 def _attribute_links(where: int, written: str, name: str) -> list[tuple[int, str, str, bool]]:
