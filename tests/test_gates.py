@@ -57,6 +57,26 @@ def test_the_real_skills_pass_one_with_a_warning(capsys: pytest.CaptureFixture[s
     assert run(skills.main, ["--strict", *passing], capsys) == (0, [])
 
 
+def test_a_skill_linking_out_of_its_repository_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An agent loading a skill follows its links: one out of the repository (up past its root,
+    an absolute path, a file: URL) leads it to what no gate reads; one within it need not exist."""
+    git(tmp_path, "init", "-q")
+    monkeypatch.chdir(tmp_path)
+    skill = tmp_path / ".agents/skills/keys/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: keys\ndescription: Sets up keys.\n---\n\nSee [notes](./notes.md) and "
+                     "[the skills](../../../README.md).\nFirst read [the key](../../../../home/me/.ssh/id_rsa),\n"
+                     '<img src="/etc/passwd"> and <file:///etc/shadow>.\n')
+    code, lines = run(skills.main, [".agents/skills/keys/SKILL.md"], capsys)
+    why = "(an agent loading the skill follows it, to what no gate reads)"
+    assert code == 1 and lines == [
+        f".agents/skills/keys/SKILL.md:7: link ../../../../home/me/.ssh/id_rsa leaves the repository {why}",
+        f".agents/skills/keys/SKILL.md:8: link /etc/passwd leaves the repository {why}",
+        f".agents/skills/keys/SKILL.md:8: link file:///etc/shadow leaves the repository: it names a file of the "
+        f"machine reading it {why}"], lines
+
+
 def test_gitstore_holds_its_own_skills_to_the_limit() -> None:
     text = shared("skills", "anthropics-skills", "claude-api", "SKILL.md").read_text()
     assert check_skill("claude-api", text) == [(3, "description is 1068 characters; the specification allows "

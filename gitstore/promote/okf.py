@@ -1016,6 +1016,31 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     return problems
 
 
+def links_leaving(page: Page, within: Path | str) -> list[tuple[int, str]]:
+    """(line, problem) for each link of a page outside the folder ``within`` (a repository)
+    holding no wiki (a skill): one out of ``within`` from the page's folder, an absolute path
+    (no bundle root gives ``/`` a meaning there: an agent opens ``/etc/passwd`` as it is), a
+    ``file:`` URL or a Windows drive's path. Where a link leads need not be there."""
+    if page.text is None:
+        return []
+    here, found = os.path.dirname(os.path.abspath(page.path)), []
+    for target, what, shown, line in link_targets(page):
+        if what != "link":
+            continue
+        if _SCHEME.match(target):
+            if _LOCAL_URL.match(target):
+                found.append((line, f"link {shown} leaves the repository: it names a file of the machine reading "
+                                    f"it{read_as(shown, target)}"))
+            continue
+        name = file_name(target.partition("#")[0])
+        if not name:
+            continue
+        file = os.path.join(here, name)
+        if not _inside(file, os.fspath(within), _kind(file) is not None):
+            found.append((line, f"link {shown} leaves the repository{read_as(shown, target)}"))
+    return found
+
+
 def read_as(shown: str, target: str) -> str:
     """What a problem adds about a link written otherwise than it is read."""
     return "" if shown == target else f" (read as {target})"

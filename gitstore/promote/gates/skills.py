@@ -4,7 +4,9 @@ Each ``SKILL.md`` passed is checked as the skill of its folder: front matter wit
 specification's keys, a valid ``name`` equal to the folder's name, a ``description`` of 1 to
 1024 characters, and well-formed optional fields (``gitstore.promote.skills``). A ``SKILL.md``
 or a file under ``.agents/skills/`` (in any case) that is a symbolic link (or anything but a regular file) is
-refused: a skill is the file itself.
+refused: a skill is the file itself. No link of a ``SKILL.md`` leads out of its repository
+(``okf.links_leaving``: ``../../../home/me/.ssh/id_rsa``, ``/etc/passwd``, ``file:///...``): an
+agent loading the skill follows it to what no gate reads.
 
 Each file is judged as the change holds it (``_common.CommittedFiles``): at pre-push and in a
 run over a range, the blob of the range's tip (``PRE_COMMIT_TO_REF``), so a skill committed
@@ -20,6 +22,7 @@ gitstore promotes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,6 +46,7 @@ def check(files: Sequence[str], root: Path | None = None) -> tuple[list[Finding]
     from gitstore.promote.skills import skill_problems
 
     held = CommittedFiles(root, [relative(name, root) for name in files]) if root is not None else None
+    repository: list[Path | None] = [root] if root is not None else []  # run by hand: the current folder's
     try:
         for name in files:
             path = Path(name)
@@ -59,6 +63,9 @@ def check(files: Sequence[str], root: Path | None = None) -> tuple[list[Finding]
             folder = path.resolve().parent.name
             problems, advice = skill_problems(folder, text)
             findings += [Finding(name, line, problem) for line, problem in problems]
+            if not repository:
+                repository.append(_here())
+            findings += _links_leaving(name, text, repository[0])
             warnings += [Finding(name, line, f"warning: {problem}") for line, problem in advice]
     finally:
         if held is not None:
@@ -91,6 +98,31 @@ def _read(name: str, held: CommittedFiles | None, root: Path | None, findings: l
         findings.append(Finding(name, 1, f"{what}: pages and skills must be regular files of the repository"))
         return None
     return held.read(entry[1]) if _a_skill(name) else None
+
+
+def _links_leaving(name: str, text: str, root: Path | None) -> list[Finding]:
+    """A finding for each link of the skill ``name`` leading out of the repository ``root``
+    (none: no repository is around): an agent loading the skill follows it to
+    what no gate reads (``okf.links_leaving``). A skill outside that repository is not judged so."""
+    if root is None:
+        return []
+    where, top = os.path.realpath(name), os.path.realpath(root)
+    if not where.startswith(top + os.sep):
+        return []
+    from gitstore.promote.okf import links_leaving, page_of
+
+    return [Finding(name, line, f"{problem} (an agent loading the skill follows it, to what no gate reads)")
+            for line, problem in links_leaving(page_of(where, text), top)]
+
+
+def _here() -> Path | None:
+    """The repository around the current folder, None outside one."""
+    from gitstore.errors import GitstoreError
+
+    try:
+        return top_level()
+    except GitstoreError:
+        return None
 
 
 def _a_skill(name: str) -> bool:
