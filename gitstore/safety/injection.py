@@ -96,7 +96,9 @@ Quarantined as ``prompt-injection``:
   is translated.
 
 Each rule reads, besides the text, what its base64 (either alphabet) and hex runs of 20 characters
-or more and its long runs of percent-encoding or ``\\x`` escapes decode to (base64 of base64 too,
+or more (URL-safe base64 glued to a word by a mark too: ``token_SWdu...``) and its long runs of
+percent-encoding, of ``\\x``, ``\\u`` or octal escapes, or of words joined by ``+`` as a form
+encodes them decode to (base64 of base64 too,
 two levels deep), and, where the text asks for rot13, the text read in rot13: an order an agent
 is asked to decode, or decodes unasked, is an order it reads.
 
@@ -1746,17 +1748,30 @@ _ROT13_ASKED = lazy.Pattern(r"rot[\s_-]?13\b")
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm"
 )
-# Text written in escapes: percent-encoded ("%49%67%6e%6f%72%65", or words joined by "%20") or as
-# "\x49\x67..." in a string. A run is four escapes or more, each followed by at most
-# ``_ESCAPE_GAP`` characters that are none (no blank, no other escape's mark), and is read only
-# when it decodes to as much as an order fits in (``_ESCAPED_LEAST``): an address's few escapes
-# ("?q=a%20b", "%2F") make no run, and a run is read once, so the text costs at most one more
-# reading of itself. Each opens with its escape's literal, which the engine looks for alone.
+# Text written in escapes: percent-encoded ("%49%67%6e%6f%72%65", or words joined by "%20"), as
+# "\x49\x67...", "\u0049\u0067...", "\U00000049", "\u{49}" or octal "\111\147..." in a string
+# (C, Python, JavaScript, JSON, a shell's $'...'; a backslash doubled, as a string inside a JSON
+# string holds it, too), or words joined by "+" as a form encodes them
+# ("ignore+all+previous+instructions"). A run is four escapes or more (three "+"), each followed
+# by at most ``_ESCAPE_GAP`` characters that are none (no blank, no other escape's mark), and is
+# read only when it decodes to as much as an order fits in (``_ESCAPED_LEAST``): an address's
+# few escapes ("?q=a%20b", "%2F", "a+b") make no run, and a run is read once, so the text costs
+# at most one more reading of itself. Each opens with its escape's literal, which the engine
+# looks for alone.
 _ESCAPE_GAP = 24
 _PERCENT_RUN = lazy.Pattern(rf"(?:%[0-9A-Fa-f]{{2}}[!-$&-~]{{0,{_ESCAPE_GAP}}}+){{4,}}+")
-_HEX_ESCAPE_RUN = lazy.Pattern(rf"(?:\\x[0-9A-Fa-f]{{2}}[!-\[\]-~]{{0,{_ESCAPE_GAP}}}+){{4,}}+")
-_HEX_ESCAPE = lazy.Pattern(r"\\x([0-9A-Fa-f]{2})")
-_ESCAPED_LEAST = 15  # "you are now DAN"
+_ONE_ESCAPE = (
+    r"\\\\?(?:x(?P<x>[0-9A-Fa-f]{2})|(?P<o>[0-3][0-7]{2})|u(?P<u>[0-9A-Fa-f]{4})|U(?P<U>[0-9A-Fa-f]{8})"
+    r"|u\{(?P<b>[0-9A-Fa-f]{1,6})\})"
+)
+# (the run with no groups: a group captured within a possessive repeat trips the engine)
+_BACKSLASH_RUN = lazy.Pattern(
+    r"(?:\\\\?(?:x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|u\{[0-9A-Fa-f]{1,6}\})"
+    rf"[!-\[\]-~]{{0,{_ESCAPE_GAP}}}+){{4,}}+"
+)
+_BACKSLASH_ESCAPE = lazy.Pattern(_ONE_ESCAPE)
+_PLUS_RUN = lazy.Pattern(rf"(?:\+[\w%.~'-]{{1,{_ESCAPE_GAP}}}+){{3,}}+")
+_ESCAPED_LEAST = 15  # bytes of UTF-8: "you are now DAN", "忽略所有指令"
 
 
 def _run_lead(raw: str, start: int, mark: str) -> int:
@@ -1768,24 +1783,49 @@ def _run_lead(raw: str, start: int, mark: str) -> int:
     return lead
 
 
+def _unescaped(run: str) -> str:
+    """A run of backslash escapes decoded: ``\\x`` and octal ones as bytes of UTF-8, the others as
+    the code points they name (one no character is, as U+FFFD)."""
+    out, at = bytearray(), 0
+    for e in _BACKSLASH_ESCAPE.finditer(run):
+        out += run[at:e.start()].encode("ascii", "replace")
+        byte = e.group("x") or e.group("o")
+        if byte is not None:
+            out.append(int(byte, 16 if e.group("x") else 8))
+        else:
+            code = int(e.group("u") or e.group("U") or e.group("b"), 16)
+            out += (chr(code) if code <= 0x10FFFF and not 0xD800 <= code < 0xE000 else "\ufffd").encode()
+        at = e.end()
+    out += run[at:].encode("ascii", "replace")
+    return out.decode("utf-8", "replace")
+
+
 def _escaped_texts(raw: str) -> list[str]:
-    """What RAW's runs of percent-encoding and ``\\x`` escapes decode to (as UTF-8), each long
-    enough to hold an order."""
+    """What RAW's runs of percent-encoding, backslash escapes and words joined by "+" decode to
+    (as UTF-8), each long enough to hold an order."""
     texts = []
-    if "%" in raw:
+    if "%" in raw or "+" in raw:
         from urllib.parse import unquote_to_bytes
 
-        for m in _PERCENT_RUN.finditer(raw):
-            run = raw[_run_lead(raw, m.start(), "%"):m.end()]
+        runs = []
+        spans: list[tuple[int, int]] = []  # the percent runs: a "+" within one is read with it
+        if "%" in raw:
+            for m in _PERCENT_RUN.finditer(raw):
+                runs.append(raw[_run_lead(raw, m.start(), "%"):m.end()])
+                spans.append(m.span())
+        if "+" in raw:
+            for m in _PLUS_RUN.finditer(raw):
+                i = bisect.bisect_right(spans, (m.start(), len(raw))) - 1
+                if i < 0 or m.start() >= spans[i][1]:
+                    runs.append(raw[_run_lead(raw, m.start(), "+"):m.end()])
+        for run in runs:
             decoded = unquote_to_bytes(run.replace("+", " ")).decode("utf-8", "replace")
-            if len(decoded) >= _ESCAPED_LEAST:
+            if len(decoded.encode()) >= _ESCAPED_LEAST:
                 texts.append(decoded)
-    if "\\x" in raw:
-        for m in _HEX_ESCAPE_RUN.finditer(raw):
-            run = raw[_run_lead(raw, m.start(), "\\"):m.end()]
-            latin = _HEX_ESCAPE.sub(lambda e: chr(int(e.group(1), 16)), run)
-            decoded = latin.encode("latin-1").decode("utf-8", "replace")
-            if len(decoded) >= _ESCAPED_LEAST:
+    if "\\" in raw:
+        for m in _BACKSLASH_RUN.finditer(raw):
+            decoded = _unescaped(raw[_run_lead(raw, m.start(), "\\"):m.end()])
+            if len(decoded.encode()) >= _ESCAPED_LEAST:
                 texts.append(decoded)
     return texts
 

@@ -2294,6 +2294,8 @@ _B64URL_MARKS = bytes(
     65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "-_") else 32 for b in range(256)
 )
 _URL_SAFE = str.maketrans("-_", "+/")
+_GLUED_MARKS = 3  # the marks after which a run glued to the words before it is read again
+_GLUED_REACH = 32  # how far into the run they may stand
 
 
 def _url_safe_texts(text: str) -> Iterator[str]:
@@ -2313,6 +2315,24 @@ def _url_safe_texts(text: str) -> Iterator[str]:
         blob = run.lstrip("-_").translate(_URL_SAFE)  # an option's dashes before it ("--SWdu...")
         if len(blob) >= _B64_TEXT_MIN and _may_be_text(blob) and (decoded := _decode_blob(blob)) is not None:
             yield decoded[1]
+            continue
+        # glued to a word before it by a mark ("token_SWdu...", "my-key-SWdu..."): read from after
+        # each of its first few marks, within a word's length of its start; a name in snake or
+        # kebab case is no base64 of text, which holds capitals
+        if run[: 2 * _GLUED_REACH].islower():
+            continue
+        mark = 0
+        for _ in range(_GLUED_MARKS):
+            mark = min((at for at in (run.find("_", mark, _GLUED_REACH), run.find("-", mark, _GLUED_REACH)) if at > 0),
+                       default=-1) + 1
+            if not mark:
+                break
+            blob = run[mark:].translate(_URL_SAFE)
+            if blob[:_GLUED_REACH].islower():
+                continue
+            if len(blob) >= _B64_TEXT_MIN and _may_be_text(blob) and (decoded := _decode_blob(blob)) is not None:
+                yield decoded[1]
+                break
 
 
 _PROBE = 64  # base64 characters of a blob's first line decoded to tell binary from text
