@@ -11,7 +11,7 @@ looks for, and its policy has these levels:
   (:mod:`~gitstore.safety.hidden`: bidirectional controls, invisible characters, control and tag
   characters, runs of variation selectors), text that tries to take over an agent
   (:mod:`~gitstore.safety.injection`: override phrases and persona takeovers, in English and
-  seven other languages, chat-template role markers, forged chat turns, orders addressed to AI
+  eight other languages, chat-template role markers, forged chat turns, orders addressed to AI
   readers), downloads piped into a shell
   (:mod:`~gitstore.safety.commands`), and, in free text, HTML comments that hide words from a
   person reading it rendered (:mod:`~gitstore.safety.markup`) and markup that acts when it is
