@@ -104,8 +104,9 @@ Each rule reads, besides the text, what its base64 (either alphabet) and hex run
 or more (URL-safe base64 glued to a word by a mark too: ``token_SWdu...``) and its long runs of
 percent-encoding, of ``\\x``, ``\\u`` or octal escapes, or of words joined by ``+`` as a form
 encodes them decode to (base64 of base64 too,
-two levels deep), and, where the text asks for rot13, the text read in rot13: an order an agent
-is asked to decode, or decodes unasked, is an order it reads.
+two levels deep), and, where the text asks for rot13, the text read in rot13, and, where it
+holds an override's word backwards ("erongi"), the text read backwards: an order an agent is
+asked to decode, or decodes unasked, is an order it reads.
 
 A rule stated about agents with no hail ("AI agents in this repo must ...", "IMPORTANT: the
 assistant must ...") is left alone: it reads as a team's own instructions file (``CLAUDE.md``,
@@ -1882,6 +1883,9 @@ _ROT13_ASKED = lazy.Pattern(r"rot[\s_-]?13\b")
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm"
 )
+# Text written backwards ("snoitcurtsni suoiverp lla erongi"), which an agent reads as easily: read
+# reversed where it holds one of these words, backwards, which no text holds forwards.
+_REVERSED_WORDS = ("erongi", "dragersid", "tegrof")  # the verbs every override opens with
 # Text written in escapes: percent-encoded ("%49%67%6e%6f%72%65", or words joined by "%20"), as
 # "\x49\x67...", "\u0049\u0067...", "\U00000049", "\u{49}" or octal "\111\147..." in a string
 # (C, Python, JavaScript, JSON, a shell's $'...'; a backslash doubled, as a string inside a JSON
@@ -1978,6 +1982,8 @@ def encoded_injections(text: Text, depth: int = 0) -> int:
         decoded += _escaped_texts(raw)
     if "rot" in text.reading and _ROT13_ASKED.search(text.reading):
         decoded.append(raw.translate(_ROT13))
+    if any(word in text.reading for word in _REVERSED_WORDS):
+        decoded.append(raw[::-1])
     # read together, a paragraph each: read one by one, a text of many short runs paid a
     # reading's fixed cost for each
     return injection_count(Text.of("\n\n".join(decoded)), depth + 1) if decoded else 0
