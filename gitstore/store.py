@@ -178,7 +178,7 @@ class Sides:
 
 
 def _is_session_episode(record: Mapping[str, Any], kind: str) -> bool:
-    return kind == "episode" and record["source"]["kind"] == "agent-session"
+    return kind == "episode" and record["source"]["kind"] in LOCAL_SOURCES
 
 
 @cache

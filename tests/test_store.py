@@ -216,6 +216,55 @@ def test_a_personal_learning_an_older_version_shared_reaches_no_agent(
     assert "audience personal" in report.problems[0].message
 
 
+def test_a_personal_session_pushed_shared_is_no_evidence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store keeps every personal session local; someone who can push can still store one
+    shared, with a shared learning citing it, accepted. No clone can tell whose session it was,
+    nor whether it ran: every read leaves the episode out (the learning is not in force, and a
+    new one cannot cite it), and verify names it."""
+    from gitstore import store as store_module
+    from gitstore.queries.verify import verify
+    from gitstore.rules import view as view_module
+    from gitstore.rules.active import evaluate
+
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx, sources=("review-thread", "agent-session"))
+    monkeypatch.setattr(store_module, "_is_session_episode", lambda record, kind: False)  # as a forger writes
+    monkeypatch.setattr(view_module, "stray_session", lambda item: None, raising=False)  # as an older version read
+    session = Thread(ctx, None, "s1", kind="agent-session")
+    ran = session.event("observation", "run:1", T0, author="agent:claude-code", command="make test",
+                        exitCode=0, text="all tests passed")
+    session.save()
+    forged = accepted(ctx, propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing."))
+    monkeypatch.undo()
+    assert [i.stored.namespace for i in ctx.store.items(["episode"])] == ["shared"]
+    assert _namespaces(ctx, forged["id"]) == ["shared", "shared"]
+    view = ctx.view()
+    assert session.id not in view.episodes and active(view, "instruction") == []
+    assert "personal session kept shared" in " ".join(evaluate(view, "instruction")[forged["id"]].reasons)
+    report = verify(ctx.store)
+    assert [p.where for p in report.problems] == [f"episode {session.episode['digest']}"]
+    assert "shared namespace" in report.problems[0].message
+    with pytest.raises(Refused, match="personal session kept shared"):
+        propose(ctx, [ref(ran)], title="Again", text="Run make test first.")
+
+
+def test_a_personal_session_read_first_from_a_shared_copy_is_read_from_the_local_one(
+        two_sides: tuple[Context, dict[str, Any], dict[str, Any]]) -> None:
+    """Someone holding a session's bytes can push them shared under an earlier clock, so a
+    read meets them there first: the copy this clone keeps local stands, and nothing is lost."""
+    from gitstore.rules.view import View
+
+    ctx, _, ran = two_sides
+    mine = next(i for i in ctx.store.items(["episode"]) if i.stored.namespace == "local")
+    pushed = mine._replace(stored=mine.stored._replace(namespace="shared", append="elsewhere", clock=0))
+    view = View(scope=ctx.scope, copies=lambda item: [mine] if item.digest == mine.digest else [])
+    view.add([pushed])
+    assert view.local_episodes == {ran["episode"]} and not view.ignored and not view.strays
+    alone = View(scope=ctx.scope)
+    alone.add([pushed])
+    assert not alone.episodes and alone.strays == {ran["episode"]: mine.digest}
+
+
 def test_auto_safe_steps_on_personal_evidence_stay_local(
         two_sides: tuple[Context, dict[str, Any], dict[str, Any]]) -> None:
     ctx, _, ran = two_sides

@@ -3,7 +3,8 @@ records say together: fetched refs left out (quarantined), decisions written wit
 audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
 without a policy, unsigned, or signed by someone the policy does not allow), learning versions
 that are no lifecycle step (decisions among them), histories with no proposal to start from, and shared
-learnings whose evidence or history other clones never receive, and events and episodes whose
+learnings whose evidence or history other clones never receive, personal sessions' episodes
+found in the shared namespace, and events and episodes whose
 id two records claim that disagree on what it says. Every such finding is never
 used by reads; verify names them so someone can act (decide again, fix the policy, propose
 again from shared evidence)."""

@@ -218,7 +218,10 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
         return Verdict(False, reason=f"event {event_id} is not stored", cause="missing", event=event_id)
     episode = view.episodes.get(event["episode"])
     if episode is None:
-        return Verdict(False, reason=f"episode {event['episode']} of event {event_id} is not stored",
+        stray = view.strays.get(event["episode"])
+        what = "is not stored" if stray is None else \
+            f"is a personal session kept shared ({stray}), which gitstore never writes: it is never used"
+        return Verdict(False, reason=f"episode {event['episode']} of event {event_id} {what}",
                        cause="missing", event=event_id)
     if "redaction" in event:
         return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)

@@ -17,6 +17,10 @@ def rebuild(view: View, episode_id: str, event_ids: list[str]) -> dict[str, Any]
     """The evidence reference storage supports for these events; refuses what does not resolve."""
     episode = view.episodes.get(episode_id)
     if episode is None:
+        stray = view.strays.get(episode_id)
+        if stray is not None:
+            raise Refused(f"evidence names episode {episode_id}, a personal session kept shared ({stray}), "
+                          "which gitstore never writes: it is never used")
         raise Refused(f"evidence names episode {episode_id}, which is not stored in this scope")
     if not event_ids:
         raise Refused(f"evidence in episode {episode_id} names no events")

@@ -8,12 +8,35 @@ older version, or by hand) is never used, on this clone either, and ``gitstore v
 it. Of a personal learning, only a shared version that puts it in force (accepted, or
 auto-active) is: no agent gets a proposal, and a person accepting one here keeps the acceptance
 on this machine.
+
+The same holds of evidence: a personal session's episode is kept local, always
+(``gitstore.store.LOCAL_SOURCES``), so one found shared was pushed by someone, and no clone
+can tell whose session it was, nor whether anyone ran it. Every read leaves it out
+(``stray_session``, applied by ``View``), so nothing citing it has that evidence, and
+``gitstore verify`` names it.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gitstore.rules.lifecycle import USABLE, History
-from gitstore.rules.view import View
+from gitstore.store import LOCAL_SOURCES, Item
+
+if TYPE_CHECKING:
+    from gitstore.rules.view import View
+
+
+def stray_session(item: Item) -> str | None:
+    """Why an episode read back is never used: a personal session's, found in the shared
+    namespace, where the store never writes one (None for any other record)."""
+    if item.kind != "episode" or item.stored.namespace != "shared" \
+            or item.record["source"]["kind"] not in LOCAL_SOURCES:
+        return None
+    return (f"episode {item.digest} ({item.record['id']}) is a personal {item.record['source']['kind']} kept in "
+            "the shared namespace, where gitstore never writes one (personal sessions stay on their machine): "
+            "someone who can push wrote it, so no clone can tell whose session it was; it is never used, "
+            "and nothing citing it has that evidence")
 
 
 def misplaced(view: View, history: History) -> str | None:

@@ -1,9 +1,11 @@
 """A consistent, re-checked snapshot of one scope's records, indexed for the rules.
 
 A decision that arrived without the audit entry that vouches for it in the same append (see
-``gitstore.records.authority``), and a decision, grant or withdrawal that carries no authority
+``gitstore.records.authority``), a decision, grant or withdrawal that carries no authority
 (``gitstore.rules.trust``: fetched without a policy, unsigned or signed by someone the policy
-does not allow), is left out, on every clone, and kept in ``ignored`` with the reason.
+does not allow), and a personal session's episode found in the shared namespace
+(``gitstore.rules.namespaces.stray_session``) is left out, on every clone, and kept in
+``ignored`` with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from gitstore._collector import collector_paused
 from gitstore.providers import Stored
 from gitstore.records.authority import is_decision, unvouched, vouches, why_bare
 from gitstore.store import Item, Store, store_order_saw
+from gitstore.rules.namespaces import stray_session
 from gitstore.rules.trust import NO_AUTHORITY
 
 T = TypeVar("T")
@@ -50,6 +53,7 @@ class View:
     # let evidence kept in the local namespace serve a purpose (``rules.consent``)
     own_grants: set[str] = field(default_factory=set)
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
+    strays: dict[str, str] = field(default_factory=dict)  # episode id -> digest of one left out (``stray_session``)
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
     # the only episodes whose records were read (a view of some evidence: ``queries._views``);
     # None when every episode asked for was
@@ -119,6 +123,7 @@ class View:
         if self.judge is not None:
             self._judge(items, bare)
         self.ignored.update(bare)
+        self._set_aside_strays(items)
         for item in items:
             if item.kind == "learning":
                 self.heads[item.record["id"]] = item.digest
@@ -173,6 +178,22 @@ class View:
             else:
                 if problem is not None:
                     self.ignored[item.digest] = f"{_what(item)} {NO_AUTHORITY}{problem}; it is never used"
+
+    def _set_aside_strays(self, items: list[Item]) -> None:
+        """Leave out each personal session's episode read from the shared namespace, with why
+        (``stray_session``); one this clone keeps in its local namespace as well (the same
+        bytes) is read from there instead."""
+        for index, item in enumerate(items):
+            why = stray_session(item) if item.kind == "episode" else None
+            if why is None:
+                continue
+            local = next((c for c in (self.copies(item) if self.copies is not None else ())
+                          if c.stored.namespace == "local"), None)
+            if local is not None:
+                items[index] = local
+            else:
+                self.ignored[item.digest] = why
+                self.strays.setdefault(item.record["id"], item.digest)
 
     def _audits_by_append(self, items: list[Item]) -> dict[str, list[dict[str, Any]]]:
         """The audit entries among ``items`` by each append that holds them, copies included."""
