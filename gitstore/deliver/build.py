@@ -25,6 +25,7 @@ itself (a repository can commit such files), so the index records that delivery 
 
 from __future__ import annotations
 
+import bisect
 import fcntl
 import os
 import re
@@ -331,16 +332,51 @@ def legacy_line(title: str, text: str) -> str:
 
 # a bracket a learning's id opens, spaces aside: the shape of the list ending a published line
 # (``[lrn_...]``) and of the provenance after a delivered item (``(lrn_...; accepted by ...)``),
-# full-width and other brackets as a reader takes them too
-_CITATION = re.compile(r"([\[({\uff3b\uff08\uff5b\u3010\u3014\u27e6])\s*(?=lrn_[0-9a-f]{32})", re.IGNORECASE)
+# full-width and other brackets as a reader takes them too; or one holding, before it closes,
+# the words of that provenance that vouch for a learning: who accepted it (``accepted by a
+# person``; an auto-safe one's label says ``not reviewed by a person``) and ``evidence:``
+_OPEN, _CLOSE = "[({\uff3b\uff08\uff5b\u3010\u3014\u27e6", ")]}\uff3d\uff09\uff5d\u3011\u3015\u27e7"
+_OPENING = re.compile(rf"[{re.escape(_OPEN)}]\s*")
+_CLOSING = re.compile(rf"[{re.escape(_CLOSE)}]")
+_ID = re.compile(r"lrn_[0-9a-f]{32}", re.IGNORECASE)
+_PROVENANCE = re.compile(r"(?:accepted|reviewed)\s+by\s+a\s+person|evidence\s*[:\uff1a]", re.IGNORECASE)
+_QUOTED = "quoted: "
 
 
 def uncited(line: str) -> str:
-    """``line`` with every bracket a learning's id opens read as prose (``[see lrn_...]``):
-    only gitstore writes a learning's id in that place, after a line, to say which learnings
-    the line comes from. A title or text in that shape would have its line seem to cite a
-    learning it does not, and go on naming one retired since as if it still gave it."""
-    return _CITATION.sub(r"\1see ", line)
+    """``line`` with every bracket a learning's id opens read as prose (``[see lrn_...]``), and
+    every one holding a word of a delivered item's provenance read as the text's own words
+    (``(quoted: accepted by a person; ...)``): only gitstore writes a learning's id in that
+    place, after a line, to say which learnings the line comes from, and only gitstore says, after
+    a learning's text, who accepted it and where its evidence came from. A title or text in
+    that shape would have its line seem to cite a learning it does not, and go on naming one
+    retired since as if it still gave it, or have an auto-safe learning read as accepted by a
+    person before its real provenance. Other brackets are left as they are, and a line read
+    again is left as it is."""
+    words = [m.start() for m in _PROVENANCE.finditer(line)]
+    closes = [m.start() for m in _CLOSING.finditer(line)]
+    parts, position = [], 0
+    for opening in _OPENING.finditer(line):
+        at = opening.end()
+        if _ID.match(line, at):
+            said = "see "
+        elif line[at:at + len(_QUOTED)].lower() != _QUOTED and _holds(words, closes, at):
+            said = _QUOTED
+        else:
+            continue
+        parts += [line[position:opening.start() + 1], said]
+        position = at
+    return "".join(parts) + line[position:] if parts else line
+
+
+def _holds(words: list[int], closes: list[int], at: int) -> bool:
+    """Whether a word of provenance (its starts: ``words``) begins at ``at`` or after it, before
+    the next closing bracket (``closes``): both lists sorted, so each bracket costs a lookup."""
+    word = bisect.bisect_left(words, at)
+    if word == len(words):
+        return False
+    close = bisect.bisect_left(closes, at)
+    return close == len(closes) or words[word] < closes[close]
 
 
 # a comment of gitstore's own (a published section's begin and end, a promoted block's marker),

@@ -53,14 +53,15 @@ if TYPE_CHECKING:
 
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/15"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
+FORMAT = "recall-index/16"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
 # 6: look-alike words marked; 7: paths as path terms; 8: learnings looked up by audience;
 # 9: paths as people write them (lines, backslashes, links, names without an extension);
 # 10: only files the field names without an extension give their word; 11: a learning's line is its text alone;
 # 12: a learning scored by the title it is named by (an edited one's, its accepted text's headline);
 # 13: the repository's git configuration (its scope) and its declared former scopes in the fingerprint;
 # 14: only the settings of git's configuration the store's reading depends on, from every file it reads;
-# 15: a personal session's episode found in the shared namespace is no evidence
+# 15: a personal session's episode found in the shared namespace is no evidence;
+# 16: a bracket holding the words of a delivered item's provenance read as the text's own (``quoted:``)
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
