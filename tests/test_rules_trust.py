@@ -822,6 +822,31 @@ def test_a_policy_file_of_gigabytes_is_refused_by_its_size_never_read(tmp_path: 
     assert read[["policy.json", "allowed_signers"].index(oversized)] is None
 
 
+@pytest.mark.parametrize("oversized", ["policy.json", "allowed_signers"])
+def test_a_work_tree_policy_file_of_gigabytes_is_never_read_whole(tmp_path: Path, oversized: str) -> None:
+    """``gitstore policy show``, ``status`` and ``doctor`` compare the work tree's policy files
+    with the default branch's: one of gigabytes there (a checkout of a hostile branch) was read
+    whole. It is refused once 1 MiB is read, and named as not yet on the default branch."""
+    import tracemalloc
+
+    from gitstore.queries.trust import pending
+
+    from .world import ready_repo
+
+    ctx = ready_repo(tmp_path / "repo")
+    folder = ctx.workspace.root / ".gitstore"
+    folder.mkdir()
+    (folder / oversized).write_bytes(b" " * (16 << 20))
+    tracemalloc.start()
+    try:
+        found = pending(ctx.workspace, None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == [f".gitstore/{oversized}"]
+    assert peak < 4 << 20, peak  # 16 MiB when it was read whole
+
+
 def test_a_clone_without_origin_head_learns_origin_s_default_branch_and_its_policy(tmp_path: Path) -> None:
     """A clone with no origin/HEAD (made with `git init` and a remote added, or cloned while the
     remote was empty) reads the policy from its own main only until a sync asks origin which

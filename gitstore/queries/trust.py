@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.config import Workspace
+from gitstore.errors import InvalidInput
 from gitstore.records.inputs import read_regular
 
 SET_UP = ("a team sets one up with `gitstore policy init` (then `gitstore policy add` for each reviewer), "
@@ -100,17 +101,21 @@ def _unreadable(policy: Any) -> list[dict[str, Any]]:
 def pending(workspace: Workspace, revision: str | None) -> list[str]:
     """The policy files the work tree holds with other bytes than the default branch's tip at
     ``revision`` (written by ``policy init`` or ``add``, or edited, and not yet merged there):
-    they count only once that branch holds them."""
+    they count only once that branch holds them. A file over the bytes a policy file may hold
+    (``MAX_FILE``) is one of them, refused once that many are read, never read whole: the
+    default branch's is refused by its size."""
     from gitstore.providers._policy_git import files_at
-    from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
+    from gitstore.records.policy import MAX_FILE, POLICY_FILE, SIGNERS_FILE
 
     found = []
     for path, there in zip((POLICY_FILE, SIGNERS_FILE), files_at(workspace.repo, revision)):
-        try:
-            here = read_regular(workspace.root / path)  # a FIFO: passed over, never waited on
+        try:  # read up to the bytes a policy file may hold, as the default branch's are
+            here = read_regular(workspace.root / path, MAX_FILE)  # a FIFO: passed over, never waited on
         except OSError:
             continue
-        if here != there:
+        except InvalidInput:  # too big: refused once MAX_FILE bytes are read, and never the default branch's
+            here = None
+        if here is None or here != there:
             found.append(path)
     return found
 
