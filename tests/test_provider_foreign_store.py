@@ -177,3 +177,34 @@ def test_the_state_folder_reached_through_a_link_is_refused(tmp_path: Path, remo
     (alice / STATE_DIR / "jsonl").symlink_to(elsewhere)
     with pytest.raises(Refused, match="jsonl is a symbolic link"):
         _store(alice, "jsonl")
+
+
+@pytest.mark.parametrize("folds_case", [True, False])
+@pytest.mark.parametrize("file", ["store.sqlite", "jsonl/records.jsonl"])
+def test_a_store_file_the_index_holds_in_another_case_is_refused_where_the_file_system_folds_case(
+        repo: Path, folds_case: bool, file: str) -> None:
+    """A merge that stops on a conflict writes the incoming ``okf/.MEMORY/store.sqlite`` into the
+    index and the work tree: a file system that ignores case (macOS's and Windows' by default)
+    puts it in the clone's own ``okf/.memory/``, where the store opens it. Where case counts, it
+    is another folder, and nothing is refused."""
+    from gitstore.providers import refuse_foreign_store
+
+    state = repo / STATE_DIR
+    state.mkdir(parents=True)
+    other = state.parent / state.name.upper()
+    (other / file).parent.mkdir(parents=True)
+    (other / file).write_bytes(b"a store of the repository's")
+    git(repo, "add", "-f", (other / file).relative_to(repo).as_posix())
+    if folds_case:  # what the checkout is where case is folded: one folder, under either name
+        (state / file).parent.mkdir(parents=True, exist_ok=True)
+        (other / file).rename(state / file)
+        for leftover in sorted(other.rglob("*"), reverse=True):
+            leftover.rmdir()
+        other.rmdir()
+        other.symlink_to(state.name)
+    provider = "sqlite" if file.startswith("store") else "jsonl"
+    if folds_case:
+        with pytest.raises(Refused, match="the index holds it"):
+            refuse_foreign_store(repo, state, provider)
+    else:
+        assert refuse_foreign_store(repo, state, provider) is not None

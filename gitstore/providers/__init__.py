@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -268,15 +269,35 @@ def _same_folder(one: str, other: str) -> bool:
 
 
 def _staged(repo: pygit2.Repository, root: Path, state: Path) -> Callable[[str], bool]:
-    """Whether the index holds a file of the state folder, or anything under a folder of it."""
+    """Whether the index holds a file of the state folder, or anything under a folder of it:
+    spelled in any case where the file system folds it (macOS's and Windows' by default check a
+    merge's ``okf/.MEMORY/store.sqlite`` out as ``okf/.memory/store.sqlite``), as the same
+    path only where it does (``_names_here``)."""
     import pygit2
 
     try:
         prefix = state.resolve().relative_to(root.resolve()).as_posix() + "/"
-        entries = [entry.path for entry in repo.index if entry.path.startswith(prefix)]
+        folded = prefix.casefold()
+        entries = [entry.path for entry in repo.index if entry.path.casefold().startswith(folded)]
     except (ValueError, pygit2.GitError, OSError):  # outside the work tree, or no index yet
         entries = []
-    return lambda file: any(path == prefix + file or path.startswith(prefix + file + "/") for path in entries)
+
+    def staged(file: str) -> bool:
+        name = (prefix + file).casefold()
+        return any(_names_here(root, path[:len(prefix + file)], prefix + file) for path in entries
+                   if path.casefold() == name or path.casefold().startswith(name + "/"))
+    return staged
+
+
+def _names_here(root: Path, path: str, spelled: str) -> bool:
+    """Whether git's ``path`` names the work tree's ``spelled`` (both from ``root``, equal but
+    for case) on this file system: the same spelling, or one the file system takes for it."""
+    if path == spelled:
+        return True
+    try:
+        return os.path.samefile(root / path, root / spelled)
+    except OSError:  # not both there: another file where case counts, and nothing to read where it does not
+        return False
 
 
 def _shown(root: Path, path: Path) -> str:
