@@ -250,6 +250,45 @@ def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world
     assert code == 0 and "Traceback" not in errors and "ExceptionGroup" not in errors, errors
 
 
+def test_no_more_is_read_while_the_requests_read_wait_for_their_answers(tmp_path: Path) -> None:
+    """The SDK serves each request it reads at once, as a task of its own: a client flooding
+    the server (50,000 pings took it to 530 MB) or reading none of its answers had it hold
+    every request. Past ``MAX_UNANSWERED`` waiting, the server reads no more until one is
+    answered; notifications are never held back."""
+    import anyio
+
+    from gitstore.deliver.stdio import MAX_UNANSWERED, Lines, Unanswered, read_message
+
+    count = MAX_UNANSWERED + 4
+    sent = tmp_path / "sent"  # a file's read never waits: what the reader waits for is room alone
+    sent.write_bytes(b"".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}).encode() + b"\n"
+                              for i in range(count)) + b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    read = os.open(sent, os.O_RDONLY)
+    got: list[str] = []
+    passed: list[int] = []
+
+    async def main() -> None:
+        unanswered = Unanswered()
+        lines = Lines(read)
+        lines.judge, lines.seen, lines.room = read_message, unanswered.read, unanswered.room
+
+        async def collect() -> None:
+            async for line in lines:
+                got.append(line)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(collect)
+            for answered in range(count):
+                await anyio.wait_all_tasks_blocked()
+                passed.append(len(got))
+                unanswered.answered(answered)
+
+    anyio.run(main)
+    os.close(read)
+    assert passed[:5] == [MAX_UNANSWERED, MAX_UNANSWERED + 1, MAX_UNANSWERED + 2, MAX_UNANSWERED + 3, count + 1]
+    assert len(got) == count + 1
+
+
 def test_every_request_read_before_the_input_ends_is_answered(shared_world: World) -> None:
     """A scripted client writes its requests and closes standard input at once: the server
     answers every request it read before the end, then exits 0."""

@@ -16,8 +16,10 @@ an invalid request (``-32600``, the ``id`` it holds, else null). So is a request
 no string or integer (a fraction, null, true, an object; ``id`` null in the answer), which the
 SDK reads as a notification and never answers. A blank line is dropped.
 
-The end of standard input reaches the SDK only once every request read before it has its
-answer (``Unanswered``): at the end of its input the SDK ends the session and cancels what it
+At most ``MAX_UNANSWERED`` requests read wait for their answer: no more is read until one
+is answered, so a client's flood waits in its pipe, not in the server's memory
+(``Unanswered.room``). The end of standard input reaches the SDK only once every request read
+before it has its answer (``Unanswered``): at the end of its input the SDK ends the session and cancels what it
 is still serving, so a client that writes its requests and closes its end would get few of
 their answers, or none.
 
@@ -36,6 +38,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 MAX_MESSAGE = 4 * 1024 * 1024  # bytes of one message, its newline not counted
+MAX_UNANSWERED = 16  # requests read and not answered yet: no more is read until one is answered
 _CHUNK = 64 * 1024
 INVALID_REQUEST = -32600
 PARSE_ERROR = -32700
@@ -100,7 +103,8 @@ class Lines:
     replaced, as the SDK reads them); a longer line is reported to ``refuse`` and skipped. Given
     ``judge`` (``read_message``), a line it finds fault with is reported to ``reject`` (with the
     error to answer) and skipped, and so is a blank line, silently; the message of any other is
-    reported to ``seen``. The end comes once ``settle``, when given, returns."""
+    reported to ``seen``, once ``room``, when given, lets it through. The end comes once
+    ``settle``, when given, returns."""
 
     def __init__(self, fd: int, limit: int = MAX_MESSAGE, chunk: int = _CHUNK) -> None:
         self.fd, self.limit, self.chunk = fd, limit, chunk
@@ -113,6 +117,7 @@ class Lines:
         self.reject: Any = None  # async callable taking what ``judge`` found
         self.seen: Any = None  # callable taking the message of a line passed on
         self.settle: Any = None  # async callable: what the end of input waits for
+        self.room: Any = None  # async callable taking a message: returns once it may be passed on
 
     def __aiter__(self) -> Lines:
         return self
@@ -136,6 +141,8 @@ class Lines:
                 continue
             message, fault = self.judge(line)
             if fault is None:
+                if self.room is not None:
+                    await self.room(message)
                 if self.seen is not None:
                     self.seen(message)
                 return line
@@ -199,6 +206,18 @@ class Unanswered:
         if left > 0:
             self.waiting[key] = left
         self._wake()
+
+    async def room(self, message: Any) -> None:
+        """Return once a request may be passed on: fewer than ``MAX_UNANSWERED`` read are waiting
+        for their answer. The SDK serves each request it reads as a task of its own, at once: a
+        client writing requests faster than they are answered (or reading none of the answers)
+        had the server hold every one, tens of thousands of them in hundreds of megabytes.
+        Waiting here, the server reads no more, and the client's writes wait as the pipe fills."""
+        from mcp import types
+
+        if isinstance(message, types.JSONRPCRequest):
+            while sum(self.waiting.values()) >= MAX_UNANSWERED:
+                await self.changed.wait()
 
     async def settled(self) -> None:
         """Return once every request read has its answer."""
@@ -298,5 +317,5 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
 
             unanswered = Unanswered()
             lines.refuse, lines.judge, lines.reject = refuse, read_message, answer
-            lines.seen, lines.settle = unanswered.read, unanswered.settled
+            lines.seen, lines.settle, lines.room = unanswered.read, unanswered.settled, unanswered.room
             yield read, _Counted(write, unanswered.answered)  # errors of ours above answer no request read
