@@ -2226,9 +2226,11 @@ def _dump_bytes(line: str) -> str:
     return line
 
 
-def _blob_spans(text: str, blob: lazy.Pattern, least: int) -> Iterator[tuple[int, int]]:
+def _blob_spans(text: str, blob: lazy.Pattern, least: int, glued: bool = False) -> Iterator[tuple[int, int]]:
     """Where the base64 blobs BLOB matches, at runs of LEAST or more base64 characters, start
-    and end: each standing as a word, or right after an escaped line break ("...\\nb3Bl...")."""
+    and end: each standing as a word, or right after an escaped line break ("...\\nb3Bl...").
+    GLUED: a run glued to a word before it by "_" ("token_Pj4+P0ln...") is one too, where it
+    holds a "+" or a "/" (one holding neither is read in the URL-safe alphabet already)."""
     covered = 0
     for run in _base64_run_starts(text, least):
         m = blob.match(text, run) if run >= covered else None
@@ -2238,7 +2240,8 @@ def _blob_spans(text: str, blob: lazy.Pattern, least: int) -> Iterator[tuple[int
         if start and text[start - 1] == "\\" and text[start] in "nrt":
             start += 1
         elif not starts_word(text, start, "+/="):
-            continue
+            if not (glued and text[start - 1] == "_" and ("+" in m.group() or "/" in m.group())):
+                continue
         yield start, m.end()
 
 
@@ -2268,13 +2271,13 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 
 def blob_texts(text: str) -> Iterator[str]:
     """The texts TEXT's base64 and hexadecimal runs decode to, each a run of 20 characters or
-    more standing as a word (wrapped over lines or not, as :data:`_B64_TEXT` reads it): base64 of
+    more standing as a word or glued to one by "_" (wrapped over lines or not, as :data:`_B64_TEXT` reads it): base64 of
     printable UTF-8 text, else hex of it; and hex with separators or a dump's
     (:func:`_hex_dumps`), as printed. What no other reading gives (a compressed blob, base32,
     UTF-16) is left to :func:`blob_hits`: an order hidden from an agent is one it is asked to
     decode, by the encodings agents decode at a glance. An image, a key or a hash decodes to no
     text and is dropped after one decoding in C."""
-    for start, end in _blob_spans(text, _B64_TEXT, _B64_TEXT_MIN):
+    for start, end in _blob_spans(text, _B64_TEXT, _B64_TEXT_MIN, glued=True):
         blob = text[start:end]
         decoded = _decode_blob(blob) if _may_be_text(blob) else None
         if decoded is not None:
