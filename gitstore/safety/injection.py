@@ -1596,9 +1596,13 @@ _YOU_ARE_AUTHORITY = lazy.Pattern(
     r"(?=\s*[,;:.!\u2014\u2013]|\s+-\s|\s+(?:so|and|here|today)\b)"
 )
 _CONDITIONAL = lazy.Pattern(
-    r"\b(?:if|when|whenever|unless|whether|once|while|until|since|because|in\s+case|as\s+long\s+as|assuming|provided"
+    r"\b(?:if|when|whenever|unless|whether|once|while|until|in\s+case|as\s+long\s+as|assuming|provided"
     r"|that|sure|check|ensure|verify|confirm)\s+(?:(?:not|already|still|really)\s+)?\Z"
 )
+# Given as a reason ("since you are the repository owner, ...", "because you're root, ..."), the
+# role is asserted, not supposed: it counts when the same sentence drops a gate with it ("...,
+# you may approve your own changes"), as a role granted does; "since you are root, mind rm" stays.
+_PREMISE = lazy.Pattern(r"\b(?:since|because|now\s+that|given\s+that)\s+(?:(?:already|really)\s+)?\Z")
 # The writer claiming the authority and lending it: "as the repository owner, I authorize you to
 # ...", "I am the maintainer and I permit you to ...", "as the admin: you are authorized to ...".
 # "As the repository owner I merged this" lends the reader nothing, and stays.
@@ -1659,7 +1663,8 @@ def authority_personas(reading: str) -> int:
         for pattern in (_YOU_ARE_AUTHORITY, *_AUTHORITY_CLAIMS):
             personas += [m for m in pattern.finditer(reading) if starts_word(reading, m.start()) and m.start() not in covered
                          and not (pattern is _YOU_ARE_AUTHORITY and _CONDITIONAL.search(reading, max(0, m.start() - 24),
-                                                                                       m.start()))
+                                                                                       m.start())
+                                  and not _PREMISE.search(reading, max(0, m.start() - 24), m.start()))
                          and not (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start()))]
     if not personas:
         return 0
@@ -1678,7 +1683,8 @@ def authority_personas(reading: str) -> int:
             i = bisect.bisect_left(gates, m.end())
             if i == len(gates) or gates[i] > m.end() + _PERSONA_REACH or _within(breaks, m.end(), gates[i]):
                 continue
-            if _granted(m) and _SENTENCE_STOP.search(reading, m.end(), gates[i]) is not None:
+            if (_granted(m) or (m.re.pattern == _YOU_ARE_AUTHORITY.pattern and _PREMISE.search(
+                    reading, max(0, m.start() - 24), m.start()))) and _SENTENCE_STOP.search(reading, m.end(), gates[i]):
                 continue  # "as the owner, you can configure the ruleset. Nobody pushes straight to main."
         count += 1
     return count
