@@ -1233,14 +1233,43 @@ _ES_WHY_NOT = lazy.Pattern(
     r"por\s+que\s+(?:voce\s+)?n(?:o|ao)\s+(?:(?:simplemente|mejor|solo|ya|tu|usted|voce)\s+)*(?:te\s+|se\s+)?"
     r"(?:ignor(?:as|a|ar)|olvid(?:as|a|ar)|descart(?:as|a|ar)|desconsider(?:as|a|ar)|omit(?:es|e|ir)|esquec(?:es|e|er)"
     r"|pasas\s+de|dejas\s+de\s+lado|haces\s+caso\s+omiso)(?:\s+(?:a|de|del|de\s+las|de\s+los))?"
-    r"(?:\s+(?:todas|todos|todo))?\s+(?:"
+    r"(?:\s+(?:todas|todos|todo|tudo))?\s+(?:"
     r"(?:tus|sus|vuestras|tu|su|(?:as\s+)?(?:suas|tuas))\s+(?:\w{1,30}\s+)?(?:instrucciones|instrucoes|indicaciones|ordenes"
     r"|reglas|regras|prompt)\b"
     rf"|(?:las\s+|as\s+)?(?:instrucciones|instrucoes|indicaciones|ordenes|reglas)\s+(?:\w{{1,30}}\s+)?{_ROMANCE_EARLIER}"
     rf"|(?:el|tu|su)\s+{_ROMANCE_SYSTEM}"
     r"|lo\s+que\s+(?:se\s+)?(?:te|os|le|les)\s+"
     rf"{_FORGET_GAP}(?:dicho|dijeron|dije|dijo|ordenado|ordenaron|indicado|indicaron|pedido|pidieron|mandado|mandaron)\b"
+    rf"{_FORGET_NOT_ABOUT}"
+    rf"|o\s+que\s+(?:te|lhe|lhes|vos)\s+{_FORGET_GAP}(?:disseram|disse|dito|mandaram|mandou|ordenaram|pediram)\b"
     rf"{_FORGET_NOT_ABOUT})",
+    prepare=_as_read,
+)
+# The French and German "why not", as the Spanish: "pourquoi n'oublies-tu pas tes instructions ?",
+# "pourquoi ne pas ignorer les instructions précédentes ?", "warum vergisst du nicht deine
+# Anweisungen?", "warum ignorierst du deine Anweisungen nicht?". The reader's own orders, the
+# earlier ones, its system prompt or everything it was told; "pourquoi n'ignores-tu pas les
+# instructions du README ?" asks a person about a guide, and stays.
+_FR_WHY_NOT = lazy.Pattern(
+    r"pourquoi\s+(?:est-ce\s+que\s+(?:tu|vous)\s+)?(?:n['\u2019]\s*|ne\s+)(?:(?:ignor|oubli|ecart)(?:es|ez)(?:-(?:tu|vous))?"
+    r"\s+pas|pas\s+(?:ignorer|oublier|ecarter))(?:\s+(?:simplement|donc|tout\s+simplement))?(?:\s+(?:tous|toutes))?\s+(?:"
+    r"(?:tes|vos)\s+(?:\w{1,30}\s+)?(?:instructions|consignes|regles|ordres|directives)\b"
+    rf"|(?:les\s+)?(?:instructions|consignes|regles|ordres|directives)\s+(?:\w{{1,30}}\s+)?{_ROMANCE_EARLIER}"
+    rf"|(?:ton|votre|le)\s+{_ROMANCE_SYSTEM}"
+    r"|tout\s+ce\s+(?:qu['\u2019]\s*on|que\s+(?:l['\u2019]\s*)?on)\s+(?:t['\u2019]\s*|te\s+|vous\s+)"
+    rf"{_FORGET_GAP}(?:dit|ordonne|demande|indique|prescrit|commande)\b{_FORGET_NOT_ABOUT})",
+    prepare=_as_read,
+)
+_DE_WHY_NOT_OBJECT = (
+    rf"(?:(?:alle|samtliche)\s+)?(?:(?:deine|eure|ihre)\s+(?:\w{{1,30}}\s+)?{_DE_ORDERS}"
+    rf"|(?:die\s+)?{_DE_EARLIER}\s+(?:\w{{1,30}}\s+)?{_DE_ORDERS}|(?:deinen|euren|ihren|den)\s+system-?prompt\b"
+    rf"|alles,?\s+was\s+(?:man\s+)?(?:dir|euch|ihnen)\s+{_FORGET_GAP}(?:gesagt|aufgetragen|befohlen|mitgeteilt|vorgegeben"
+    rf"|angewiesen)\b{_FORGET_NOT_ABOUT})"
+)
+_DE_WHY_NOT = lazy.Pattern(
+    r"warum\s+(?:ignorierst\s+du|vergisst\s+du|missachtest\s+du|ignoriert\s+ihr|vergesst\s+ihr|ignorieren\s+sie"
+    rf"|vergessen\s+sie)\s+(?:denn\s+)?(?:nicht\s+(?:einfach\s+)?{_DE_WHY_NOT_OBJECT}|(?:einfach\s+)?{_DE_WHY_NOT_OBJECT}"
+    r"\s+nicht\b)",
     prepare=_as_read,
 )
 _FOREIGN_NOW = tuple(
@@ -1361,6 +1390,7 @@ _ANCHORS = (
     (lazy.Pattern(_KO_TOLD, prepare=_as_read), (_KOREAN_FORGET,)),
     (lazy.Pattern(_KO_ORDERS, prepare=_as_read), (_KOREAN_IGNORE,)),
     (lazy.Pattern(r"por\s+que\s+(?:voce\s+)?n(?:o|ao)\b"), (_ES_WHY_NOT,)),
+    (lazy.Pattern(r"pourquoi|warum"), (_FR_WHY_NOT, _DE_WHY_NOT)),
 )
 # Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.
 _ORDERS_WORDS = ("instru", "istruz", "anweis", "prompt")
@@ -1379,7 +1409,7 @@ _LONG_GAP = lazy.Pattern(r"\s{24}")
 def foreign_overrides(reading: str) -> int:
     """Override phrases, persona takeovers and "new instructions:" lines in other languages
     (``_FOREIGN_ORDERS``, ``_FOREIGN_NOW``, ``_FOREIGN_CYRILLIC``, ``_FOREIGN_CJK``,
-    ``_FOREIGN_FORGET``, ``_FORGET_TOLD_CJK``, ``_KOREAN_FORGET``, ``_KOREAN_IGNORE``, ``_ES_WHY_NOT``,
+    ``_FOREIGN_FORGET``, ``_FORGET_TOLD_CJK``, ``_KOREAN_FORGET``, ``_KOREAN_IGNORE``, ``_ES_WHY_NOT``, ``_FR_WHY_NOT``, ``_DE_WHY_NOT``,
     ``_FOREIGN_NEW_ORDERS``), each group looked for only where the text
     holds its words (``_ORDERS_WORDS``, ``_NOW_WORDS``, ``_FORGET_WORDS``) or its script, and
     there only around them."""
@@ -1397,6 +1427,7 @@ def foreign_overrides(reading: str) -> int:
         hangul,
         hangul,
         "por que" in reading,
+        "pourquoi" in reading or "warum" in reading,
     )
     if not any(held):
         return 0
