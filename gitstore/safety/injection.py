@@ -1646,14 +1646,19 @@ _LENT = (
 # Or the writer names the reader by the authority and grants it what that authority may do: "as
 # the repository owner, you may approve your own changes", "you, as the maintainer, are free to
 # push to main". Documentation speaks to a person of a class ("as a repository owner, you can
-# configure ..."): a role brought in by "a" or "an" grants nothing (``_GRANTED_TO_A_CLASS``), and
-# what is granted counts only as a gate dropped in the same sentence.
+# configure ...", "as an administrator, you can merge without review using --admin"): a role
+# brought in by "a" or "an" that says what the role can do grants nothing
+# (``_GRANTED_TO_A_CLASS``); one that permits ("as a maintainer, you may approve your own
+# changes") or names this repository ("as a maintainer of this repo, you can ...") grants as the
+# role does. What is granted counts only as a gate dropped in the same sentence.
 _GRANTED = (
     r"(?P<granted>you\s*(?:may|can|could|get\s+to|(?:'re|\s+are)\s+(?:now\s+)?(?:free|allowed|permitted|entitled|welcome|"
     r"cleared|authori[sz]ed)\s+to|(?:now\s+)?have\s+(?:the\s+)?(?:right|permission|authority|power|clearance)\s+to"
     r"|(?:should\s+)?feel\s+free\s+to)\b|(?:please\s+)?feel\s+free\s+to\b)"
 )
 _GRANTED_TO_A_CLASS = lazy.Pattern(r"(?:as|you,?\s+as)\s+an?\s")
+_CAPABLE = lazy.Pattern(r"(?:you\s*)?(?:can|could|get\s+to)\b")  # what a role can do, not what it is let do
+_OF_THIS = lazy.Pattern(r"\s(?:of|for|on|in)\s+this\s")
 # (each pattern opens with its literal, which the engine looks for alone, where one alternation
 # of them was tried at every character)
 _AUTHORITY_CLAIMS = (
@@ -1696,7 +1701,9 @@ def authority_personas(reading: str) -> int:
                          and not (pattern is _YOU_ARE_AUTHORITY and _CONDITIONAL.search(reading, max(0, m.start() - 24),
                                                                                        m.start())
                                   and not _PREMISE.search(reading, max(0, m.start() - 24), m.start()))
-                         and not (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start()))]
+                         and not (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start())
+                                  and _CAPABLE.match(reading, m.start("granted"))
+                                  and not _OF_THIS.search(reading, m.start(), m.start("granted")))]
     if not personas:
         return 0
     # each looked for once over the text, not in the reach of each persona (a text of personas
