@@ -1409,7 +1409,8 @@ _LONG_GAP = lazy.Pattern(r"\s{24}")
 def foreign_overrides(reading: str) -> int:
     """Override phrases, persona takeovers and "new instructions:" lines in other languages
     (``_FOREIGN_ORDERS``, ``_FOREIGN_NOW``, ``_FOREIGN_CYRILLIC``, ``_FOREIGN_CJK``,
-    ``_FOREIGN_FORGET``, ``_FORGET_TOLD_CJK``, ``_KOREAN_FORGET``, ``_KOREAN_IGNORE``, ``_ES_WHY_NOT``, ``_FR_WHY_NOT``, ``_DE_WHY_NOT``,
+    ``_FOREIGN_FORGET``, ``_FORGET_TOLD_CJK``, ``_KOREAN_FORGET``, ``_KOREAN_IGNORE``, ``_ES_WHY_NOT``,
+    ``_FR_WHY_NOT``, ``_DE_WHY_NOT``,
     ``_FOREIGN_NEW_ORDERS``), each group looked for only where the text
     holds its words (``_ORDERS_WORDS``, ``_NOW_WORDS``, ``_FORGET_WORDS``) or its script, and
     there only around them."""
