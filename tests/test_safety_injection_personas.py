@@ -128,6 +128,8 @@ ROLES = [
     "As a maintainer, you may review pull requests. Nobody pushes straight to main.",
     "As a maintainer, you may not approve your own changes.",
     "As a contributor, you may open a pull request for review.",
+    "As a maintainer, you may approve the pull request once CI passes.",  # another's change
+    "As a reviewer, you may approve it when the tests pass.",
 ]
 
 

@@ -1687,6 +1687,9 @@ _DROPPED_GATE = lazy.Pattern(
 )
 _SHELL_ROLE = lazy.Pattern(r"\s+(?:the\s+|a\s+)?(?:root|superuser|sudo)")  # a shell's user, which a guide's sudo makes one
 _GATE_KEPT = lazy.Pattern(r"(?:\b(?:not|never|no|nor|cannot)|n't)\s+(?:\w+\s+)?\Z")  # "never disable the checks"
+# approving someone else's change, which a person of a role does every day ("as a maintainer, you
+# may approve the pull request once CI passes"): a gate dropped only for the authority itself
+_PLAIN_APPROVAL = lazy.Pattern(r"approve\s+(?:it|this|them|the)\b")
 _PERSONA_REACH = 240
 
 
@@ -1710,6 +1713,7 @@ def authority_personas(reading: str) -> int:
     # each looked for once over the text, not in the reach of each persona (a text of personas
     # searched its reach again for each)
     gates: list[int] | None = None
+    own: list[int] = []  # the gates but for approving another's change (``_PLAIN_APPROVAL``)
     breaks: list[int] = []
     count = 0
     for m in personas:
@@ -1718,12 +1722,16 @@ def authority_personas(reading: str) -> int:
             if gates is None:
                 gates = [g.start() for g in _DROPPED_GATE.finditer(reading)
                          if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start())]
+                own = [g for g in gates if not _PLAIN_APPROVAL.match(reading, g)]
                 breaks = [b.start() for b in _PARAGRAPH_END.finditer(reading)]
-            i = bisect.bisect_left(gates, m.end())
-            if i == len(gates) or gates[i] > m.end() + _PERSONA_REACH or _within(breaks, m.end(), gates[i]):
+            if _granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start()):
+                i, found = bisect.bisect_left(own, m.end()), own  # a person of a class may approve others' work
+            else:
+                i, found = bisect.bisect_left(gates, m.end()), gates
+            if i == len(found) or found[i] > m.end() + _PERSONA_REACH or _within(breaks, m.end(), found[i]):
                 continue
             if (_granted(m) or (m.re.pattern == _YOU_ARE_AUTHORITY.pattern and _PREMISE.search(
-                    reading, max(0, m.start() - 24), m.start()))) and _SENTENCE_STOP.search(reading, m.end(), gates[i]):
+                    reading, max(0, m.start() - 24), m.start()))) and _SENTENCE_STOP.search(reading, m.end(), found[i]):
                 continue  # "as the owner, you can configure the ruleset. Nobody pushes straight to main."
         count += 1
     return count
