@@ -247,11 +247,58 @@ def test_a_vendors_key_told_by_its_name_is_redacted(text: str, redacted: str) ->
     '"codecovKey": "0123456789abcdef0123456789abcdef"\n"ddKey": "ffffffffffffffffffffffffffffffff"',
     "DD_APP_KEY=<your-app-key>\nDD_APP_KEY=${DD_APP_KEY}\ncodecov: aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
     f"add_key={_DD_API}\nhidden_key_value={_DD_API}\ndatadog_commit: {_DD_APP}",
-    f"datadog: {_DD_APP}\ndatadog    {_DD_API}\nzendesk_ticket: {_ZENDESK}",
+    f"datadog    {_DD_API}\nzendesk_ticket: {_ZENDESK}",
     "FB_APP_ID=123456789012345\nAZURE_TENANT_ID=9f3a1c7e-5b2d-4f6a-8c0e-1b3d5f7a9c2e",
     f"azure_compat: {_ADO_PAT}\ndevops_pipeline: {_ADO_PAT}\navocado_key: {_ADO_PAT}\nado: {'abcdefghijklm' * 4}",
 ])
 def test_a_vendors_name_beside_no_key_of_its_shape_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
+_MIXED = "Zq3kP9xLm2Vb7Rt5" + "Nw8Yc4Hd6Jf1Gs0Ae3Uo9Ti2Bv"  # 42 letters of both cases and digits
+# A random value under a key that names a vendor whose keys have no shape of their own: the
+# vendor's name alone, or before a bare "key".
+VENDOR_NAMED = {
+    "openai-toml": f'openai = "{_MIXED}"',
+    "twilio-yaml": f"twilio: {_DD_API}",
+    "anthropic-json": f'{{"anthropic": "{_MIXED}", "cohere": "{_MIXED[::-1]}"}}',
+    "sendgrid-env": f"SENDGRID={_MIXED}",
+    "mailgun-dashed": f"MAILGUN: {_DD_API}-6c3e1f2a-9b8d7c6e",
+    "dotted-key": f"keys.mistral: '{_MIXED[:32]}'",
+    "two-words": f"NEW_RELIC={_DD_APP}",
+    "camel-case": f'openAI := "{_MIXED}"',
+    "arrow": f"'huggingface' => '{_MIXED[:34]}'",
+    "github-random": f"github: {_MIXED}",
+    "mailgun-key": f"MAILGUN_KEY={_DD_API}",
+    "sendgrid-camel-key": f'"sendgridKey": "{_MIXED}"',
+    "twilio-key": f"TWILIO_KEY={_MIXED[:32]}",
+    "datadog-alone": f"datadog: {_DD_APP}",
+}
+
+
+@pytest.mark.parametrize("text", VENDOR_NAMED.values(), ids=list(VENDOR_NAMED))
+def test_a_random_value_under_a_vendors_name_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert "[REDACTED:credential-assignment]" in result.text
+    for secret in (_MIXED, _MIXED[::-1], _MIXED[:32], _MIXED[:34], _DD_API):
+        assert secret not in result.text
+
+
+@pytest.mark.parametrize("text", [
+    "github: octocat\nopenai: gpt-4o-2024-08-06\nanthropic: claude-3-5-sonnet-20241022",
+    "huggingface: HuggingFaceH4/zephyr-7b-beta\nhuggingface: meta-llama/Llama-3.1-8B-Instruct",
+    "stripe: pk_live_51HqLyjWDarjtT1zdp7dcXq2a\nOPENAI_ORG=org-Zq3kP9xLm2Vb7Rt5Nw8Yc4Hd",
+    f"openai: org-{_MIXED[:24]}\nopenai: proj_{_MIXED[:24]}\nstripe: acct_{_MIXED[:16]}",
+    "github: 9fceb02d0ae598e95dc970b74767f19372d61af8\ntwilio: AC3f9c2a7b1e8d4c6f0a5b9e2d7c1f8a3b",
+    f"sentry: https://{_DD_API}@o1.ingest.sentry.io/2\n\"github\": \"https://github.com/acme/app\"",
+    "github: ${{ secrets.GH_TOKEN }}\nopenai: <your-key-here>\nopenai: " + "x" * 32,
+    'openai = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef012345"\njira: PROJ-1234\nslack: C024BE91L',
+    "gitlab: AbstractGitlabClientFactoryV2\ndatadog: DatadogMetricsExporter2024",
+    f"segment: {_MIXED}\nmodel_name: {_MIXED}\nopenai_org: {_MIXED}",  # no vendor, or not the vendor alone
+    f"| openai | {_MIXED} |\nopenai    {_MIXED}",  # a table's cells, a column's gap: lists of ids too
+    f"MAILGUN_KEY={_DD_API[:16]}\nSTRIPE_PUBLISHABLE_KEY=pk_test_{_MIXED[:24]}",
+])
+def test_a_vendors_name_over_no_random_value_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 

@@ -41,7 +41,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   table's adjacent cells, the value all of its cell) and a key and value a tab or several
   spaces apart (columns), where the key ends in a credential word and the value is not trivial
   (:mod:`gitstore.safety.values`), or names a vendor and the value has the shape of its keys
-  (``codecovKey``, ``DD_APP_KEY``, ``AZURE_DEVOPS_PAT``: :func:`_vendor_key_hit`).
+  (``codecovKey``, ``DD_APP_KEY``, ``AZURE_DEVOPS_PAT``: :func:`_vendor_key_hit`), or is a
+  vendor's name alone, or one before a bare ``key``, holding a random value (``openai = "..."``,
+  ``twilio: <32 hex>``, ``MAILGUN_KEY=...``: :func:`_vendor_named_hits`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
   ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
@@ -1030,6 +1032,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _pgpass_hits(low, raw)
     yield from _code_credential_hits(low, raw)
     yield from _xml_named_hits(low, raw)
+    yield from _vendor_named_hits(low, raw)
 
 
 # Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
@@ -1075,7 +1078,10 @@ def _vendor_key_hit(low: str, raw: str, m: re.Match[str], word: str) -> Iterator
     """The value M (an assignment to a key ending in WORD) gives, if a vendor named in the key
     issues keys of its shape (above)."""
     at = m.start()
-    shape = _vendor_shape(raw[at - len(_key_before(low, at)) : at + len(word)])
+    before = raw[at - len(_key_before(low, at)) : at]
+    shape = _vendor_shape(before + raw[at : at + len(word)])
+    if shape is None and _named_vendor(before) is not None:
+        shape = _ANY_SHAPE  # a vendor whose keys have no shape of their own: a random value tells it
     if shape is None or m.group("sep") == ",":
         return
     quoted = m.group("qv") is not None
@@ -1084,7 +1090,10 @@ def _vendor_key_hit(low: str, raw: str, m: re.Match[str], word: str) -> Iterator
     else:
         start, end = m.span("qv" if quoted else "bv")
         value = raw[start:end]
-    if shape.fullmatch(value) and char_classes(value) >= 2 and token_is_real(value, value) \
+    if shape is _ANY_SHAPE:
+        if _vendor_secret(value, None):
+            yield Hit(start, end, "credential-assignment", 3)
+    elif shape.fullmatch(value) and char_classes(value) >= 2 and token_is_real(value, value) \
             and not looks_placeholder(value):
         yield Hit(start, end, "credential-assignment", 3)
 
@@ -1097,6 +1106,91 @@ def _vendor_pat_hits(low: str, raw: str) -> Iterator[Hit]:
     for m in _PAT_ASSIGNMENT.finditer(low):
         if _ends_key(raw, m.start()):
             yield from _vendor_key_hit(low, raw, m, "pat")
+
+
+# Vendors whose API keys have no prefix or shape of their own (or have one a user may leave out),
+# told by a key that names the vendor and nothing else: the vendor's name alone (``openai =
+# "..."``, ``twilio: <32 hex>``, ``{"cohere": "..."}``, ``MAILGUN=...``, ``keys.sendgrid: ...``), or
+# before a bare ``key`` or ``pat`` (``MAILGUN_KEY``, ``sendgridKey``: :func:`_vendor_key_hit`). A
+# name of several words is read joined (``NEW_RELIC``, ``HuggingFace``, ``openAI``). Names that are
+# common words (``segment``, ``square``, ``notion``, ``render``) are left out: under them a random
+# value is no more a key than under any other word. The value must look random as a generated key
+# does (:func:`_random_looking`: 32 hex digits or more, or 20 characters or more mixing cases and
+# digits), and not be a name, a path, a placeholder, a filler or a sequence; a vendor's public ids
+# stay (Stripe's publishable ``pk_`` keys, Mapbox's public ``pk.`` tokens, OpenAI's ``org-`` and
+# ``proj_`` ids, Stripe's ``acct_`` ids, a Twilio account's ``AC`` SID), and so does a git object id
+# under a code host's name alone (``github: <40 hex>`` is a commit). A table's cells and a column's
+# gap are not read (no key word tells them from a list of names and ids).
+_VENDORS = frozenset("""
+    openai anthropic cohere mistral mistralai groq perplexity huggingface deepseek gemini fireworks
+    deepgram assemblyai elevenlabs pinecone weaviate langsmith openrouter anyscale replicate voyageai
+    togetherai stripe braintree paypal plaid adyen razorpay twilio sendgrid mailgun mailchimp mandrill
+    postmark mailjet sparkpost mailersend sendinblue brevo nexmo vonage messagebird plivo telnyx
+    pusher slack discord telegram github gitlab bitbucket circleci travis codecov snyk sonarcloud
+    dockerhub buildkite jfrog artifactory aws azure digitalocean heroku vercel netlify cloudflare
+    linode vultr hetzner scaleway fastly supabase upstash algolia mapbox contentful shopify okta auth0
+    hubspot salesforce zendesk intercom freshdesk airtable asana trello jira atlassian clickup
+    datadog newrelic sentry rollbar bugsnag honeycomb logdna loggly papertrail pagerduty opsgenie
+    splunk grafana dynatrace mixpanel posthog launchdarkly facebook twitter instagram linkedin
+    tiktok spotify dropbox
+""".split())
+_CODE_HOSTS = frozenset({"github", "gitlab", "bitbucket"})
+_PUBLIC_IDS = ("pk_", "pk.", "org-", "proj_", "acct_")
+_TWILIO_ACCOUNT = lazy.Pattern(r"AC[0-9a-f]{32}")
+_DASHED_HEX = lazy.Pattern(r"[0-9a-f]{32}(?:-[0-9a-f]{8}){2}")
+_DIGIT_RUN = lazy.Pattern(r"\d+")
+_ANY_SHAPE = lazy.Pattern("")  # a vendor's key of no shape of its own (a random value tells it)
+# A separator and a value long enough to be a key after it; the key before it is read backwards.
+_VENDOR_VALUE = lazy.Pattern(r"(?::=|=>|[:=])[ \t]*+(?P<q>[\"'`]?)(?P<v>[A-Za-z0-9+/=_~-]{20,}+)")
+_VALUE_AFTER = frozenset(" \t\r\n,;)}]")
+_KEY_CLOSE = " \t\"'`"
+
+
+def _named_vendor(key: str) -> str | None:
+    """The vendor KEY (as written: ``MAILGUN``, ``keys.sendgrid``, ``HuggingFace``) names by its
+    last word or two, joined; None when it names none."""
+    parts = _NAME_PARTS.findall(key[-40:])
+    for words in (1, 2):
+        if len(parts) >= words and (name := "".join(parts[-words:]).lower()) in _VENDORS:
+            return name
+    return None
+
+
+def _vendor_secret(value: str, vendor: str | None) -> bool:
+    """Whether VALUE, under a key naming a vendor (VENDOR, when the key is the vendor's name
+    alone), reads as a key the vendor issued (above)."""
+    if value in DOCUMENTED_EXAMPLES or value.startswith(_PUBLIC_IDS) or _TWILIO_ACCOUNT.fullmatch(value):
+        return False
+    if _DASHED_HEX.fullmatch(value):
+        value = value.replace("-", "")  # Mailgun's newer keys: 32 hex digits, then two runs of 8
+    if not _random_looking(value) or (vendor in _CODE_HOSTS and _OBJECT_ID.fullmatch(value)):
+        return False
+    if not token_is_real(value, value) or looks_placeholder(value) or names_something(value):
+        return False
+    # words with numbers between them (``DatadogExporter2024``), folders of them
+    # (``HuggingFaceH4/zephyr-7b-beta``, a model's repository): names, not keys
+    return _HEX_VALUE.fullmatch(value) is not None or not all(
+        names_something(_DIGIT_RUN.sub("-", part).strip("-") or part) for part in value.split("/") if part)
+
+
+def _vendor_named_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Values assigned to a key that is a vendor's name alone (above): found from the separator
+    before a long enough value, the key read back from it."""
+    if ":" not in low and "=" not in low:
+        return
+    for m in _VENDOR_VALUE.finditer(raw):
+        start, end = m.span("v")
+        quote = m.group("q")
+        if (raw[end : end + 1] != quote) if quote else (end < len(raw) and raw[end] not in _VALUE_AFTER):
+            continue  # the value runs on past what a key's characters are: a URL, a path, a sentence
+        at = m.start()
+        while at > 0 and raw[at - 1] in _KEY_CLOSE:
+            at -= 1
+        key = _key_before(low, at)
+        if not key or (vendor := _named_vendor(raw[at - len(key) : at])) is None:
+            continue
+        if _vendor_secret(raw[start:end], vendor):
+            yield Hit(start, end, "credential-assignment", 3)
 
 
 # An XML element naming a credential in an attribute and giving its value in another, or as its
