@@ -302,6 +302,41 @@ def test_a_vendors_name_over_no_random_value_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+VENDOR_KEY_IN_PROSE = {
+    "hex": (f"the mailgun key is {_DD_API}", _DD_API),
+    "mixed": (f"the cohere key was {_MIXED}", _MIXED),
+    "colon-spaced": (f"mailgun key: {_DD_API}", _DD_API),
+    "capitalised": (f"Our Twilio key = {_MIXED[:32]}", _MIXED[:32]),
+    "possessive": (f"cohere's key is {_MIXED}", _MIXED),
+    "used": (f"use the sendgrid key {_MIXED} for staging", _MIXED),
+    "note": (f"the mailgun key (prod) is now {_DD_API}.", _DD_API),
+    "before": (f"{_MIXED} is the openai key", _MIXED),
+    "typed": ("the twilio key is Zq3k!P9xL", "Zq3k!P9xL"),
+    "token": (f"our sendgrid token: {_DD_API}", _DD_API),
+}
+
+
+@pytest.mark.parametrize(("text", "secret"), VENDOR_KEY_IN_PROSE.values(), ids=list(VENDOR_KEY_IN_PROSE))
+def test_a_vendors_key_told_in_a_sentence_is_redacted(text: str, secret: str) -> None:
+    result = SCANNER.scan(text)
+    assert secret not in result.text
+    assert "[REDACTED:" in result.text
+
+
+@pytest.mark.parametrize("text", [
+    f"the primary key is {_DD_API}",
+    f"the cache key is {_MIXED}",
+    f"the monkey is {_MIXED}",
+    "the github key is ~/.ssh/id_ed25519",
+    "the stripe key is in 1Password under Payments",
+    "the openai key is stored in OPENAI_API_KEY",
+    "the mailgun key is rotated every 90 days",
+    "the github key fix landed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+])
+def test_a_key_in_a_sentence_naming_no_vendor_or_no_secret_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 @pytest.mark.parametrize("url", [
     f"https://{_ADO_PAT}@dev.azure.com/acme/app/_git/app",
     f"https://{_ADO_PAT}@acme.visualstudio.com/app/_git/app",

@@ -64,7 +64,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   or a symbol, not a word, a size, a name, a path, a reference or a placeholder
   (:func:`_typed_password_hits`); and one written after a user with no credential word at all
   (``the login is admin / ...``, ``log in as admin with ...``, ``user root pass ...``:
-  :func:`_login_hits`).
+  :func:`_login_hits`). A bare ``key`` after a vendor's name is a credential word in a sentence
+  too (``the mailgun key is 3f9c...``, ``cohere's key was ...``: :func:`_with_vendor_keys`).
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
   what it holds (:func:`blob_hits`; the scanner decides how deep to look); one that is no base64
   of UTF-8 text is read as hex, base32, or base64 of UTF-16 or gzip. A GitHub token written
@@ -1078,7 +1079,7 @@ def _vendor_key_hit(low: str, raw: str, m: re.Match[str], word: str) -> Iterator
     """The value M (an assignment to a key ending in WORD) gives, if a vendor named in the key
     issues keys of its shape (above)."""
     at = m.start()
-    before = raw[at - len(_key_before(low, at)) : at]
+    before = raw[at - len(_key_before(low, at) or _word_before(low, at)) : at]  # "mailgun key: ..." too
     shape = _vendor_shape(before + raw[at : at + len(word)])
     if shape is None and _named_vendor(before) is not None:
         shape = _ANY_SHAPE  # a vendor whose keys have no shape of their own: a random value tells it
@@ -1810,6 +1811,8 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
     if not any(stem in low for stem in _CREDENTIAL_STEMS):
         return
     words = [w for w in _CREDENTIAL_WORD.finditer(low) if _opens_name_end(low, w.start())]
+    if "key" in low:
+        words = _with_vendor_keys(low, words)
     # each word looks no further than its neighbours, whose own look covers the rest; a value
     # between two words found a secret after the first ("the token is X my token is ...") is
     # not judged again before the second (its hit would only repeat the first's)
@@ -1836,6 +1839,32 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
         # the next word does not judge this value again: as an assignment's, nor as a secret found
         found = after if after is not None and (assigned or any(hit.start == after[0] for hit in hits)) else None
         yield from hits
+
+
+# A bare "key" after a vendor's name is a credential word too: "the mailgun key is ...", "our
+# Twilio key: ...", "cohere's key was ..." (a bare key alone is too common a word: a primary key,
+# a cache's key). Found from each "key", the word before it read back.
+_KEY_WORD = lazy.Pattern(r"keys?\b")
+_VENDOR_BEFORE_KEY = lazy.Pattern(r"(?<![a-z0-9])([a-z0-9]{2,20})(?:'s)?[ \t_-]?\Z")
+_VENDOR_KEY_WORD = lazy.Pattern(r"[a-z0-9]{2,20}(?:'s)?[ \t_-]?keys?\b")
+
+
+def _with_vendor_keys(low: str, words: list[re.Match[str]]) -> list[re.Match[str]]:
+    """WORDS, and each bare "key" after a vendor's name (above) that no word of WORDS holds, read
+    from the vendor's name, in order."""
+    found = []
+    for key in _KEY_WORD.finditer(low):
+        before = _VENDOR_BEFORE_KEY.search(low, max(0, key.start() - 24), key.start())
+        if before is None or before.group(1) not in _VENDORS:
+            continue
+        word = _VENDOR_KEY_WORD.match(low, before.start())
+        if word is not None and word.end() == key.end():
+            found.append(word)
+    if not found:
+        return words
+    held = [(w.start(), w.end()) for w in words]
+    found = [w for w in found if not any(start < w.end() and w.start() < end for start, end in held)]
+    return sorted(words + found, key=lambda w: w.start())
 
 
 def _opens_name_end(low: str, start: int) -> bool:
