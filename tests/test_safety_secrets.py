@@ -355,12 +355,24 @@ def test_a_urls_user_of_no_token_shape_is_kept() -> None:
 @pytest.mark.parametrize("text", [
     "E" + "A" * 120,  # a filler
     "iVBORw0KGgo+EAA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bXk9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4yZ6bQ/",  # base64
-    "EAACEdEose0cBA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",  # too short for a token
+    "EAAGm0PX4ZCpsBAKZCZBZ",  # 18 characters after EAA: shorter than any token
+    "EAAStatusCodeHandlerV2Factory EAA1234567890123456789012345 EAAPLACEHOLDERTOKENVALUE12345",
+    "iVBORw0KGgo+EAAKz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",  # inside base64
     "the newer tokens end in AZDO and four characters, after JQQJ and twenty more",
     "A" * 52 + "JQQJ99BAACAAAAAAAAAAAAAS" + "AZDOXq2b",  # no random part
 ])
 def test_facebook_and_azure_devops_look_alikes_are_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
+
+
+@pytest.mark.parametrize("token", [
+    "EAACEdEose0cBA" + "Kz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",
+    "EAAGm0PX4ZCpsBAKZCZBZAZCZCZBZA",
+    "EAAJ4kPq2ZBx7wBO9mZCtR3vZAq1LZBd",
+])
+def test_a_short_facebook_token_is_redacted(token: str) -> None:
+    text = f'curl "https://graph.facebook.com/me?access_token={token}" and {token}.'
+    assert SCANNER.scan(text).text == text.replace(token, "[REDACTED:facebook-token]")
 
 
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"

@@ -510,8 +510,10 @@ _API_KEYS = tuple(
         # encryption keys), Duffel, EasyPost and Plaid access tokens
         ("square-token", "sq0", r"sq0(?:atp|csp)-([A-Za-z0-9_-]{22,60})"),
         ("square-token", "EAAA", r"EAAA([A-Za-z0-9_+-]{60})"),
-        # Facebook (Meta) Graph API access tokens: EAA and a long random run (no base64's + or /)
-        ("facebook-token", "EAA", r"EAA(?<![+/]EAA)([A-Za-z0-9]{80,}+)(?![+/=])"),
+        # Facebook (Meta) Graph API access tokens: EAA and a random run (no base64's + or /) of a
+        # length Meta does not fix (user, page and system user tokens run to some two hundred
+        # characters, shorter ones are seen too); one shorter than _FACEBOOK_LONG mixes cases and digits
+        ("facebook-token", "EAA", r"EAA(?<![+/]EAA)([A-Za-z0-9]{20,}+)(?![+/=])"),
         ("shippo-token", "shippo_", r"shippo_(?:live|test)_([a-fA-F0-9]{40})"),
         ("flutterwave-key", "FLWSECK", r"FLWSECK(?:_TEST)?-?([a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})"),
         ("duffel-token", "duffel_", r"duffel_(?:test|live)_([A-Za-z0-9_=-]{43})"),
@@ -544,6 +546,7 @@ _API_KEYS = tuple(
     )
 )
 _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
+_FACEBOOK_LONG = 80
 # A token is judged by its first characters (so a long one costs no more to judge); all of it goes.
 _JUDGED = 512
 
@@ -570,6 +573,8 @@ def _api_key_hits(raw: str) -> Iterator[Hit]:
             if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
                 continue
             body = next(group for group in m.groups() if group)[:_JUDGED]
+            if kind == "facebook-token" and len(body) < _FACEBOOK_LONG and char_classes(body) < 3:
+                continue  # a short run of one case and digits: a word's, an id's
             if (token_is_real(m.group(), body) and char_classes(body) >= 2
                     and not looks_placeholder(m.group()[:_JUDGED]) and not names_something(body)):
                 yield Hit(m.start(), m.end(), kind, 1)
