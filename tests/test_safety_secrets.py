@@ -978,6 +978,19 @@ OPTION_PASSWORDS = {
     "schtasks-remote": f"schtasks /query /s build01 /u bob /p {_PASS}",
     "cmdkey": f"cmdkey /add:files /user:bob /pass:{_PASS}",
 }
+_SLASHED = "/" + _PASS + "!"  # a password opening with a slash, which reads as no switch's name
+SLASHED_PASSWORDS = {
+    "net-use-last": f"net use \\\\host\\share /user:me {_SLASHED}",
+    "net-use-first": f"net use Z: \\\\host\\share {_SLASHED} /user:ACME\\bob /persistent:no",
+    "net-use-quoted-user": f'net use Z: \\\\host\\share /user:"ACME\\bob" {_SLASHED} /savecred',
+    "net-user": f"net user bob {_SLASHED} /add",
+    "schtasks": f"schtasks /create /tn backup /tr C:\\b.bat /RU bob /RP {_SLASHED} /sc daily",
+}
+
+
+@pytest.mark.parametrize("text", SLASHED_PASSWORDS.values(), ids=list(SLASHED_PASSWORDS))
+def test_a_windows_password_opening_with_a_slash_is_redacted(text: str) -> None:
+    assert SCANNER.scan(text).text == text.replace(_SLASHED, "[REDACTED:command-password]")
 
 
 @pytest.mark.parametrize("text", OPTION_PASSWORDS.values(), ids=list(OPTION_PASSWORDS))
@@ -1006,6 +1019,8 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "echo $AZURE_DEVOPS_EXT_PAT | az devops login\necho Hs83jKq0Lm2Nx7Vd | az devops project list",
     "psexec \\\\build01 -u bob -s cmd\nschtasks /create /tn backup /sc daily /RU SYSTEM /RP *",
     "the net use command takes the password after the share; see `net user /?`",
+    "net use Z: \\\\files\\share /user:me /savecred /persistent:no /tcpport:445 /y\nnet use \\\\f\\s /user:me /Secret",
+    "net user bob /times:M-F,08:00-17:00 /domain /expires:never\nschtasks /create /tn b /RU bob /RP /SC daily",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

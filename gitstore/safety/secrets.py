@@ -1505,10 +1505,16 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 # quote past it, and no value is too long to be taken whole).
 _OPTION_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>[^\s\"'`;|&]++))"
 _POSITIONAL = r"[ \t]+[^\s\"'`;|&-][^\s;|&]*"  # a word that is no option
-# a password as Windows' commands take it: a word that is no switch (``/user:bob``), no ``*`` (which
-# asks for one) and no redirection (``>nul``, ``2>&1``)
-_WINDOWS_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>(?![/*]|\d?>)[^\s\"'`;|&<>]++))"
-_WINDOWS_SWITCHES = r"(?:[ \t]+/(?:[^\s\"]|\"[^\"\n]*\")+)*+[ \t]+"  # ``/user:"DOMAIN\bob"``...
+# a Windows switch: a slash and letters alone (``/y``, ``/add``, ``/?``), perhaps a colon and its
+# value (``/user:"DOMAIN\bob"``, ``/persistent:no``, ``/times:M-F,08:00-17:00``)
+_WINDOWS_SWITCH = r"/[A-Za-z?]++(?::(?:[^\s\"]|\"[^\"\n]*\")*+)?(?!\S)"
+# a password as Windows' commands take it: a word that is no switch, no ``*`` (which asks for one)
+# and no redirection (``>nul``, ``2>&1``); one opening with a slash is a password when what
+# follows the slash is no switch's name (``/Passw0rd!``: the command reads it as a switch it
+# does not know, but the password is written there all the same)
+_WINDOWS_VALUE = (r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?"
+                  r"|(?P<pw>(?!/[A-Za-z?]*+(?:[:\s]|$)|\*|\d?>)[^\s\"'`;|&<>]++))")
+_WINDOWS_SWITCHES = rf"(?:[ \t]+{_WINDOWS_SWITCH})*+[ \t]+"
 _UNC_PATH = r"(?:\"\\{2,}+[^\"\n]++\"|\\{2,}+[^\s\\/\"]++\\++[^\s\"]++)"  # ``\\srv\share``, quoted or not
 _COMMAND_PASSWORDS = tuple(
     (literals, lazy.Pattern(rf"(?:{command})(?:\.exe)?(?![\w.-])"),
