@@ -358,6 +358,8 @@ def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     "EAAGm0PX4ZCpsBAKZCZBZ",  # 18 characters after EAA: shorter than any token
     "EAAStatusCodeHandlerV2Factory EAA1234567890123456789012345 EAAPLACEHOLDERTOKENVALUE12345",
     "iVBORw0KGgo+EAAKz9mQ2vL7pR4aB8cD3eF6gH1jK5nP0sT2uW4",  # inside base64
+    "QyNTUxOQAAACBQk7m5Vq3x9Zr2Lw8Hn4Tc6Yp1Ks0Jd5Fg3Mb7Xe2RuAAAAJgxT9wQMUc\n"
+    "EAAAAAtzc2gtZWQyNTUxOQAAACBQk7m5Vq3x9Zr2Lw8Hn4Tc6Yp1Ks0Jd5Fg3Mb7Xe2Ru",  # a key's base64 line, zero bytes
     "the newer tokens end in AZDO and four characters, after JQQJ and twenty more",
     "A" * 52 + "JQQJ99BAACAAAAAAAAAAAAAS" + "AZDOXq2b",  # no random part
 ])

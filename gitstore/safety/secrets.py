@@ -573,8 +573,9 @@ def _api_key_hits(raw: str) -> Iterator[Hit]:
             if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
                 continue
             body = next(group for group in m.groups() if group)[:_JUDGED]
-            if kind == "facebook-token" and len(body) < _FACEBOOK_LONG and char_classes(body) < 3:
-                continue  # a short run of one case and digits: a word's, an id's
+            if kind == "facebook-token" and len(body) < _FACEBOOK_LONG and (
+                    char_classes(body) < 3 or body.startswith("A") or "AAAA" in body):
+                continue  # a short run of one case and digits (a word's, an id's), or base64 of zero bytes
             if (token_is_real(m.group(), body) and char_classes(body) >= 2
                     and not looks_placeholder(m.group()[:_JUDGED]) and not names_something(body)):
                 yield Hit(m.start(), m.end(), kind, 1)
