@@ -377,6 +377,45 @@ def test_a_short_facebook_token_is_redacted(token: str) -> None:
     assert SCANNER.scan(text).text == text.replace(token, "[REDACTED:facebook-token]")
 
 
+_NAMED = "Zq3k!P9xLm2Vb7"
+# A credential named in one field and given in another of the same object, or in an object under
+# its key: how configuration and the tools printing it write environment variables and parameters.
+NAMED_VALUES = {
+    "kubernetes-env": f"env:\n  - name: DB_PASSWORD\n    value: {_NAMED}\n  - name: LOG_LEVEL\n    value: debug\n",
+    "kubernetes-env-quoted": f'env:\n- name: "API_TOKEN"\n  value: "{_NAMED}"\n',
+    "ecs-json": json.dumps({"environment": [{"name": "DB_PASSWORD", "value": _NAMED}]}),
+    "ssm-parameter": json.dumps(
+        {"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": _NAMED, "Version": 3}}, indent=4),
+    "cloudformation": json.dumps([{"ParameterKey": "DbPassword", "ParameterValue": _NAMED}]),
+    "har-form": json.dumps({"params": [{"name": "username", "value": "bob"}, {"name": "password", "value": _NAMED}]}),
+    "har-header": json.dumps({"headers": [{"name": "X-Api-Key", "value": _NAMED}]}),
+    "terraform-env": f'env {{\n  name  = "DB_PASSWORD"\n  value = "{_NAMED}"\n}}',
+    "arm-parameters": json.dumps({"parameters": {"adminPassword": {"value": _NAMED}}}, indent=2),
+    "azure-pipeline": f"variables:\n- name: dbPassword\n  value: '{_NAMED}'\n",
+}
+
+
+@pytest.mark.parametrize("text", NAMED_VALUES.values(), ids=list(NAMED_VALUES))
+def test_a_credential_named_in_one_field_and_given_in_another_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.text == text.replace(_NAMED, "[REDACTED:credential-assignment]")
+
+
+@pytest.mark.parametrize("text", [
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password\n"
+    "- name: LOG_LEVEL\n  value: debug-level-9\n",  # the next variable's value is no password's
+    json.dumps([{"key": "reset_password", "value": "Reset your password"}, {"key": "password", "value": "Password"}]),
+    "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)\n- name: API_TOKEN\n  value: ${API_TOKEN}\n",
+    f"- name: LOG_LEVEL\n  value: {_NAMED}\nfilename: secret_token.txt\nvalue: {_NAMED}",
+    json.dumps([{"name": "DB_PASSWORD"}, {"name": "HOST", "value": "db-17.acme.internal"}]),
+    json.dumps({"location": {"value": "westeurope"}, "adminPassword": {"value": "[parameters('pw')]"}}),
+    json.dumps({"adminPassword": {"reference": {"keyVault": {"id": "/subs/x"}, "secretName": "pw"}}}),
+    json.dumps({"name": "DB_PASSWORD", "value": "<your-password>"}),
+])
+def test_a_named_field_holding_no_credential_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"
                     + "TcMWfB7-iGk84M1goOv4tGZq-rb8blmBhqjkbJ7IcLHCqPYcx5y6BeQj1CPqWhEJHI4U")
 _TEAMS_WEBHOOK = ("https://contoso.webhook.office.com/webhookb2/"

@@ -43,7 +43,10 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   (:mod:`gitstore.safety.values`), or names a vendor and the value has the shape of its keys
   (``codecovKey``, ``DD_APP_KEY``, ``AZURE_DEVOPS_PAT``: :func:`_vendor_key_hit`), or is a
   vendor's name alone, or one before a bare ``key``, holding a random value (``openai = "..."``,
-  ``twilio: <32 hex>``, ``MAILGUN_KEY=...``: :func:`_vendor_named_hits`).
+  ``twilio: <32 hex>``, ``MAILGUN_KEY=...``: :func:`_vendor_named_hits`); a value given in the
+  field after one naming a credential in the same object (``- name: DB_PASSWORD`` then ``value:
+  ...``, ``{"Name": "/prod/db/password", ..., "Value": ...}``), or in an object under a
+  credential's key (``"adminPassword": {"value": ...}``: :func:`_named_value_hits`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
   ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``, ``ldapsearch -w``,
@@ -1040,6 +1043,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _code_credential_hits(low, raw)
     yield from _xml_named_hits(low, raw)
     yield from _vendor_named_hits(low, raw)
+    yield from _named_value_hits(low, raw)
 
 
 # Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
@@ -1224,6 +1228,50 @@ def _xml_named_hits(low: str, raw: str) -> Iterator[Hit]:
         value = raw[m.start(group) : m.end(group)]
         if not trivial_value(value, m.group("key"), True):
             yield Hit(m.start(group), m.end(group), "credential-assignment", 3)
+
+
+# A credential named in one field of an object and given in another, as configuration and the
+# tools that print it write an environment variable or a parameter: a Kubernetes container's env
+# (``- name: DB_PASSWORD`` then ``value: ...``), an ECS task definition's or a HAR file's ``{"name":
+# "password", "value": "..."}``, AWS Systems Manager's ``get-parameter --with-decryption`` (``"Name":
+# "/prod/db/password", ..., "Value": "..."``), CloudFormation's ``ParameterKey`` and
+# ``ParameterValue``, an Azure pipeline's variables, Terraform's ``env { name = ... value = ... }``;
+# and a credential's key whose value is an object holding it (an ARM template's parameters file:
+# ``"adminPassword": {"value": "..."}``). The name is judged as a key is (it ends in a credential
+# word, :data:`_CREDENTIAL_KEY`), the value as one assigned to it is. The value field is looked for
+# in the same object only: after the name, before any brace or bracket and before the next name.
+_FIELD_VALUE = r"(?:\"(?P<dq>[^\"\n]++)\"|'(?P<sq>[^'\n]++)'|(?P<bv>[^\s\"',{}\[\]]++))"
+_NAME_FIELD = lazy.Pattern(
+    r"(?:name|parameterkey|key)[\"']?[ \t]*+[:=][ \t]*+(?P<kq>[\"']?)(?P<key>[^\"'\s,{}\[\]]{1,100}+)(?P=kq)")
+_VALUE_FIELD = lazy.Pattern(
+    r"(?:(?!(?:name|key)[\"']?[ \t]*[:=])[^{}\[\]]){0,300}?(?<![\w-])[\"']?(?:value|parametervalue)[\"']?"
+    rf"[ \t]*+[:=][ \t]*+{_FIELD_VALUE}")
+_WRAPPED_FIELD = lazy.Pattern(r"\{\s*+[\"']?value[\"']?[ \t]*+:[ \t]*+" + _FIELD_VALUE)
+_BEFORE_OBJECT = lazy.Pattern(r"[\"']?[ \t]*+:[ \t]*+\Z")
+
+
+def _named_value_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Values given in a field after one naming a credential, or in an object under its key (above)."""
+    if "value" not in low:
+        return
+    found: list[tuple[re.Match[str], str]] = []
+    for m in _NAME_FIELD.finditer(low):
+        if not _starts_name(low, m.start()) or not _CREDENTIAL_KEY.search(key := m.group("key")):
+            continue
+        value = _VALUE_FIELD.match(low, m.end())
+        if value is not None:
+            found.append((value, key))
+    if "{" in low:
+        for m in _WRAPPED_FIELD.finditer(low):
+            before = _BEFORE_OBJECT.search(low, max(0, m.start() - 8), m.start())
+            key = _key_before(low, before.start()) if before is not None else ""
+            if key and _CREDENTIAL_KEY.search(key):
+                found.append((m, key))
+    for m, key in found:
+        group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bv"
+        start, end = m.span(group)
+        if not trivial_value(raw[start:end], key, group != "bv"):
+            yield Hit(start, end, "credential-assignment", 3)
 
 
 # Credentials code and configuration commands give by place, not by a key's ``=``:
