@@ -346,6 +346,25 @@ def test_an_azure_devops_token_given_as_a_urls_user_is_redacted(url: str) -> Non
     assert SCANNER.scan(text).text == text.replace(_ADO_PAT, "[REDACTED:url-credential]")
 
 
+@pytest.mark.parametrize(("text", "password"), [
+    ("https://bob:Zq3k@P9xLm2@git.acme.io/repo.git", "Zq3k@P9xLm2"),  # an @ left unencoded
+    ("https://bob@acme.io:Zq3kP9xLm2@git.acme.io/repo.git", "Zq3kP9xLm2"),  # in the user too
+    ('{"url": "https:\\/\\/bob:Zq3kP9xLm2@git.acme.io\\/repo.git"}', "Zq3kP9xLm2"),  # JSON's escaped slashes
+    ("mongodb+srv://bob:Zq3k%40P9xLm2@cluster0.mongodb.net/app", "Zq3k%40P9xLm2"),
+])
+def test_a_urls_password_is_redacted_whole_however_its_url_is_written(text: str, password: str) -> None:
+    assert SCANNER.scan(text).text == text.replace(password, "[REDACTED:url-credential]")
+
+
+@pytest.mark.parametrize("text", [
+    "ssh://git@github.com:22/acme/app.git and git@github.com:acme/app.git",
+    "https://user@example.com/path@v2 and http://localhost:3000/@vite/client",
+    "email bob@acme.io: https://x.io/a@b",
+])
+def test_a_url_with_an_at_and_no_password_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

@@ -55,7 +55,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   naming a credential (``--password VALUE``, ``--api-key VALUE``, ``-storepass VALUE``), a
   secret echoed into a command reading one (``echo X | sudo -S``); ``command-token``:
   the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
-- ``url-credential``: the password of ``scheme://user:password@host``, and an Azure DevOps token
+- ``url-credential``: the password of ``scheme://user:password@host`` (all of it where it holds an
+  ``@``, the slashes perhaps escaped: ``https:\\/\\/``), and an Azure DevOps token
   given as the user (``https://TOKEN@dev.azure.com/...``).
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -1390,9 +1391,13 @@ def _pgpass_hits(low: str, raw: str) -> Iterator[Hit]:
 
 
 # ``scheme://user:password@host``, and ``https://TOKEN@host``: an Azure DevOps personal access token
-# in its older form (52 lower-case base32 characters) given as the user, as ``git clone`` takes it
+# in its older form (52 lower-case base32 characters) given as the user, as ``git clone`` takes it.
+# The slashes may be escaped as JSON lets a writer escape them (``https:\/\/``, PHP's json_encode
+# does). A user and a password may hold an ``@`` left unencoded (``bob@acme.io:Pa@ss@host``): the
+# host follows the last one, as clients read it.
 _URL_PASSWORD = lazy.Pattern(
-    r"://(?:(?P<token>[a-z2-7]{52})|(?P<user>[^\s/:@'\"<>]*+):(?P<pw>[^\s/@'\"<>]++))@(?=[\w\[])"
+    r":(?://|\\/\\/)(?:(?P<token>[a-z2-7]{52})"
+    r"|(?P<user>[^\s/:@'\"<>]*+(?:@[^\s/:@'\"<>]++)*+):(?P<pw>[^\s/@'\"<>]++(?:@[^\s/@'\"<>]++)*))@(?=[\w\[])"
 )
 
 
