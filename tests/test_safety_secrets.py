@@ -365,6 +365,28 @@ def test_a_url_with_an_at_and_no_password_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+@pytest.mark.parametrize(("text", "password", "kind"), [
+    ("jdbc:oracle:thin:bob/Zq3k!P9xLm2@db.acme.io:1521/orcl", "Zq3k!P9xLm2", "url-credential"),
+    ('jdbc:oracle:thin:bob/"Zq3k@P9xLm2"@//db.acme.io:1521/orcl', "Zq3k@P9xLm2", "url-credential"),
+    ("spring.datasource.url=jdbc:oracle:oci:scott/Tiger2024x@prod", "Tiger2024x", "url-credential"),
+    ("Driver={ODBC Driver 18};Server=db;Uid=bob;Pwd={Zq3k;!P9xLm2};", "Zq3k;!P9xLm2", "credential-assignment"),
+    ("Driver={ODBC Driver 18};Server=db;UID=bob;PWD={Zq3k}}!P9xLm2};Encrypt=yes", "Zq3k}}!P9xLm2",
+     "credential-assignment"),
+])
+def test_a_password_in_an_oracle_url_or_braced_in_a_connection_string_is_redacted(
+        text: str, password: str, kind: str) -> None:
+    assert SCANNER.scan(text).text == text.replace(password, f"[REDACTED:{kind}]")
+
+
+@pytest.mark.parametrize("text", [
+    "jdbc:oracle:thin:@db.acme.io:1521:orcl\njdbc:oracle:thin:@//db.acme.io:1521/orcl",
+    "jdbc:oracle:thin:scott/${DB_PASSWORD}@db:1521/orcl\njdbc:oracle:thin:scott/<password>@db:1521/orcl",
+    'Driver={ODBC Driver 18};Uid=bob;Pwd={password};\nconn = f"Pwd={pwd};Uid={uid}"\npassword={{ vault_password }}',
+])
+def test_connection_strings_holding_no_password_are_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

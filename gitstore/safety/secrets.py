@@ -56,7 +56,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   secret echoed into a command reading one (``echo X | sudo -S``); ``command-token``:
   the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
 - ``url-credential``: the password of ``scheme://user:password@host`` (all of it where it holds an
-  ``@``, the slashes perhaps escaped: ``https:\\/\\/``), and an Azure DevOps token
+  ``@``, the slashes perhaps escaped: ``https:\\/\\/``), of an Oracle JDBC URL
+  (``jdbc:oracle:thin:scott/PASSWORD@db``), and an Azure DevOps token
   given as the user (``https://TOKEN@dev.azure.com/...``).
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -1045,6 +1046,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _xml_named_hits(low, raw)
     yield from _vendor_named_hits(low, raw)
     yield from _named_value_hits(low, raw)
+    if "={" in low:
+        yield from _braced_password_hits(low, raw)
 
 
 # Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
@@ -1275,6 +1278,17 @@ def _named_value_hits(low: str, raw: str) -> Iterator[Hit]:
             yield Hit(start, end, "credential-assignment", 3)
 
 
+# An ODBC connection string's password in braces, as one holding a ``;`` must be written
+# (``Pwd={Zq3k;!P9x}``, a ``}`` in it doubled): the assignment rule reads a brace as no value's.
+_BRACED_PASSWORD = lazy.Pattern(r"(?<![\w-])(?:pwd|password)[ \t]*=\{(?P<v>(?:[^}\n]|\}\})++)\}(?![\w}])")
+
+
+def _braced_password_hits(low: str, raw: str) -> Iterator[Hit]:
+    for m in _BRACED_PASSWORD.finditer(low):
+        if not trivial_value(raw[m.start("v") : m.end("v")], "password", True):
+            yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+
+
 # Credentials code and configuration commands give by place, not by a key's ``=``:
 # - a user and password pair (``auth=("bob", "PASSWORD")`` in Python's requests and httpx,
 #   ``HTTPBasicAuth``/``HTTPDigestAuth``/aiohttp's ``BasicAuth``, .NET's ``NetworkCredential``,
@@ -1401,6 +1415,13 @@ _URL_PASSWORD = lazy.Pattern(
 )
 
 
+# Oracle's JDBC URLs give the user and password before the database's address, as sqlplus takes
+# them: ``jdbc:oracle:thin:scott/PASSWORD@db:1521/orcl`` (``oci``, ``oci8`` and ``kprb`` drivers too;
+# the password quoted where it holds other characters, ``scott/"Pa@ss"@//db/orcl``)
+_ORACLE_URL = lazy.Pattern(
+    r"jdbc:oracle:(?:thin|oci8?|kprb):[\w$#.]{1,30}/(?:\"(?P<dq>[^\"\n]++)\"|(?P<pw>[^\s@\"'/;]++))@")
+
+
 def url_password_hits(text: Text) -> Iterator[Hit]:
     """Passwords in ``scheme://user:password@host`` URLs (the user name stays), and a token
     given as the user (above)."""
@@ -1415,6 +1436,11 @@ def url_password_hits(text: Text) -> Iterator[Hit]:
         if password[0] in "$%{" or len(password) < 3:
             continue
         yield Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
+    if "jdbc:oracle:" in text.low:
+        for m in _ORACLE_URL.finditer(text.low):
+            start, end = m.span("dq" if m.group("dq") is not None else "pw")
+            if not trivial_value(text.raw[start:end], "password", m.group("dq") is not None):
+                yield Hit(start, end, "url-credential", 3)
 
 
 # An Azure shared access signature's ``sig``: the HMAC-SHA256 (32 bytes) of the grant, base64,
