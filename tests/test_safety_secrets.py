@@ -387,6 +387,25 @@ def test_connection_strings_holding_no_password_are_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+@pytest.mark.parametrize("text", [
+    "password: |\n  Zq3k!P9xLm2Vb7\n",
+    "db_password: >-\n    Zq3k!P9xLm2Vb7\nhost: db\n",
+    "api_token: |2+ # the token\n  Zq3k!P9xLm2Vb7\n",
+])
+def test_a_yaml_block_scalars_password_is_redacted(text: str) -> None:
+    assert SCANNER.scan(text).text == text.replace("Zq3k!P9xLm2Vb7", "[REDACTED:credential-assignment]")
+
+
+@pytest.mark.parametrize("text", [
+    "password: |\n  {{ vault_db_password }}\n",
+    "description: |\n  Zq3k!P9xLm2Vb7\n",
+    "secret: >\n  the secret rotates every ninety days\n",
+    "if password_length > 12:\n    accept()\n",
+])
+def test_a_yaml_block_scalar_holding_no_password_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

@@ -817,7 +817,7 @@ _ASSIGNED = (
     rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
     r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>(?:(?:\([^()|\n]{1,40}\)|\[[^\[\]|\n]{1,40}\])[ \t]*){1,4})?)"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.)++)(?P=q)"
-    r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]++))"
+    r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]++|>[-+]?[1-9]?[-+]?(?=[ \t]*+(?:#|\r?\n|$))))"
 )
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
@@ -1000,6 +1000,11 @@ def _leads_in(word: str) -> bool:
     return word.lower() in _LINKS or (len(word) >= 4 and looks_placeholder(word))
 
 
+# A YAML block scalar's indicator (``|``, ``>-``, ``|2+``) ending its line, and the first line of the
+# block: the value a key given one holds (``password: |`` and ``  Zq3k!...`` on the line after).
+_BLOCK_SCALAR = lazy.Pattern(r"[|>][-+]?[1-9]?[-+]?[ \t]*+(?:#[^\n]*+)?\r?\n[ \t]++(?P<v>[^\s#][^\n]*?)[ \t\r]*+(?=\n|\Z)")
+
+
 def assignment_hits(text: Text) -> Iterator[Hit]:
     """``key = value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, and a key
     and its value in a table's adjacent cells or a tab or several spaces apart."""
@@ -1024,7 +1029,11 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             quoted = quoted_value is not None
             if separator == "," and not (quote and quoted):
                 continue
-            if cell is not None:
+            indicator = m.end("cell") - 1 if cell is not None else -1 if quoted else m.start("bv")
+            if raw[indicator : indicator + 1] in ("|", ">") and (block := _BLOCK_SCALAR.match(raw, indicator)):
+                start, end = block.span("v")  # YAML's ``password: |`` and the value on the line after
+                value, quoted, cell = raw[start:end], True, None
+            elif cell is not None:
                 start, end, value = _cell_value(raw, m.start("note" if note else "q" if quoted else "bv"))
             else:
                 start, end = m.span("qv" if quoted else "bv")
