@@ -406,6 +406,25 @@ def test_a_yaml_block_scalar_holding_no_password_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+_SIGNATURE = "9f3a1c7e5b2d4f6a8c0e1b3d5f7a9c2e" + "4b6d8f0a1c3e5b7d9f2a4c6e8b0d2f4a"  # 64 hex digits
+
+
+@pytest.mark.parametrize("url", [
+    "https://bucket.s3.amazonaws.com/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600&X-Amz-SignedHeaders=host"
+    "&X-Amz-Signature={}",
+    "https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature={}&x=1",
+])
+@pytest.mark.parametrize("signature", [_SIGNATURE, _SIGNATURE * 8])
+def test_a_presigned_urls_signature_is_redacted(url: str, signature: str) -> None:
+    text = "download it from " + url.format(signature) + " before it expires"
+    assert SCANNER.scan(text).text == text.replace(signature, "[REDACTED:url-signature]")
+
+
+def test_a_presigned_urls_signature_parameter_named_alone_is_kept() -> None:
+    text = f"the X-Amz-Signature= parameter holds 64 hex digits; x-amz-signature={'0' * 64}"
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

@@ -59,7 +59,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``@``, the slashes perhaps escaped: ``https:\\/\\/``), of an Oracle JDBC URL
   (``jdbc:oracle:thin:scott/PASSWORD@db``), and an Azure DevOps token
   given as the user (``https://TOKEN@dev.azure.com/...``).
-- ``sas-signature``: the ``sig`` of an Azure shared access signature.
+- ``sas-signature``: the ``sig`` of an Azure shared access signature; ``url-signature``: the
+  signature of an S3 or Cloud Storage presigned URL (``X-Amz-Signature``, ``X-Goog-Signature``).
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
   written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
   <value>`` in a chat), where no assignment syntax marks it; and a password typed by hand,
@@ -1457,14 +1458,24 @@ def url_password_hits(text: Text) -> Iterator[Hit]:
 _SAS_SIGNATURE = lazy.Pattern(r"[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{40,132})(?![A-Za-z0-9%+/=])")
 
 
+# A presigned URL's signature: Amazon S3's (``X-Amz-Signature``, the HMAC-SHA256 of the request in
+# 64 hex digits) and Google Cloud Storage's (``X-Goog-Signature``: the same, or a service account's
+# RSA signature, 256 to 1,024 hex digits)
+_PRESIGNED_SIGNATURE = lazy.Pattern(r"[?&;]x-(?:amz|goog)-signature=(?P<v>[0-9a-f]{64}(?:[0-9a-f]{192,960})?)(?![0-9a-z%])")
+
+
 def sas_signature_hits(text: Text) -> Iterator[Hit]:
-    """The signature of an Azure shared access signature (``...&sig=q%2B8n...%3D``): who holds
-    the link holds what it grants, until it expires."""
-    if "sig=" not in text.raw:
-        return
-    for m in _SAS_SIGNATURE.finditer(text.raw):
-        if _hmac_sha256(unquote(m.group("v"))):
-            yield Hit(m.start("v"), m.end("v"), "sas-signature", 1)
+    """The signature of an Azure shared access signature (``...&sig=q%2B8n...%3D``) and of an S3 or
+    Cloud Storage presigned URL (``X-Amz-Signature=...``): who holds the link holds what it grants,
+    until it expires."""
+    if "sig=" in text.raw:
+        for m in _SAS_SIGNATURE.finditer(text.raw):
+            if _hmac_sha256(unquote(m.group("v"))):
+                yield Hit(m.start("v"), m.end("v"), "sas-signature", 1)
+    if "-signature=" in text.low:
+        for m in _PRESIGNED_SIGNATURE.finditer(text.low):
+            if token_is_real(m.group("v"), m.group("v")[:_JUDGED]):
+                yield Hit(m.start("v"), m.end("v"), "url-signature", 1)
 
 
 def _hmac_sha256(value: str) -> bool:
