@@ -495,6 +495,24 @@ def test_a_named_field_holding_no_credential_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+_BASIC = "Ym9iOlpxM2shUDl4" + "TG0yVmI3"  # base64 of a user and a password
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    (json.dumps({"headers": [{"name": "Authorization", "value": f"Basic {_BASIC}"}]}), "basic-auth"),
+    (json.dumps({"header": [{"key": "Authorization", "value": f"Basic {_BASIC}"}]}, indent=2), "basic-auth"),
+    (f"- name: Authorization\n  value: token {_BASIC}x", "bearer-token"),
+])
+def test_an_authorization_header_given_as_a_name_and_a_value_is_redacted(text: str, kind: str) -> None:
+    result = SCANNER.scan(text)
+    assert _BASIC not in result.text and f"[REDACTED:{kind}]" in result.text
+
+
+def test_an_authorization_value_named_in_prose_is_kept() -> None:
+    text = "Authorization value: Basic auth is deprecated; the Authorization, value: token based"
+    assert SCANNER.scan(text).text == text
+
+
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"
                     + "TcMWfB7-iGk84M1goOv4tGZq-rb8blmBhqjkbJ7IcLHCqPYcx5y6BeQj1CPqWhEJHI4U")
 _TEAMS_WEBHOOK = ("https://contoso.webhook.office.com/webhookb2/"

@@ -784,7 +784,9 @@ _AUTH_SCHEMES = tuple(
     (scheme, lazy.Pattern(scheme + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])"))
     for scheme in ("bearer", "token", "basic")
 )
-_AUTH_CONTEXT = lazy.Pattern(r"authori[sz]ation\W{0,4}$")
+# after an Authorization header's name, or its name's field (a HAR file's ``{"name":
+# "Authorization", "value": "Basic ..."}``, Kubernetes' and Postman's name and value)
+_AUTH_CONTEXT = lazy.Pattern(r"authori[sz]ation(?:\W{0,4}|[\"']?[ \t]*,?\s*[\"']?value[\"']?[ \t]*[:=][ \t]*[\"']?)$")
 
 
 def auth_header_hits(text: Text) -> Iterator[Hit]:
