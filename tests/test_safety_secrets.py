@@ -425,6 +425,27 @@ def test_a_presigned_urls_signature_parameter_named_alone_is_kept() -> None:
     assert SCANNER.scan(text).text == text
 
 
+@pytest.mark.parametrize("text", [
+    "CREATE USER 'bob'@'%' IDENTIFIED BY 'Zq3k!P9xLm2Vb7';",
+    "CREATE USER 'bob'@'%' IDENTIFIED WITH mysql_native_password BY 'Zq3k!P9xLm2Vb7';",
+    "ALTER USER bob IDENTIFIED BY Zq3k!P9xLm2Vb7;",
+    "SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('Zq3k!P9xLm2Vb7');",
+    "sudo -u postgres psql -c \"CREATE ROLE app LOGIN PASSWORD 'Zq3k!P9xLm2Vb7'\"",
+])
+def test_a_password_sql_sets_is_redacted(text: str) -> None:
+    assert SCANNER.scan(text).text == text.replace("Zq3k!P9xLm2Vb7", "[REDACTED:credential-assignment]")
+
+
+@pytest.mark.parametrize("text", [
+    "the password 'required' flag\nEnter password 'here' to continue\nidentified by the fingerprint on the badge",
+    "CREATE USER bob IDENTIFIED BY :pw;\nALTER USER bob IDENTIFIED BY '${DB_PASSWORD}';",
+    "CREATE USER bob IDENTIFIED EXTERNALLY;\nCREATE ROLE app LOGIN PASSWORD NULL;",
+    "CREATE USER 'bob'@'%' IDENTIFIED BY '<password>';\nuser.set_password(password)",
+])
+def test_sql_setting_no_password_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

@@ -1060,6 +1060,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _named_value_hits(low, raw)
     if "={" in low:
         yield from _braced_password_hits(low, raw)
+    if "identified" in low or "password" in low:
+        yield from _sql_password_hits(low, raw)
 
 
 # Keys told by their vendor's name: a key ending in a bare ``key`` (too common a word to tell a
@@ -1299,6 +1301,28 @@ def _braced_password_hits(low: str, raw: str) -> Iterator[Hit]:
     for m in _BRACED_PASSWORD.finditer(low):
         if not trivial_value(raw[m.start("v") : m.end("v")], "password", True):
             yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+
+
+# A password SQL sets for a user or a role: MySQL's and Oracle's ``IDENTIFIED BY 'X'`` (``IDENTIFIED
+# WITH plugin BY``; Oracle's may be unquoted), PostgreSQL's ``[WITH] [ENCRYPTED] PASSWORD 'X'`` among
+# a role's options, MySQL's ``SET PASSWORD ... = PASSWORD('X')`` (a doubled quote is one inside a
+# literal). A password's word counts only before a quoted literal, so a sentence's "password" is
+# not read; the value is judged as an assigned password is.
+_SQL_PASSWORD = lazy.Pattern(
+    r"(?:identified[ \t]++(?:with[ \t]++\w++[ \t]++)?by|(?<![\w.-])password)"
+    r"[ \t]++(?:'(?P<sq>(?:[^'\n]|'')++)'|\"(?P<dq>[^\"\n]++)\"|(?<=by[ \t])(?P<bv>[\w$#!%^&*+=.@-]++))"
+    r"|(?<![\w.-])password[ \t]*+\([ \t]*+'(?P<fq>(?:[^'\n]|'')++)'[ \t]*+\)"
+)
+_SQL_GROUPS = ("sq", "dq", "bv", "fq")
+
+
+def _sql_password_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Passwords SQL sets for a user or a role (above)."""
+    for m in _SQL_PASSWORD.finditer(low):
+        group = next(g for g in _SQL_GROUPS if m.group(g) is not None)
+        start, end = m.span(group)
+        if not trivial_value(raw[start:end], "password", group != "bv"):
+            yield Hit(start, end, "credential-assignment", 3)
 
 
 # Credentials code and configuration commands give by place, not by a key's ``=``:
