@@ -534,6 +534,35 @@ def test_an_authorization_value_named_in_prose_is_kept() -> None:
     assert SCANNER.scan(text).text == text
 
 
+_SESSION = "Zq3kP9xLm2Vb7Rt5" + "Nw8Yc4Hd6Jf1Gs0"
+
+
+@pytest.mark.parametrize("text", [
+    f"Cookie: sessionid={_SESSION}; csrftoken=abc",
+    f"curl -H 'Cookie: PHPSESSID={_SESSION}' https://acme.io",
+    "curl -b 'JSESSIONID=6F2E1A9C3B7D05E4A8F1C2D3B4A59687' https://acme.io",
+    f'curl --cookie "_gitlab_session={_SESSION}" https://gitlab.acme.io',
+    f"Set-Cookie: connect.sid=s%3A{_SESSION}.Xk9mQ2vL7pR4; Path=/; HttpOnly",
+    json.dumps({"cookies": [{"name": "laravel_session", "value": _SESSION}]}),
+    json.dumps({"headers": [{"name": "Cookie", "value": f"_gh_sess={_SESSION}; logged_in=yes"}]}),
+])
+def test_a_session_cookie_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert "[REDACTED:session-cookie]" in result.text
+    assert _SESSION not in result.text and "6F2E1A9C3B7D05E4" not in result.text
+
+
+@pytest.mark.parametrize("text", [
+    "Cookie: sessionid=<your-session-id>; csrftoken=abc\nCookie: sessionid=${SESSION_ID}",
+    "Set-Cookie: session=deleted; expires=Thu, 01 Jan 1970 00:00:00 GMT\nSet-Cookie: sessionid=abcdefabcdefabcdef",
+    f"Cookie: theme=dark; lang={_SESSION}",  # no session's cookie
+    "the session cookie is named sessionid; set it with Cookie: sessionid=...",
+    json.dumps({"cookies": [{"name": "session_timeout", "value": "3600"}]}),
+])
+def test_cookies_holding_no_session_are_kept(text: str) -> None:
+    assert SCANNER.scan(text).text == text
+
+
 _DISCORD_WEBHOOK = ("https://discord.com/api/webhooks/" + "4975623989216096518/"
                     + "TcMWfB7-iGk84M1goOv4tGZq-rb8blmBhqjkbJ7IcLHCqPYcx5y6BeQj1CPqWhEJHI4U")
 _TEAMS_WEBHOOK = ("https://contoso.webhook.office.com/webhookb2/"

@@ -65,6 +65,7 @@ from gitstore.safety.secrets import (
     pem_hits,
     prose_secret_hits,
     sas_signature_hits,
+    session_cookie_hits,
     shape_hits,
     url_password_hits,
 )
@@ -159,6 +160,7 @@ _RULES: tuple[_Rule, ...] = (
     command_password_hits,
     printed_secret_hits,
     sas_signature_hits,
+    session_cookie_hits,
     prose_secret_hits,
     home_hits,
 )

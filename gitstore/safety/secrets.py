@@ -32,6 +32,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   API key's or account's SID, the auth token told so by its name or its place beside the SID) and ``jwt``
   (except the signed, expiring links GitHub renders for images in private repositories, which
   stay).
+- ``session-cookie``: the value of a cookie named for a session (``sessionid``, ``PHPSESSID``,
+  ``connect.sid``) where cookies are given: a Cookie or Set-Cookie header, curl's ``-b``, a HAR
+  file's cookies.
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
   schemes after an Authorization header name, the password of ``curl -u user:password`` (the
   ``-u`` an argument of that very curl command).
@@ -787,6 +790,44 @@ _AUTH_SCHEMES = tuple(
 # after an Authorization header's name, or its name's field (a HAR file's ``{"name":
 # "Authorization", "value": "Basic ..."}``, Kubernetes' and Postman's name and value)
 _AUTH_CONTEXT = lazy.Pattern(r"authori[sz]ation(?:\W{0,4}|[\"']?[ \t]*,?\s*[\"']?value[\"']?[ \t]*[:=][ \t]*[\"']?)$")
+
+
+# A session's cookie, which signs its holder in as the user: the value of a cookie named for a
+# session (``sessionid``, ``PHPSESSID``, ``JSESSIONID``, ``connect.sid``, ``_gitlab_session``,
+# ``laravel_session``, ``_gh_sess``) where cookies are given: a Cookie or Set-Cookie header, curl's
+# ``-b``/``--cookie``, a HAR file's ``{"name": "sessionid", "value": ...}``. A cookie named for a
+# token or a password is an assignment already. The value must be random as a session's id is
+# (sixteen characters or more, not a name, a word, a filler or a placeholder).
+_COOKIES = lazy.Pattern(
+    r"(?:(?<![\w-])(?:set-)?cookie[\"']?(?:[ \t]*+,\s*+[\"']?value[\"']?)?[ \t]*+[:=][ \t]*+[\"']?"
+    r"|(?<!\S)(?:-b|--cookie)[ \t]++[\"']?)"
+    r"(?P<c>[^\n\"']{1,4096})")
+_COOKIE = lazy.Pattern(r"(?<![^;\s\"'])(?P<n>[^=;\s]{1,100}+)=(?P<v>[^;\s]++)")
+_SESSION_NAME = lazy.Pattern(r"sess|(?<![a-z])sid\Z|sid\Z")
+_HAR_COOKIE = lazy.Pattern(r"[\"']name[\"'][ \t]*+:[ \t]*+[\"'](?P<n>[^\"'\n]{1,100}+)[\"'][ \t]*+,\s*+[\"']value[\"']"
+                           r"[ \t]*+:[ \t]*+[\"'](?P<v>[^\"'\s]++)[\"']")
+
+
+def _session_cookie(name: str, value: str) -> bool:
+    """Whether VALUE, a cookie named NAME, is a session's (above)."""
+    return (len(value) >= 16 and _SESSION_NAME.search(name.lower()) is not None and char_classes(value) >= 2
+            and token_is_real(value, value[:_JUDGED]) and not looks_placeholder(value) and not names_something(value))
+
+
+def session_cookie_hits(text: Text) -> Iterator[Hit]:
+    """The values of session cookies where cookies are given (above)."""
+    if "cookie" not in text.low and "sess" not in text.low and "sid" not in text.low:
+        return
+    raw = text.raw
+    if "cookie" in text.low or "-b" in text.low:
+        for m in _COOKIES.finditer(text.low):
+            for cookie in _COOKIE.finditer(raw, m.start("c"), m.end("c")):
+                if _session_cookie(cookie.group("n"), cookie.group("v")):
+                    yield Hit(cookie.start("v"), cookie.end("v"), "session-cookie", 2)
+    if '"value"' in raw or "'value'" in raw:
+        for m in _HAR_COOKIE.finditer(raw):
+            if _session_cookie(m.group("n"), m.group("v")):
+                yield Hit(m.start("v"), m.end("v"), "session-cookie", 2)
 
 
 def auth_header_hits(text: Text) -> Iterator[Hit]:
@@ -2754,6 +2795,7 @@ __all__ = [
     "pem_hits",
     "prose_secret_hits",
     "sas_signature_hits",
+    "session_cookie_hits",
     "shape_hits",
     "url_password_hits",
 ]
