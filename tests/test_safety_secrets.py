@@ -1165,6 +1165,10 @@ OPTION_PASSWORDS = {
     "schtasks": f"schtasks /create /tn backup /tr C:\\b.bat /sc daily /RU bob /RP {_PASS}",
     "schtasks-remote": f"schtasks /query /s build01 /u bob /p {_PASS}",
     "cmdkey": f"cmdkey /add:files /user:bob /pass:{_PASS}",
+    "redis-conf": f"requirepass {_PASS}",
+    "redis-config-set": f'redis-cli CONFIG SET masterauth "{_PASS}"',
+    "setx": f"setx DB_PASSWORD {_PASS} /M",
+    "fish-set": f"set -gx API_TOKEN {_PASS}",
 }
 _SLASHED = "/" + _PASS + "!"  # a password opening with a slash, which reads as no switch's name
 SLASHED_PASSWORDS = {
@@ -1209,6 +1213,8 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "the net use command takes the password after the share; see `net user /?`",
     "net use Z: \\\\files\\share /user:me /savecred /persistent:no /tcpport:445 /y\nnet use \\\\f\\s /user:me /Secret",
     "net user bob /times:M-F,08:00-17:00 /domain /expires:never\nschtasks /create /tn b /RU bob /RP /SC daily",
+    "requirepass $REDIS_PASSWORD\n# requirepass foobared\nsetx DB_PASSWORD %DB_PASSWORD%\nset -x PATH /usr/bin $PATH",
+    "set the password to something strong\noffset password Hs83jKq0Lm2Nx7Vd",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

@@ -1399,7 +1399,30 @@ _CREDENTIAL_KEY = lazy.Pattern(
     r"(?:password|passwd|passphrase|secret|token|(?:api|access|secret|private|auth|signing|encryption|master|client"
     r"|account)[_.:-]?key|(?<![a-z])(?:pass|pwd))\Z"
 )
-_CODE_LITERALS = ("auth", "credential", "securestring", "default", "config", "user-secrets")
+_CODE_LITERALS = ("auth", "credential", "securestring", "default", "config", "user-secrets", "set", "requirepass")
+# A setting given its value a space apart: Redis' ``requirepass`` and ``masterauth`` (redis.conf,
+# ``CONFIG SET``), Windows' ``setx NAME VALUE`` and fish's ``set [-gx] NAME VALUE``, the name ending
+# in a credential word (``setx DB_PASSWORD ...``, ``set -x API_TOKEN ...``).
+_SETTING_VALUE = r"(?:\"(?P<dq>[^\"\n]++)\"|'(?P<sq>[^'\n]++)'|(?P<bv>[^\s\"'`;|&]++))"
+_SPACED_SETTINGS = (
+    ("requirepass", lazy.Pattern(r"(?:requirepass|masterauth)[ \t]++()" + _SETTING_VALUE)),
+    ("set", lazy.Pattern(r"set(?:x|(?:[ \t]++-[a-z]{1,6}+)*+)[ \t]++(?P<key>[a-z_]\w{0,100}+)[ \t]++" + _SETTING_VALUE)),
+)
+
+
+def _spaced_setting_hits(low: str, raw: str) -> Iterator[Hit]:
+    """Values of the settings :data:`_SPACED_SETTINGS` find."""
+    for literal, pattern in _SPACED_SETTINGS:
+        if literal not in low and (literal != "requirepass" or "masterauth" not in low):
+            continue
+        for m in pattern.finditer(low):
+            key = m.groupdict().get("key") or "password"
+            if not _starts_name(low, m.start()) or not _CREDENTIAL_KEY.search(key):
+                continue
+            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bv"
+            start, end = m.span(group)
+            if not trivial_value(raw[start:end], key, group != "bv"):
+                yield Hit(start, end, "credential-assignment", 3)
 
 
 def _starts_name(low: str, at: int) -> bool:
@@ -1424,6 +1447,8 @@ def _code_credential_hits(low: str, raw: str) -> Iterator[Hit]:
         value = raw[m.start("v") : m.end("v")]
         if not trivial_value(value, "password", True):
             yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
+    if "set" in low or "requirepass" in low or "masterauth" in low:
+        yield from _spaced_setting_hits(low, raw)
     if "config" not in low and "user-secrets" not in low:
         return
     for m in _CONFIG_SET.finditer(low):
