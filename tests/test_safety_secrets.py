@@ -446,6 +446,17 @@ def test_sql_setting_no_password_is_kept(text: str) -> None:
     assert SCANNER.scan(text).text == text
 
 
+@pytest.mark.parametrize(("text", "redacted"), [
+    ("jdbc:postgresql://db:5432/app?user=bob&password=Zq3k!P9xLm2&ssl=true",
+     "jdbc:postgresql://db:5432/app?user=bob&password=[REDACTED:credential-assignment]&ssl=true"),
+    ("https://api.acme.io/x?access_token=Zq3kP9xLm2Vb7Rt5Nw8Yc4Hd&page=2",
+     "https://api.acme.io/x?access_token=[REDACTED:credential-assignment]&page=2"),
+    ("password=Zq3k&P9xLm2", "password=[REDACTED:credential-assignment]"),  # an & no parameter follows
+])
+def test_a_querys_credential_goes_and_the_parameters_after_it_stay(text: str, redacted: str) -> None:
+    assert SCANNER.scan(text).text == redacted
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
     text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")

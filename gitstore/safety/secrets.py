@@ -1049,6 +1049,9 @@ def _leads_in(word: str) -> bool:
 _BLOCK_SCALAR = lazy.Pattern(r"[|>][-+]?[1-9]?[-+]?[ \t]*+(?:#[^\n]*+)?\r?\n[ \t]++(?P<v>[^\s#][^\n]*?)[ \t\r]*+(?=\n|\Z)")
 
 
+_NEXT_PARAMETER = lazy.Pattern(r"&[A-Za-z_][\w.-]{0,40}=")
+
+
 def assignment_hits(text: Text) -> Iterator[Hit]:
     """``key = value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, and a key
     and its value in a table's adjacent cells or a tab or several spaces apart."""
@@ -1081,6 +1084,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 start, end, value = _cell_value(raw, m.start("note" if note else "q" if quoted else "bv"))
             else:
                 start, end = m.span("qv" if quoted else "bv")
+                if not quoted and (parameter := _NEXT_PARAMETER.search(raw, start, end)) is not None:
+                    end = parameter.start()  # a query's next parameter: ``password=X&ssl=true``
                 value = raw[start:end]
             if len(value) < shortest:
                 continue  # no value so short is a secret under its key: spare looking for the key
