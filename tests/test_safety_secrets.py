@@ -457,8 +457,17 @@ def test_a_querys_credential_goes_and_the_parameters_after_it_stay(text: str, re
     assert SCANNER.scan(text).text == redacted
 
 
+@pytest.mark.parametrize("user", [_MIXED[:40], _DD_APP])
+def test_a_random_token_given_as_a_urls_only_user_is_redacted(user: str) -> None:
+    text = f"git remote set-url origin https://{user}@github.com/acme/app.git"
+    assert SCANNER.scan(text).text == text.replace(user, "[REDACTED:url-credential]")
+
+
 def test_a_urls_user_of_no_token_shape_is_kept() -> None:
-    text = ("git clone https://bob@dev.azure.com/acme/app/_git/app\n"
+    text = ("git clone https://x-access-token@github.com/acme/app.git https://gitlab-ci-token@gitlab.com/a/b.git\n"
+            "https://MyVeryLongServiceAccountName2024@host.io/x https://deploy-bot-for-staging-cluster@host.io\n"
+            "https://9f3a1c7e5b2d4f6a8c0e1b3d5f7a9c2e@sentry.acme.io/2 https://9f3a1c7e5b2d4f6a8c0e1b3d5f7a9c2e@h.io/42\n"
+            "git clone https://bob@dev.azure.com/acme/app/_git/app\n"
             f"https://{'abcdefghijklm' * 4}@dev.azure.com/x and https://{_ADO_PAT.upper()}@example.com/")
     assert SCANNER.scan(text).text == text
 

@@ -1245,7 +1245,12 @@ def _vendor_secret(value: str, vendor: str | None) -> bool:
     # words with numbers between them (``DatadogExporter2024``), folders of them
     # (``HuggingFaceH4/zephyr-7b-beta``, a model's repository): names, not keys
     return _HEX_VALUE.fullmatch(value) is not None or not all(
-        names_something(_DIGIT_RUN.sub("-", part).strip("-") or part) for part in value.split("/") if part)
+        _names_with_numbers(part) for part in value.split("/") if part)
+
+
+def _names_with_numbers(value: str) -> bool:
+    """Whether VALUE reads as a name once its numbers are read as separators (``Exporter2024``)."""
+    return names_something(_DIGIT_RUN.sub("-", value).strip("-") or value)
 
 
 def _vendor_named_hits(low: str, raw: str) -> Iterator[Hit]:
@@ -1529,6 +1534,14 @@ _ORACLE_URL = lazy.Pattern(
     r"jdbc:oracle:(?:thin|oci8?|kprb):[\w$#.]{1,30}/(?:\"(?P<dq>[^\"\n]++)\"|(?P<pw>[^\s@\"'/;]++))@")
 
 
+# A token given as a URL's only user, as git and most HTTP clients send it (``https://TOKEN@github.com/...``):
+# a user random as a generated token is (:func:`_random_looking`), hex or with digits scattered through
+# it (three runs of them or more), not a name (``MyServiceAccount2024``); not a Sentry DSN's public
+# key (``https://KEY@o1.ingest.sentry.io/2``: a Sentry host, or a path ending in a project's number)
+_DSN_HOST = lazy.Pattern(r"[\w.-]*sentry[\w.-]*(?::\d+)?/|[\w.-]+(?::\d+)?/(?:[\w.-]+/)*\d+(?![\w/.-])")
+_URL_TOKEN_USER = lazy.Pattern(r":(?://|\\/\\/)(?P<user>[A-Za-z0-9_-]{20,}+)@(?=[\w\[])")
+
+
 def url_password_hits(text: Text) -> Iterator[Hit]:
     """Passwords in ``scheme://user:password@host`` URLs (the user name stays), and a token
     given as the user (above)."""
@@ -1543,6 +1556,15 @@ def url_password_hits(text: Text) -> Iterator[Hit]:
         if password[0] in "$%{" or len(password) < 3:
             continue
         yield Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
+    if "@" in text.raw:
+        for m in _URL_TOKEN_USER.finditer(text.raw):
+            user = m.group("user")
+            if _DSN_HOST.match(text.low, m.end()) is not None:
+                continue  # a Sentry DSN's public key, which pages that report errors carry
+            if _random_looking(user) and token_is_real(user, user) and not names_something(user) \
+                    and not looks_placeholder(user) and (_HEX_VALUE.fullmatch(user) or (
+                        len(_DIGIT_RUN.findall(user)) >= 3 and not _names_with_numbers(user))):
+                yield Hit(m.start("user"), m.end("user"), "url-credential", 3)
     if "jdbc:oracle:" in text.low:
         for m in _ORACLE_URL.finditer(text.low):
             start, end = m.span("dq" if m.group("dq") is not None else "pw")
