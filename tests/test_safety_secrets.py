@@ -1189,6 +1189,11 @@ OPTION_PASSWORDS = {
     "redis-config-set": f'redis-cli CONFIG SET masterauth "{_PASS}"',
     "setx": f"setx DB_PASSWORD {_PASS} /M",
     "fish-set": f"set -gx API_TOKEN {_PASS}",
+    "sshpass-env": f"SSHPASS='{_PASS}' sshpass -e ssh bob@host",
+    "wpa-psk": f'network={{\n  ssid="home"\n  psk="{_PASS}"\n}}',
+    "nmcli": f"nmcli dev wifi connect home password {_PASS}",
+    "nmcli-psk": f"nmcli con modify home wifi-sec.psk {_PASS}",
+    "jenkins-cli": f"java -jar jenkins-cli.jar -s https://ci.acme.io -auth admin:{_PASS} build job",
 }
 _SLASHED = "/" + _PASS + "!"  # a password opening with a slash, which reads as no switch's name
 SLASHED_PASSWORDS = {
@@ -1235,6 +1240,8 @@ def test_passwords_given_to_command_line_options_are_redacted(text: str) -> None
     "net user bob /times:M-F,08:00-17:00 /domain /expires:never\nschtasks /create /tn b /RU bob /RP /SC daily",
     "requirepass $REDIS_PASSWORD\n# requirepass foobared\nsetx DB_PASSWORD %DB_PASSWORD%\nset -x PATH /usr/bin $PATH",
     "set the password to something strong\noffset password Hs83jKq0Lm2Nx7Vd",
+    'java -jar jenkins-cli.jar -auth @/run/secrets/jenkins build\nnmcli dev wifi connect home password "$WIFI_PW"',
+    "sshpass -e ssh bob@host\nthe psk is a pre-shared key; set psk=<your-psk>\ncompass=Hs83jKq0Lm2Nx7Vd",
 ])
 def test_command_line_options_that_hold_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)

@@ -866,11 +866,15 @@ _ASSIGNED = (
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth", "pass", "pwd",
-                 "pw", "credentials", "creds", "secret_key_base", "secretid", "secret_id", "secretstring")
+                 "pw", "credentials", "creds", "secret_key_base", "secretid", "secret_id", "secretstring", "psk")
 )
 # Words that end many other words (``compass``, ``bypass``, ``oauth``): a key only when they stand
-# alone or end a key after a separator or as a CamelCase word (``DB_PASS``, ``dbPass``, ``_auth``).
-_WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials", "creds"})
+# alone or end a key after a separator or as a CamelCase word (``DB_PASS``, ``dbPass``, ``_auth``,
+# WPA's ``psk``).
+_WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials", "creds", "psk"})
+# keys in which such a word runs on from another, yet that name a password: sshpass's environment
+# variable (``SSHPASS=... sshpass -e``)
+_JOINED_KEYS = frozenset({"sshpass"})
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
@@ -1065,7 +1069,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, at - 12), at):
                 yield from _vendor_key_hit(low, raw, m, word)  # "codecovKey", "DD_APP_KEY"
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
-            if word in _WHOLE_WORD_KEYS and not _ends_key(raw, at):
+            if word in _WHOLE_WORD_KEYS and not _ends_key(raw, at) and _key_before(low, at) + word not in _JOINED_KEYS:
                 continue  # "oauth", "compass", "bypass": another word
             if low[at - 1 : at] == ":" and _ARN_BEFORE.search(low, max(0, at - 120), at):
                 continue  # arn:aws:secretsmanager:...:123456789012:secret:prod/db names a secret
@@ -1775,6 +1779,10 @@ _COMMAND_PASSWORDS = tuple(
         (("net u",), r"net(?=[ \t]+user[ \t])",
          r"(?i:user)[ \t]++(?:\"[^\"\n]++\"|[^\s\"/*][^\s\"]*+)[ \t]+", _WINDOWS_VALUE),
         (("psex",), r"psexec(?:64)?", r"-[pP][ \t]+"),
+        # NetworkManager's ``nmcli dev wifi connect SSID password X``, ``wifi-sec.psk X``; the Jenkins
+        # CLI's ``-auth user:X``
+        (("nmcli",), r"nmcli", r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
+        (("jenkins-cli",), r"jenkins-cli(?:\.jar)?", r"-auth[ \t]+[^\s:'\"`;|&@]{1,64}:"),
         (("schtask",), r"schtasks", r"/(?i:rp|p)[ \t]+", _WINDOWS_VALUE),
     )
 )
