@@ -1661,3 +1661,37 @@ def test_a_push_sends_the_tips_it_planned_and_an_append_meanwhile_goes_at_the_ne
     assert sync(str(alice.workspace.root)).status == "ok"
     assert remote_refs(bare)[records] == tip
     assert sync(str(alice.workspace.root)).status == "no-update"
+
+
+def test_an_older_handle_saving_its_admissions_keeps_what_a_sync_admitted_since(team: tuple) -> None:
+    """A removal (redact, withdraw, gc) loads the admissions when it opens the store and saves
+    them at its end; a sync in between admitted a writer's newer tip. The older handle wrote its
+    whole copy back: the entry went back to the older tip and the anchor moved back with it, so
+    the newer records were no longer held by the admission (a pruning fetch, and gc could erase
+    them). A save writes only the entries its handle changed over the file as it is now."""
+    from gitstore.providers._admit import FETCHED, Admissions, anchor_ref
+
+    alice, bob, _, _ = team
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    state = Path(bob.workspace.repo.path) / "gitstore"
+    older = Admissions(state)  # a removal's handle, opened now
+    thread = Thread(alice, 7, "100")
+    thread.comment("101", "and jitter them", "2026-03-01T11:00:00.000000Z")
+    thread.save()
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))  # admits alice's newer tip
+    repo = pygit2.Repository(str(bob.workspace.root))
+    now = Admissions(state)
+    moved = [ref for ref in now.known(FETCHED) if now.base(ref) != older.base(ref)]
+    assert moved, "the second sync admitted newer tips"
+    own = moved[0].rsplit("/", 1)[0] + "/own-change"  # the removal's own change, elsewhere
+    read = older.base(moved[0])
+    older.admitted(own, read, None)
+    older.save(repo)
+    after = Admissions(state)
+    for ref in moved:
+        assert after.base(ref) == now.base(ref), f"{ref} went back to the tip an older handle read"
+        assert repo.references[anchor_ref(ref)].target == now.base(ref)
+    assert after.base(own) == read  # and the older handle's change is saved
+    assert "and jitter them" in texts(bob)

@@ -136,6 +136,7 @@ class Admissions:
     def __init__(self, state: Path) -> None:
         self.path = state / ADMITTED
         self._known = self._load()
+        self._loaded = dict(self._known)  # as read: what save tells this handle's changes by
         self._changed = False
         self._let_go: set[str] = set()  # parted histories a fork's new side holds: their refs go at save
         self.parted_now = 0  # parted histories kept by this handle (a read takes them up as it goes)
@@ -391,18 +392,54 @@ class Admissions:
             return None
 
     def save(self, repo: pygit2.Repository) -> None:
-        """Write what changed (atomically; a lost race only means verifying again), and hold
-        each tip admitted in ``repo`` by its anchor ref."""
+        """Write what this handle changed into the file as it is now, and hold each tip admitted
+        in ``repo`` by its anchor ref. Another process (a sync beside a removal, a capture's read
+        beside gc) may have saved since this handle read the file: under a lock beside it, the
+        file is read again and only the entries this handle set or dropped are written over it
+        (an entry is replaced, never changed in place, so a changed one is another object), so
+        no admission is lost and no anchor moved back to an older one's tip. A read-only state
+        folder saves nothing (verify again next time)."""
         if not self._changed:
             return
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        from contextlib import ExitStack
+
+        from gitstore._files import held
+
+        with ExitStack() as stack:
+            try:
+                taken = stack.enter_context(held(self.path.with_name(f"{self.path.name}.lock")))
+            except OSError:
+                taken = False  # a read-only state folder
+            if taken:
+                self._merge_saved()
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+            try:
+                temporary.write_text(json.dumps(self._known, sort_keys=True, indent=0), encoding="ascii")
+                os.replace(temporary, self.path)
+            except OSError:
+                temporary.unlink(missing_ok=True)  # a read-only state folder: verify again next time
+            self._loaded = dict(self._known)
+            self._changed = False
+            self.anchor(repo)
+
+    def _merge_saved(self) -> None:
+        """Take the file as it is now, with this handle's own changes over it."""
         try:
-            temporary.write_text(json.dumps(self._known, sort_keys=True, indent=0), encoding="ascii")
-            os.replace(temporary, self.path)
-        except OSError:
-            temporary.unlink(missing_ok=True)  # a read-only state folder: verify again next time
-        self._changed = False
-        self.anchor(repo)
+            data = _jsontext.loads(self.path.read_bytes().decode("ascii"))
+        except (OSError, ValueError):
+            return  # none, or unreadable: this handle's copy is written
+        if not isinstance(data, dict):
+            return
+        merged = dict(data)
+        for ref in set(self._loaded) | set(self._known):
+            mine, read = self._known.get(ref), self._loaded.get(ref)
+            if mine is read:
+                continue  # untouched here: as the file has it now
+            if mine is None:
+                merged.pop(ref, None)  # dropped here (forgotten, let go)
+            else:
+                merged[ref] = mine
+        self._known = merged
 
     def anchor(self, repo: pygit2.Repository) -> list[str]:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
