@@ -154,12 +154,12 @@ def staged(path: str | Path, data: bytes | str, mode: int = 0o666) -> Iterator[N
         raise
 
 
-def new_file(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
+def new_file(folder: str, prefix: str, suffix: str, read: bool = False) -> tuple[int, str]:
     """A file made for this process alone in ``folder``, named ``prefix``, 16 random hex digits
-    and ``suffix``, open for writing and readable by its owner only, and its path:
-    ``tempfile.mkstemp`` without the module, which would cost the agent hook a few milliseconds
-    of imports (shutil, random) for this one call."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    and ``suffix``, open for writing (``read``: and reading) and readable by its owner only, and
+    its path: ``tempfile.mkstemp`` without the module, which would cost the agent hook a few
+    milliseconds of imports (shutil, random) for this one call."""
+    flags = (os.O_RDWR if read else os.O_WRONLY) | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(100):
         path = os.path.join(folder, f"{prefix}{os.urandom(8).hex()}{suffix}")
         try:

@@ -682,6 +682,7 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
 _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib", "ssl",
                          "subprocess",  # git is asked through gitstore._spawn
                          "email.utils", "socket",  # jsonschema-rs is loaded without them: gitstore._jsonrs
+                         "tempfile", "secrets", "hmac", "random",  # files made by gitstore._files.new_file
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",
@@ -698,7 +699,7 @@ def test_a_capture_imports_only_what_it_needs(ctx: Context, tmp_path: Path) -> N
     payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript),
                           "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
     probe = ("import dataclasses, json, sys\nfrom gitstore.capture import agent_hook, readahead\n"
-             "readahead.spare_core = lambda: False  # the whole capture in this process: no reader forked\n"
+             "readahead.spare_core = lambda leaving=0: False  # the whole capture in this process: no reader forked\n"
              "agent_hook.main(['claude-code'])\n"
              "made = sorted(f'{m.__name__}.{n}' for m in list(sys.modules.values()) if m and m.__name__.startswith('gitstore')"
              " for n, c in vars(m).items() if isinstance(c, type) and c.__module__ == m.__name__"

@@ -94,6 +94,12 @@ def shared_log() -> str:
     return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
 
 
+def _is_shared(path: str) -> bool:
+    """Whether PATH is ``shared_log()``; a repository's log is never named like it, and is told
+    without importing ``tempfile`` (a capture's worker does not load it)."""
+    return os.path.basename(path) == "gitstore-" + LOG_NAME and path == shared_log()
+
+
 def away(root: str) -> str | None:
     """The folder the hooks of the work tree at ROOT keep their jobs' log in, in place of
     ``okf/.memory/``, while git does not ignore that (a commit un-ignored it, and ``git add -A``
@@ -146,7 +152,7 @@ def _append(path: str, line: str) -> None:
     itself may be a link, as ``/tmp`` is on macOS). Only its owner may read a log: the temporary
 folder is everyone's."""
     folder = os.path.dirname(path)
-    shared = path == shared_log()
+    shared = _is_shared(path)
     state = os.path.dirname(folder)
     if not shared and any(os.path.islink(at) for at in (folder, state, os.path.dirname(state))):
         return
@@ -181,7 +187,7 @@ def log(cwd: str, harness: str, message: str) -> None:
         where = f"in {named(os.path.realpath(cwd))}: "
         try:
             path = log_path(cwd)
-            _append(path, f"{stamp} {name} {where if path == shared_log() else ''}{line}\n")
+            _append(path, f"{stamp} {name} {where if _is_shared(path) else ''}{line}\n")
         except OSError:
             try:
                 _append(shared_log(), f"{stamp} {name} {where}{line}\n")

@@ -39,7 +39,6 @@ Otherwise it is refused, and the error says how to keep it (move it aside).
 from __future__ import annotations
 
 import os
-import secrets
 from contextlib import suppress
 from pathlib import Path
 from typing import Protocol
@@ -96,7 +95,7 @@ def anchored(path: Path) -> str | None:
 
 
 def new_store_id() -> str:
-    return secrets.token_hex(16)
+    return os.urandom(16).hex()  # secrets.token_hex's own bytes, without its imports (hmac, random: 3 ms)
 
 
 def claim(path: Path, identity: str) -> str:

@@ -33,10 +33,10 @@ import hashlib
 import os
 import re
 import struct
-import tempfile
 import zlib
 from pathlib import Path
 
+from gitstore._files import new_file
 from gitstore.providers._objects import BLOB_MODE, TREE_MODE, Source, Unreadable, read_tree, uncached_trees
 
 FOLDER = "maps"
@@ -163,7 +163,7 @@ def _save(path: Path, tree: bytes, found: Map) -> None:
     body = b"".join([bytes.fromhex(key) + oid for key, oid in found.items()])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=TEMPORARY)
+        fd, temporary = new_file(str(path.parent), TEMPORARY, "")
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(_HEAD.pack(_MAGIC, tree, len(found), zlib.crc32(body)))

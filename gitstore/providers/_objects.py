@@ -22,7 +22,6 @@ import mmap
 import os
 import re
 import struct
-import tempfile
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
@@ -32,6 +31,7 @@ from typing import BinaryIO
 
 import pygit2
 
+from gitstore._files import new_file
 from gitstore.providers._gitdirs import common_dir
 from gitstore.providers._packs import NO_LIMIT, Database, Objects, read_header
 
@@ -596,7 +596,7 @@ class PackWriter:
     def __init__(self, scratch: Path) -> None:
         scratch.mkdir(parents=True, exist_ok=True)
         self.scratch = scratch
-        fd, self._path = tempfile.mkstemp(prefix="tmp_pack_", dir=scratch)
+        fd, self._path = new_file(str(scratch), "tmp_pack_", "", read=True)
         self._file = os.fdopen(fd, "w+b")
         self._seen: set[bytes] = set()
         self._droppable: set[bytes] = set()  # spilled by add_sorted and by nothing else
@@ -629,7 +629,7 @@ class PackWriter:
         self._droppable.add(oid)
         packed = self._packed(kind, data)
         if self._spill is None:
-            fd, self._spill_path = tempfile.mkstemp(prefix="tmp_spill_", dir=self.scratch)
+            fd, self._spill_path = new_file(str(self.scratch), "tmp_spill_", "", read=True)
             self._spill = os.fdopen(fd, "w+b")
         self._later.append((key, self._spilled, len(packed), oid))
         self._spill.write(packed)
@@ -713,7 +713,7 @@ class PackWriter:
             pack.close()
             name = "pack-" + trailer.hex()
             index = _index_bytes(self._oids, self._offsets, self._crcs, trailer)
-            idx_fd, idx_tmp = tempfile.mkstemp(prefix="tmp_idx_", dir=self.scratch)
+            idx_fd, idx_tmp = new_file(str(self.scratch), "tmp_idx_", "")
             try:
                 with os.fdopen(idx_fd, "wb") as idx:
                     idx.write(index)
