@@ -332,6 +332,32 @@ def test_a_markdown_file_not_named_like_a_page_is_refused(bundle: Path, capsys: 
                for line in lines), lines
 
 
+def test_a_page_of_the_local_overlay_forced_into_a_commit_is_refused(
+        bundle: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """git ignores the tooling overlay but for its stub: a page forced into the index (``git add
+    -f``) would land in every clone's overlay, though it passes the overlay's link rule; the stub
+    the ignore rules let git track, and a page left untracked, pass."""
+    (bundle / ".gitignore").write_text("okf/wiki/tooling/*\n!okf/wiki/tooling/README.md\n")
+    note = "---\ntype: Tooling Note\n---\n# {}\n\nSee [revenue](../metrics/revenue.md).\n"
+    for name in ("README", "mine", "untracked"):
+        _edit(bundle, f"tooling/{name}.md", lambda t, name=name: note.format(name))
+    git(bundle, "add", ".gitignore", "okf/wiki/tooling/README.md")
+    git(bundle, "add", "-f", "okf/wiki/tooling/mine.md")
+    passed = [f"okf/wiki/tooling/{name}.md" for name in ("README", "mine", "untracked")]
+    expected = ["okf/wiki/tooling/mine.md:1: a page of the local tooling overlay, which git ignores, is committed: "
+                "it would land in every clone's overlay, which stays on each person's machine; keep it out "
+                "(git rm --cached okf/wiki/tooling/mine.md)"]
+    assert run(okf.main, passed, capsys) == (1, expected)
+    git(bundle, "commit", "-q", "-m", "the overlay forced in")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD^")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    assert run(okf.main, passed[:2], capsys) == (1, expected)
+    git(bundle, "rm", "-q", "--cached", "okf/wiki/tooling/mine.md")
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    assert run(okf.main, passed, capsys) == (0, [])
+
+
 def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (bundle / "okf" / "wiki" / "INSTRUCTIONS.md").unlink()
     code, lines = run(okf.main, _pages(bundle), capsys)

@@ -31,8 +31,9 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   writes it (indented, inside other text) is refused even in fenced code, where an example
   keeps placeholders (``lrn_<id>``);
 - the tooling overlay (``tooling/``): each page has exactly one outgoing link, to project
-  knowledge outside the overlay; and no other page links into the overlay, which other clones
-  do not have.
+  knowledge outside the overlay; no other page links into the overlay, which other clones
+  do not have; and no page of it that git's ignore rules ignore is committed (``git add -f``):
+  it would land in every clone's overlay (the stub a ``!`` rule lets git track is the project's).
 
 Against the base revision (``--base``, else the pre-push range's start, else HEAD):
 
@@ -193,13 +194,32 @@ def _check(names: list[str], root: Path, src: Path, wiki_rel: str, base: str | N
     logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
     preserved = frozenset(n for n in pages if basename(n) == INSTRUCTIONS and entries and n in (entries() or ()))
     committed = Committed(src, everything(), root, wiki_rel) if everything is not None else None  # before forks
-    findings = refused + in_parallel(
+    findings = refused + _overlay_committed(root, wiki_rel, pages, committed) + in_parallel(
         pages, lambda chunk: _pages(root, src, chunk, wiki, wiki_rel, logged, committed, preserved),
         lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
             findings += _against_base(root, src, wiki, wiki_rel, pages, entries(), kept())
     return _one_per_stale_index(findings)
+
+
+def _overlay_committed(root: Path, wiki_rel: str, pages: Sequence[str],
+                       committed: Committed | None) -> list[Finding]:
+    """A finding for each page of the local tooling overlay (the wiki's root ``tooling/``) that
+    the change commits while git's ignore rules ignore it (``git add -f``): it would land in the
+    overlay of every clone, which holds what one person wrote for their own machine. A page the
+    rules let git track (the committed stub, ``!okf/wiki/tooling/README.md``) is the project's own."""
+    overlay = [n for n in pages if n[len(wiki_rel) + 1:].partition("/")[0] in LOCAL_DIRS
+               and "/" in n[len(wiki_rel) + 1:]]
+    overlay = [n for n in overlay if committed is not None and n in committed.paths]
+    if not overlay:
+        return []
+    done = git("check-ignore", "--no-index", "-z", "--stdin", cwd=root, check=False,
+               data=b"".join(os.fsencode(n) + b"\0" for n in overlay))
+    ignored = {os.fsdecode(path) for path in done.stdout.split(b"\0") if path} if done.returncode == 0 else set()
+    return [Finding(n, 1, "a page of the local tooling overlay, which git ignores, is committed: it would land in "
+                          "every clone's overlay, which stays on each person's machine; keep it out "
+                          f"(git rm --cached {n})") for n in overlay if n in ignored]
 
 
 def _one_per_stale_index(findings: list[Finding]) -> list[Finding]:
