@@ -1357,6 +1357,28 @@ def test_a_skill_whose_text_holds_another_marker_is_never_made(tmp_path: Path) -
     _refused(ctx, learning["id"], "stopped at skill-spec: .*would not read back as the accepted text")
 
 
+@pytest.mark.parametrize(("link", "shown"), [
+    ("../../../../../home/me/.ssh/id_rsa", "../../../../../home/me/.ssh/id_rsa"),
+    ("/etc/passwd", "/etc/passwd"), ("file:///etc/passwd", "file:///etc/passwd"),
+    ("..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd", "..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd"),
+    ("../../../src/retry.py", None)])
+def test_a_skill_whose_text_links_out_of_the_repository_is_never_made(tmp_path: Path, link: str,
+                                                                      shown: str | None) -> None:
+    """gitstore-skills refuses a SKILL.md with a link leading out of its repository: promote
+    refuses it up front, by the same rule, so no branch is made that its commit cannot land;
+    a link within the repository, there or not, is the skill's own."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely",
+                                 text=f"{SKILL_TEXT} See [the key]({link}).")
+    if shown is None:
+        result = promote(ctx, learning["id"], PERSON)
+        git(ctx.workspace.root, "checkout", "-q", result.branch)
+        assert skills_gate.check([str(ctx.workspace.root / result.packet["target"])], ctx.workspace.root) == ([], [])
+        return
+    _refused(ctx, learning["id"], rf"stopped at skill-spec: \.agents/skills/change-retries-safely/SKILL\.md:\d+: "
+                                  rf"link {re.escape(shown)} leaves the repository")
+
+
 @pytest.mark.parametrize("route", ["0", "procedural"])
 def test_an_overlay_page_or_skill_whose_text_breaks_its_block_is_never_made(tmp_path: Path, route: str) -> None:
     ctx = wiki_repo(tmp_path / "widgets")

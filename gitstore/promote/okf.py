@@ -1016,14 +1016,16 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     return problems
 
 
-def links_leaving(page: Page, within: Path | str) -> list[tuple[int, str]]:
+def links_leaving(page: Page, within: Path | str, files: Any = OnDisk) -> list[tuple[int, str]]:
     """(line, problem) for each link of a page outside the folder ``within`` (a repository)
     holding no wiki (a skill): one out of ``within`` from the page's folder, an absolute path
     (no bundle root gives ``/`` a meaning there: an agent opens ``/etc/passwd`` as it is), a
-    ``file:`` URL or a Windows drive's path. Where a link leads need not be there."""
+    ``file:`` URL or a Windows drive's path. Where a link leads need not be there. ``files``
+    says what is where (``OnDisk``, else a commit's tree, paths relative to its root)."""
     if page.text is None:
         return []
-    here, found = os.path.dirname(os.path.abspath(page.path)), []
+    path = os.path.abspath(page.path) if files is OnDisk else os.fspath(page.path)
+    here, found = os.path.dirname(path), []
     for target, what, shown, line in link_targets(page):
         if what != "link":
             continue
@@ -1036,9 +1038,17 @@ def links_leaving(page: Page, within: Path | str) -> list[tuple[int, str]]:
         if not name:
             continue
         file = os.path.join(here, name)
-        if not _inside(file, os.fspath(within), _kind(file) is not None):
+        if not files.inside(file, os.fspath(within), files.kind(file) is not None):
             found.append((line, f"link {shown} leaves the repository{read_as(shown, target)}"))
     return found
+
+
+def skill_links_leaving(page: Page, within: Path | str, files: Any = OnDisk) -> list[tuple[int, str]]:
+    """The links of the ``SKILL.md`` ``page`` that ``gitstore-skills`` refuses (``links_leaving``),
+    each (line, problem): an agent loading the skill follows them to what no gate reads.
+    ``promote`` asks the same of the skill it writes, in the tree it writes it to."""
+    return [(line, f"{problem} (an agent loading the skill follows it, to what no gate reads)")
+            for line, problem in links_leaving(page, within, files)]
 
 
 def read_as(shown: str, target: str) -> str:

@@ -18,7 +18,7 @@ from gitstore.errors import Refused
 from gitstore.records.headline import name_of
 from gitstore.promote import blocks, rubric, verify
 from gitstore.promote.branch import branch_for
-from gitstore.promote.okf import link_problems, page_of, split_front_matter
+from gitstore.promote.okf import link_problems, page_of, skill_links_leaving, split_front_matter
 from gitstore.promote.pages import page_findings
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
 from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
@@ -190,7 +190,8 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
     if taken:
         raise verify.Stopped(learning, "skill-spec", taken, result.name)
     text = skill.render(learning, result.name, citations, sorted(rubric.contexts(learning)))
-    problems = check_skill(basename(folder), text)
+    problems = check_skill(basename(folder), text) or skill_links_leaving(page_of(path, text), ".",
+                                                                          InTree(snapshot, {path: text}))
     if problems:
         line, problem = problems[0]
         raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}", result.name)

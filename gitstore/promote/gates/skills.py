@@ -103,16 +103,15 @@ def _read(name: str, held: CommittedFiles | None, root: Path | None, findings: l
 def _links_leaving(name: str, text: str, root: Path | None) -> list[Finding]:
     """A finding for each link of the skill ``name`` leading out of the repository ``root``
     (none: no repository is around): an agent loading the skill follows it to
-    what no gate reads (``okf.links_leaving``). A skill outside that repository is not judged so."""
+    what no gate reads (``okf.skill_links_leaving``). A skill outside that repository is not judged so."""
     if root is None:
         return []
     where, top = os.path.realpath(name), os.path.realpath(root)
     if not where.startswith(top + os.sep):
         return []
-    from gitstore.promote.okf import links_leaving, page_of
+    from gitstore.promote.okf import page_of, skill_links_leaving
 
-    return [Finding(name, line, f"{problem} (an agent loading the skill follows it, to what no gate reads)")
-            for line, problem in links_leaving(page_of(where, text), top)]
+    return [Finding(name, line, problem) for line, problem in skill_links_leaving(page_of(where, text), top)]
 
 
 def _here() -> Path | None:
