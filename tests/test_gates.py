@@ -67,14 +67,16 @@ def test_a_skill_linking_out_of_its_repository_fails(tmp_path: Path, monkeypatch
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: keys\ndescription: Sets up keys.\n---\n\nSee [notes](./notes.md) and "
                      "[the skills](../../../README.md).\nFirst read [the key](../../../../home/me/.ssh/id_rsa),\n"
-                     '<img src="/etc/passwd"> and <file:///etc/shadow>.\n')
+                     '<img src="/etc/passwd"> and <file:///etc/shadow>.\nThen [this](../../../out/none-there).\n')
+    (tmp_path / "out").symlink_to("/etc")  # a link of the repository leading out: what lies behind it, or not
     code, lines = run(skills.main, [".agents/skills/keys/SKILL.md"], capsys)
     why = "(an agent loading the skill follows it, to what no gate reads)"
     assert code == 1 and lines == [
         f".agents/skills/keys/SKILL.md:7: link ../../../../home/me/.ssh/id_rsa leaves the repository {why}",
         f".agents/skills/keys/SKILL.md:8: link /etc/passwd leaves the repository {why}",
         f".agents/skills/keys/SKILL.md:8: link file:///etc/shadow leaves the repository: it names a file of the "
-        f"machine reading it {why}"], lines
+        f"machine reading it {why}",
+        f".agents/skills/keys/SKILL.md:9: link ../../../out/none-there leaves the repository {why}"], lines
 
 
 def test_gitstore_holds_its_own_skills_to_the_limit() -> None:

@@ -1361,6 +1361,7 @@ def test_a_skill_whose_text_holds_another_marker_is_never_made(tmp_path: Path) -
     ("../../../../../home/me/.ssh/id_rsa", "../../../../../home/me/.ssh/id_rsa"),
     ("/etc/passwd", "/etc/passwd"), ("file:///etc/passwd", "file:///etc/passwd"),
     ("..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd", "..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd"),
+    ("../../../out/passwd", "../../../out/passwd"), ("../../../out/nothing-there", "../../../out/nothing-there"),
     ("../../../src/retry.py", None)])
 def test_a_skill_whose_text_links_out_of_the_repository_is_never_made(tmp_path: Path, link: str,
                                                                       shown: str | None) -> None:
@@ -1368,6 +1369,10 @@ def test_a_skill_whose_text_links_out_of_the_repository_is_never_made(tmp_path: 
     refuses it up front, by the same rule, so no branch is made that its commit cannot land;
     a link within the repository, there or not, is the skill's own."""
     ctx = wiki_repo(tmp_path / "widgets")
+    if "/out/" in link:  # a link committed in the repository that leads out of it
+        (ctx.workspace.root / "out").symlink_to("/etc")
+        git(ctx.workspace.root, "add", "out")
+        git(ctx.workspace.root, "commit", "-q", "-m", "a link out")
     learning = accepted_learning(ctx, memory="procedural", title="Change retries safely",
                                  text=f"{SKILL_TEXT} See [the key]({link}).")
     if shown is None:

@@ -1020,7 +1020,8 @@ def links_leaving(page: Page, within: Path | str, files: Any = OnDisk) -> list[t
     """(line, problem) for each link of a page outside the folder ``within`` (a repository)
     holding no wiki (a skill): one out of ``within`` from the page's folder, an absolute path
     (no bundle root gives ``/`` a meaning there: an agent opens ``/etc/passwd`` as it is), a
-    ``file:`` URL or a Windows drive's path. Where a link leads need not be there. ``files``
+    ``file:`` URL or a Windows drive's path, or one through a symbolic link leading out. Where a
+    link leads need not be there. ``files``
     says what is where (``OnDisk``, else a commit's tree, paths relative to its root)."""
     if page.text is None:
         return []
@@ -1038,7 +1039,7 @@ def links_leaving(page: Page, within: Path | str, files: Any = OnDisk) -> list[t
         if not name:
             continue
         file = os.path.join(here, name)
-        if not files.inside(file, os.fspath(within), files.kind(file) is not None):
+        if not files.inside(file, os.fspath(within), True):  # through a link leading out, there or not
             found.append((line, f"link {shown} leaves the repository{read_as(shown, target)}"))
     return found
 
