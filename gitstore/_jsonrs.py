@@ -64,7 +64,8 @@ def parsedate_to_datetime(text: str) -> datetime:
                                 int(clock[2]), tzinfo=timezone(-offset if zone[0] == "-" else offset))
             except ValueError:
                 pass  # out of range: the real function says so in its own words
-    return _real().parsedate_to_datetime(text)
+    parsed: datetime = _real().parsedate_to_datetime(text)
+    return parsed
 
 
 def _real() -> ModuleType:
