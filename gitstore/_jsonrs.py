@@ -33,15 +33,13 @@ _DAYS = ("Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,")
 
 def load() -> None:
     """Import jsonschema-rs now, without ``email.utils`` (see above)."""
-    if "jsonschema_rs" in sys.modules or _UTILS in sys.modules:
-        import jsonschema_rs  # noqa: F401
-        return
-    stand_in = _stand_in()
-    sys.modules[_UTILS] = stand_in
+    stand_in = None
+    if "jsonschema_rs" not in sys.modules and _UTILS not in sys.modules:
+        stand_in = sys.modules[_UTILS] = _stand_in()
     try:
-        import jsonschema_rs  # noqa: F401
+        __import__("jsonschema_rs")
     finally:
-        if sys.modules.get(_UTILS) is stand_in:
+        if stand_in is not None and sys.modules.get(_UTILS) is stand_in:
             del sys.modules[_UTILS]
 
 
