@@ -99,6 +99,18 @@ for overrides in other languages were written out only once a text needs them (r
 2,400 letters one by one at import: 10-12 ms of the worker's chain), 206-211 ms (13.0-14.4x)
 after.
 
+On 2026-12-08, nothing else running (the bare interpreter 10.5-10.8 ms), three runs of 15 rounds
+each alternated with the code before: the worker left out imports it paid for nothing
+(jsonschema-rs's e-mail modules, ``gitstore._jsonrs``: its imports to the validators compiled
+took 76 ms of CPU against 80; secrets, hmac, random and tempfile, for an id and temporary file
+names, about 4 ms more by ``-X importtime``): the inline capture 135-140 ms against 139-144 (12.7-13.3x against
+13.0-13.6x), but the background worker's end to end only 131-134 ms against 134-135 (12.3-12.7x
+against 12.3-12.7x): the reader is now what the worker waits for. Timed alone on the same
+session it takes 75 ms of CPU from its fork (73 ms before that day's new scanner rules): the
+parse 33 ms, compiling the 36 patterns its 83 texts reach 12.5 ms (two of them, the command
+line and the persona rules, 6.7 ms), and scanning those 83 texts, 3,000 characters in all, some
+20 ms: the cost of a scan is mostly its fixed cost per text, not its length.
+
 Exit code 0 whatever the numbers (benchmark machines are noisy): the report says whether the
 goal is met. ``python -m bench capture --quick`` is a smoke test with small sizes.
 """
