@@ -1695,3 +1695,31 @@ def test_an_older_handle_saving_its_admissions_keeps_what_a_sync_admitted_since(
         assert repo.references[anchor_ref(ref)].target == now.base(ref)
     assert after.base(own) == read  # and the older handle's change is saved
     assert "and jitter them" in texts(bob)
+
+
+def test_an_older_handle_anchoring_points_no_anchor_back_at_a_tip_a_sync_admitted_before(team: tuple) -> None:
+    """A gc, or a sync's restore, anchors from the admissions its handle loaded when the store
+    opened; a sync in between admitted a writer's newer tips (a payload snapshot a removal
+    rewrote, say). Anchoring from the older copy pointed the anchors back at the older tips,
+    a snapshot still holding the text the removal took, which gc then could not erase.
+    Anchoring reads the file as it is now."""
+    from gitstore.providers._admit import FETCHED, Admissions, anchor_ref
+
+    alice, bob, _, _ = team
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    state = Path(bob.workspace.repo.path) / "gitstore"
+    older = Admissions(state)  # a gc's handle, opened now
+    thread = Thread(alice, 7, "100")
+    thread.comment("101", "and jitter them", "2026-03-01T11:00:00.000000Z")
+    thread.save()
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))  # admits alice's newer tips
+    repo = pygit2.Repository(str(bob.workspace.root))
+    now = Admissions(state)
+    moved = [ref for ref in now.known(FETCHED) if now.base(ref) != older.base(ref)]
+    assert moved, "the second sync admitted newer tips"
+    assert older.anchor(repo) == []
+    for ref in moved:
+        assert repo.references[anchor_ref(ref)].target == now.base(ref), f"{ref}'s anchor went back"
+    assert Admissions(state).bases(FETCHED) == now.bases(FETCHED)  # the file as the sync left it

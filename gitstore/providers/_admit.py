@@ -420,7 +420,7 @@ class Admissions:
                 temporary.unlink(missing_ok=True)  # a read-only state folder: verify again next time
             self._loaded = dict(self._known)
             self._changed = False
-            self.anchor(repo)
+            self._anchor(repo)
 
     def _merge_saved(self) -> None:
         """Take the file as it is now, with this handle's own changes over it."""
@@ -440,8 +440,27 @@ class Admissions:
             else:
                 merged[ref] = mine
         self._known = merged
+        self._loaded = dict(data)  # as read now: what this handle changed still differs from it
 
     def anchor(self, repo: pygit2.Repository) -> list[str]:
+        """``_anchor`` from the file as it is now, under the lock a save takes, with this
+        handle's own changes over it: a handle loaded before a sync admitted newer tips (a gc, a
+        sync's restore) would point their anchors back at the older ones, at a snapshot still
+        holding text a removal took since, which gc then could not erase."""
+        from contextlib import ExitStack
+
+        from gitstore._files import held
+
+        with ExitStack() as stack:
+            try:
+                taken = stack.enter_context(held(self.path.with_name(f"{self.path.name}.lock")))
+            except OSError:
+                taken = False  # a read-only state folder
+            if taken:
+                self._merge_saved()
+            return self._anchor(repo)
+
+    def _anchor(self, repo: pygit2.Repository) -> list[str]:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
         already (a store older than anchors, or a new admission), and drop the anchor of a ref
         no longer admitted at any tip (checks it once passed refuse it now); a parted history's
