@@ -423,9 +423,10 @@ class Admissions:
             self._anchor(repo)
 
     def _merge_saved(self) -> None:
-        """Take the file as it is now, with this handle's own changes over it."""
+        """Take the file as it is now, with this handle's own changes over it (while a sync
+        holds its listings, a file unchanged since it was parsed is not parsed again)."""
         try:
-            data = _jsontext.loads(self.path.read_bytes().decode("ascii"))
+            data = kept_parse(str(self.path), lambda raw: _jsontext.loads(raw.decode("ascii")))
         except (OSError, ValueError):
             return  # none, or unreadable: this handle's copy is written
         if not isinstance(data, dict):
