@@ -62,7 +62,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -401,15 +402,7 @@ class Admissions:
         folder saves nothing (verify again next time)."""
         if not self._changed:
             return
-        from contextlib import ExitStack
-
-        from gitstore._files import held
-
-        with ExitStack() as stack:
-            try:
-                taken = stack.enter_context(held(self.path.with_name(f"{self.path.name}.lock")))
-            except OSError:
-                taken = False  # a read-only state folder
+        with self._locked() as taken:
             if taken:
                 self._merge_saved()
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
@@ -448,18 +441,23 @@ class Admissions:
         handle's own changes over it: a handle loaded before a sync admitted newer tips (a gc, a
         sync's restore) would point their anchors back at the older ones, at a snapshot still
         holding text a removal took since, which gc then could not erase."""
-        from contextlib import ExitStack
+        with self._locked() as taken:
+            if taken:
+                self._merge_saved()
+            return self._anchor(repo)
 
+    @contextmanager
+    def _locked(self) -> Iterator[bool]:
+        """The lock beside the file that saves and anchorings take; yields whether it was taken
+        (not in a read-only state folder)."""
         from gitstore._files import held
 
         with ExitStack() as stack:
             try:
                 taken = stack.enter_context(held(self.path.with_name(f"{self.path.name}.lock")))
             except OSError:
-                taken = False  # a read-only state folder
-            if taken:
-                self._merge_saved()
-            return self._anchor(repo)
+                taken = False
+            yield taken
 
     def _anchor(self, repo: pygit2.Repository) -> list[str]:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
