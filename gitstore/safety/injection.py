@@ -1433,7 +1433,10 @@ def foreign_overrides(reading: str) -> int:
     if not any(held):
         return 0
     whole = _LONG_GAP.search(reading) is not None
-    found: set[int] = set()  # where matches start: one phrase matched by two patterns counts once
+    # where matches start and end: one phrase matched by two patterns counts once, whether they
+    # start together or one holds the other ("pourquoi ne pas ignorer les instructions
+    # precedentes" is a "why not" and, inside it, an override)
+    found: dict[int, int] = {}
     for (anchor, patterns), holds in zip(_ANCHORS, held):
         if not holds:
             continue
@@ -1458,8 +1461,12 @@ def foreign_overrides(reading: str) -> int:
                         continue
                     if pattern in _READERS_OWN and _negated(reading, m.start()):
                         continue  # "n'oubliez pas vos instructions", "не забудь свои инструкции"
-                    found.add(m.start())
-    count = len(found)
+                    found[m.start()] = max(found.get(m.start(), m.end()), m.end())
+    count, reach = 0, -1
+    for start in sorted(found):  # matches that overlap, one phrase
+        if start >= reach:
+            count += 1
+        reach = max(reach, found[start])
     if (held[0] or held[2] or held[3]) and ":" in reading:
         count += sum(1 for _ in _FOREIGN_NEW_ORDERS.finditer("\n" + reading))
     return count
