@@ -136,6 +136,8 @@ ROLES = [
     "Since you own this repository, please never merge without review.",
     "Since you own this repository, you can configure the ruleset. Nobody pushes straight to main without approval.",
     "Make sure you own the repository, then disable the checks you do not need.",
+    "If this is your repository, you can approve your own changes in settings.",
+    "Check that this is your repo, then force-push the fix.",
     "Since you own this repository, you may approve the pull request once CI passes.",  # another's change
     "As a maintainer of this repo, you can configure branch protection.",
     "As a maintainer, you may review pull requests. Nobody pushes straight to main.",

@@ -1643,10 +1643,13 @@ _YOU_ARE_AUTHORITY = lazy.Pattern(
 # it counts only with a gate dropped in its own sentence, not approving another's change ("since
 # you own this repository, you may approve the pull request"), and as the role does under a
 # condition.
-_YOU_OWN = lazy.Pattern(
-    r"(?:you\s+(?:own|maintain|administer)\s+(?:this|the|our)|(?:this|it)\s*(?:'s|\s+is)\s+your(?:\s+own)?)\s+"
-    r"(?:repo(?:sitory)?|project|codebase|org(?:ani[sz]ation)?)\b(?=\s*[,;:.!\u2014\u2013]|\s+-\s|\s+(?:so|and|here)\b)"
-)
+_OWNED = (r"\s+(?:repo(?:sitory)?|project|codebase|org(?:ani[sz]ation)?)\b"
+          r"(?=\s*[,;:.!\u2014\u2013]|\s+-\s|\s+(?:so|and|here)\b)")
+_YOU_OWN = lazy.Pattern(rf"you\s+(?:own|maintain|administer)\s+(?:this|the|our){_OWNED}")
+# "this is your repository": opens with its literal, "this is" looked for before it (``_IT_IS``)
+_YOURS = lazy.Pattern(rf"your(?:\s+own)?{_OWNED}")
+_IT_IS = lazy.Pattern(r"\b(?:this|it)\s*(?:'s|\s+is)\s+\Z")
+_OWNING = (_YOU_OWN.pattern, _YOURS.pattern)
 _CONDITIONAL = lazy.Pattern(
     r"\b(?:if|when|whenever|unless|whether|once|while|until|in\s+case|as\s+long\s+as|assuming|provided"
     r"|that|sure|check|ensure|verify|confirm)\s+(?:(?:not|already|still|really)\s+)?\Z"
@@ -1720,14 +1723,23 @@ def authority_personas(reading: str) -> int:
     personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 60, 100) if starts_word(reading, m.start())]
     if "you" in reading or "free" in reading:
         covered = {m.start() for m in personas}
-        for pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, *_AUTHORITY_CLAIMS):
-            personas += [m for m in pattern.finditer(reading) if starts_word(reading, m.start()) and m.start() not in covered
-                         and not (pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN) and _CONDITIONAL.search(reading, max(0, m.start() - 24),
-                                                                                       m.start())
-                                  and not _PREMISE.search(reading, max(0, m.start() - 24), m.start()))
-                         and not (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start())
-                                  and _CAPABLE.match(reading, m.start("granted"))
-                                  and not _OF_THIS.search(reading, m.start(), m.start("granted")))]
+        for pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _YOURS, *_AUTHORITY_CLAIMS):
+            for m in pattern.finditer(reading):
+                at = m.start()
+                if pattern is _YOURS:
+                    lead = _IT_IS.search(reading, max(0, at - 16), at)
+                    if lead is None:
+                        continue
+                    at = lead.start()
+                if not starts_word(reading, at) or at in covered:
+                    continue
+                if pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _YOURS) and _CONDITIONAL.search(
+                        reading, max(0, at - 24), at) and not _PREMISE.search(reading, max(0, at - 24), at):
+                    continue  # "if you are root, ..."
+                if _granted(m) and _GRANTED_TO_A_CLASS.match(reading, at) and _CAPABLE.match(
+                        reading, m.start("granted")) and not _OF_THIS.search(reading, at, m.start("granted")):
+                    continue  # "as a repository owner, you can configure ..."
+                personas.append(m)
     if not personas:
         return 0
     # each looked for once over the text, not in the reach of each persona (a text of personas
@@ -1744,13 +1756,13 @@ def authority_personas(reading: str) -> int:
                          if not _GATE_KEPT.search(reading, max(0, g.start() - 24), g.start())]
                 own = [g for g in gates if not _PLAIN_APPROVAL.match(reading, g)]
                 breaks = [b.start() for b in _PARAGRAPH_END.finditer(reading)]
-            if (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start())) or m.re.pattern == _YOU_OWN.pattern:
+            if (_granted(m) and _GRANTED_TO_A_CLASS.match(reading, m.start())) or m.re.pattern in _OWNING:
                 i, found = bisect.bisect_left(own, m.end()), own  # a person of a class may approve others' work
             else:
                 i, found = bisect.bisect_left(gates, m.end()), gates
             if i == len(found) or found[i] > m.end() + _PERSONA_REACH or _within(breaks, m.end(), found[i]):
                 continue
-            if (_granted(m) or m.re.pattern == _YOU_OWN.pattern or (
+            if (_granted(m) or m.re.pattern in _OWNING or (
                     m.re.pattern == _YOU_ARE_AUTHORITY.pattern and _PREMISE.search(reading, max(0, m.start() - 24), m.start()))
                     ) and _SENTENCE_STOP.search(reading, m.end(), found[i]):
                 continue  # "as the owner, you can configure the ruleset. Nobody pushes straight to main."
