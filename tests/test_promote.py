@@ -504,8 +504,15 @@ def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path)
     assert skill.startswith("---\nname: change-retries-safely\ndescription: ")
     assert f"gitstore-learning: {learning['id']}" in skill and text in skill
     git(root, "checkout", "-q", result.branch)
-    assert skills_gate.check([str(root / path)]) == ([], [])
+    assert skills_gate.check([str(root / path)], root) == ([], [])
     assert promotion_gate.check([], root, "main", result.branch) == []
+    # Judged with its repository, the gate follows the skill's links: one leaving it is refused
+    # (without ``root``, from another folder's repository, the link rule would not run at all).
+    (root / path).write_text(skill + "\nSee [the accounts](/etc/passwd).\n", encoding="utf-8")
+    git(root, "add", path)
+    found, _ = skills_gate.check([str(root / path)], root)
+    assert len(found) == 1 and "/etc/passwd" in found[0].message, found
+    git(root, "reset", "-q", "--hard")
 
 
 def test_a_skill_commit_must_be_the_skill_promote_writes(tmp_path: Path) -> None:
@@ -539,7 +546,7 @@ def test_skills_titled_in_other_scripts_get_distinct_names(tmp_path: Path) -> No
         path = f".agents/skills/{name}/SKILL.md"
         assert result.packet["route"] == "skill" and result.packet["target"] == path, result.packet["target"]
         git(root, "checkout", "-q", result.branch)
-        assert skills_gate.check([str(root / path)]) == ([], [])
+        assert skills_gate.check([str(root / path)], root) == ([], [])
         assert promotion_gate.check([], root, "main", result.branch) == []
         git(root, "checkout", "-q", "main")
         git(root, "merge", "-q", "--ff-only", result.branch)  # merged: the next skill is promoted on top of it
@@ -1510,7 +1517,7 @@ def test_a_learning_edited_at_accept_becomes_a_skill_named_by_the_headline_of_it
     assert "\n# Before changing src/retry.py, run the retry tests, then check the backoff bounds\n" in skill, skill
     assert "flaky" not in skill.lower() and "skip" not in skill.lower()
     git(root, "checkout", "-q", result.branch)
-    assert skills_gate.check([str(root / path)]) == ([], [])
+    assert skills_gate.check([str(root / path)], root) == ([], [])
     assert promotion_gate.check([], root, "main", result.branch) == []
     from gitstore.promote.standing import Learnings, unlike_promoted_skill
 
