@@ -360,6 +360,18 @@ def test_a_page_of_the_local_overlay_forced_into_a_commit_is_refused(
     assert run(okf.main, passed, capsys) == (0, [])
 
 
+def test_a_page_in_the_overlay_folder_named_in_another_case_is_refused(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkout that folds case puts a page committed under ``Tooling/`` in the local overlay
+    (``tooling/``), though the ignore rules, spelled in lower case, let git track it."""
+    (bundle / ".gitignore").write_text("okf/wiki/tooling/*\n!okf/wiki/tooling/README.md\n")
+    _edit(bundle, "Tooling/mine.md", lambda t: "---\ntype: Tooling Note\n---\n# mine\n\nSee [revenue](../metrics/revenue.md).\n")
+    git(bundle, "add", ".gitignore", "okf/wiki/Tooling/mine.md")
+    code, lines = run(okf.main, ["okf/wiki/Tooling/mine.md"], capsys)
+    assert code == 1 and any(line.startswith("okf/wiki/Tooling/mine.md:1: a page in Tooling/, the local tooling "
+                                             "overlay in another case, is committed") for line in lines), lines
+
+
 def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (bundle / "okf" / "wiki" / "INSTRUCTIONS.md").unlink()
     code, lines = run(okf.main, _pages(bundle), capsys)

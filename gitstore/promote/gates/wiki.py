@@ -206,20 +206,35 @@ def _check(names: list[str], root: Path, src: Path, wiki_rel: str, base: str | N
 def _overlay_committed(root: Path, wiki_rel: str, pages: Sequence[str],
                        committed: Committed | None) -> list[Finding]:
     """A finding for each page of the local tooling overlay (the wiki's root ``tooling/``) that
-    the change commits while git's ignore rules ignore it (``git add -f``): it would land in the
-    overlay of every clone, which holds what one person wrote for their own machine. A page the
-    rules let git track (the committed stub, ``!okf/wiki/tooling/README.md``) is the project's own."""
-    overlay = [n for n in pages if n[len(wiki_rel) + 1:].partition("/")[0] in LOCAL_DIRS
-               and "/" in n[len(wiki_rel) + 1:]]
+    the change commits while git's ignore rules ignore it (``git add -f``): it would land
+    in the overlay of every clone, which holds what one person wrote for their own machine. A page
+    the rules let git track (the committed stub, ``!okf/wiki/tooling/README.md``) is the
+    project's own. A folder named so in another case (``Tooling/``) is the overlay itself on a
+    checkout that folds case: any page committed in it is a finding."""
+    def folder(name: str) -> str:
+        inside = name[len(wiki_rel) + 1:]
+        return inside.partition("/")[0] if "/" in inside else ""
+
+    overlay = [n for n in pages if folder(n).casefold() in LOCAL_DIRS]
     overlay = [n for n in overlay if committed is not None and n in committed.paths]
     if not overlay:
         return []
-    done = git("check-ignore", "--no-index", "-z", "--stdin", cwd=root, check=False,
-               data=b"".join(os.fsencode(n) + b"\0" for n in overlay))
-    ignored = {os.fsdecode(path) for path in done.stdout.split(b"\0") if path} if done.returncode == 0 else set()
-    return [Finding(n, 1, "a page of the local tooling overlay, which git ignores, is committed: it would land in "
+    other_case = {n for n in overlay if folder(n) not in LOCAL_DIRS}
+    exact = [n for n in overlay if n not in other_case]
+    ignored = _ignored_by_project(root, exact) if exact else set()
+    return [Finding(n, 1, f"a page in {folder(n)}/, the local tooling overlay in another case, is committed: a "
+                          "checkout that folds case puts it in every clone's overlay, which stays on each person's "
+                          f"machine; keep it out (git rm --cached {n})") if n in other_case else
+            Finding(n, 1, "a page of the local tooling overlay, which git ignores, is committed: it would land in "
                           "every clone's overlay, which stays on each person's machine; keep it out "
-                          f"(git rm --cached {n})") for n in overlay if n in ignored]
+                          f"(git rm --cached {n})") for n in overlay if n in other_case or n in ignored]
+
+
+def _ignored_by_project(root: Path, names: Sequence[str]) -> set[str]:
+    """The paths among ``names`` git's ignore rules ignore."""
+    done = git("check-ignore", "--no-index", "-z", "--stdin", cwd=root, check=False,
+               data=b"".join(os.fsencode(n) + b"\0" for n in names))
+    return {os.fsdecode(path) for path in done.stdout.split(b"\0") if path} if done.returncode == 0 else set()
 
 
 def _one_per_stale_index(findings: list[Finding]) -> list[Finding]:
