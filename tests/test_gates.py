@@ -372,6 +372,29 @@ def test_a_page_in_the_overlay_folder_named_in_another_case_is_refused(
                                              "overlay in another case, is committed") for line in lines), lines
 
 
+def test_a_personal_ignore_rule_does_not_flag_the_committed_overlay_stub(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the project's committed .gitignore decides whether an overlay page is ignored: a
+    person's .git/info/exclude or core.excludesFile ignoring the whole overlay leaves the
+    project's stub its own, while a page it forces in is still refused."""
+    (bundle / ".gitignore").write_text("okf/wiki/tooling/*\n!okf/wiki/tooling/README.md\n")
+    _edit(bundle, "tooling/README.md", lambda t: "---\ntype: Tooling Note\n---\n# README\n\nSee [revenue](../metrics/revenue.md).\n")
+    git(bundle, "add", ".gitignore", "okf/wiki/tooling/README.md")
+    stub = ["okf/wiki/tooling/README.md"]
+    assert run(okf.main, stub, capsys) == (0, [])
+    (bundle / ".git" / "info").mkdir(exist_ok=True)
+    (bundle / ".git" / "info" / "exclude").write_text("okf/wiki/tooling/\n")
+    assert run(okf.main, stub, capsys) == (0, [])
+    (bundle / ".git" / "info" / "exclude").write_text("")
+    (bundle.parent / "excludes").write_text("okf/\n")
+    git(bundle, "config", "core.excludesFile", str(bundle.parent / "excludes"))
+    assert run(okf.main, stub, capsys) == (0, [])
+    _edit(bundle, "tooling/mine.md", lambda t: "---\ntype: Tooling Note\n---\n# mine\n\nSee [revenue](../metrics/revenue.md).\n")
+    git(bundle, "add", "-f", "okf/wiki/tooling/mine.md")
+    code, lines = run(okf.main, [*stub, "okf/wiki/tooling/mine.md"], capsys)
+    assert code == 1 and [line.partition(":")[0] for line in lines] == ["okf/wiki/tooling/mine.md"], lines
+
+
 def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (bundle / "okf" / "wiki" / "INSTRUCTIONS.md").unlink()
     code, lines = run(okf.main, _pages(bundle), capsys)

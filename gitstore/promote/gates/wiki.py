@@ -206,9 +206,9 @@ def _check(names: list[str], root: Path, src: Path, wiki_rel: str, base: str | N
 def _overlay_committed(root: Path, wiki_rel: str, pages: Sequence[str],
                        committed: Committed | None) -> list[Finding]:
     """A finding for each page of the local tooling overlay (the wiki's root ``tooling/``) that
-    the change commits while git's ignore rules ignore it (``git add -f``): it would land
+    the change commits while the project's ignore rules ignore it (``git add -f``): it would land
     in the overlay of every clone, which holds what one person wrote for their own machine. A page
-    the rules let git track (the committed stub, ``!okf/wiki/tooling/README.md``) is the
+    those rules let git track (the committed stub, ``!okf/wiki/tooling/README.md``) is the
     project's own. A folder named so in another case (``Tooling/``) is the overlay itself on a
     checkout that folds case: any page committed in it is a finding."""
     def folder(name: str) -> str:
@@ -231,9 +231,20 @@ def _overlay_committed(root: Path, wiki_rel: str, pages: Sequence[str],
 
 
 def _ignored_by_project(root: Path, names: Sequence[str]) -> set[str]:
-    """The paths among ``names`` git's ignore rules ignore."""
-    done = git("check-ignore", "--no-index", "-z", "--stdin", cwd=root, check=False,
-               data=b"".join(os.fsencode(n) + b"\0" for n in names))
+    """The paths among ``names`` the repository's own ``.gitignore`` files ignore. A person's
+    ``.git/info/exclude`` and ``core.excludesFile`` are left out: a rule of theirs ignoring the
+    whole overlay would flag the project's committed stub on their machine alone. git reads them
+    from its folder and configuration, so it is pointed at an empty folder of its own."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gitstore-ignore-") as empty:
+        for part in ("objects", "refs"):
+            os.mkdir(os.path.join(empty, part))
+        with open(os.path.join(empty, "HEAD"), "w", encoding="ascii") as head:
+            head.write("ref: refs/heads/main\n")
+        done = git(f"--git-dir={empty}", f"--work-tree={root}", "-c", "core.excludesFile=", "check-ignore",
+                   "--no-index", "-z", "--stdin", cwd=root, check=False,
+                   data=b"".join(os.fsencode(n) + b"\0" for n in names))
     return {os.fsdecode(path) for path in done.stdout.split(b"\0") if path} if done.returncode == 0 else set()
 
 
