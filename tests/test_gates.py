@@ -360,12 +360,15 @@ def test_a_page_of_the_local_overlay_forced_into_a_commit_is_refused(
     assert run(okf.main, passed, capsys) == (0, [])
 
 
+OVERLAY_NOTE = "---\ntype: Tooling Note\n---\n# {}\n\nSee [revenue](../metrics/revenue.md).\n"
+
+
 def test_a_page_in_the_overlay_folder_named_in_another_case_is_refused(
         bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A checkout that folds case puts a page committed under ``Tooling/`` in the local overlay
     (``tooling/``), though the ignore rules, spelled in lower case, let git track it."""
     (bundle / ".gitignore").write_text("okf/wiki/tooling/*\n!okf/wiki/tooling/README.md\n")
-    _edit(bundle, "Tooling/mine.md", lambda t: "---\ntype: Tooling Note\n---\n# mine\n\nSee [revenue](../metrics/revenue.md).\n")
+    _edit(bundle, "Tooling/mine.md", lambda t: OVERLAY_NOTE.format("mine"))
     git(bundle, "add", ".gitignore", "okf/wiki/Tooling/mine.md")
     code, lines = run(okf.main, ["okf/wiki/Tooling/mine.md"], capsys)
     assert code == 1 and any(line.startswith("okf/wiki/Tooling/mine.md:1: a page in Tooling/, the local tooling "
@@ -378,7 +381,7 @@ def test_a_personal_ignore_rule_does_not_flag_the_committed_overlay_stub(
     person's .git/info/exclude or core.excludesFile ignoring the whole overlay leaves the
     project's stub its own, while a page it forces in is still refused."""
     (bundle / ".gitignore").write_text("okf/wiki/tooling/*\n!okf/wiki/tooling/README.md\n")
-    _edit(bundle, "tooling/README.md", lambda t: "---\ntype: Tooling Note\n---\n# README\n\nSee [revenue](../metrics/revenue.md).\n")
+    _edit(bundle, "tooling/README.md", lambda t: OVERLAY_NOTE.format("README"))
     git(bundle, "add", ".gitignore", "okf/wiki/tooling/README.md")
     stub = ["okf/wiki/tooling/README.md"]
     assert run(okf.main, stub, capsys) == (0, [])
@@ -389,7 +392,7 @@ def test_a_personal_ignore_rule_does_not_flag_the_committed_overlay_stub(
     (bundle.parent / "excludes").write_text("okf/\n")
     git(bundle, "config", "core.excludesFile", str(bundle.parent / "excludes"))
     assert run(okf.main, stub, capsys) == (0, [])
-    _edit(bundle, "tooling/mine.md", lambda t: "---\ntype: Tooling Note\n---\n# mine\n\nSee [revenue](../metrics/revenue.md).\n")
+    _edit(bundle, "tooling/mine.md", lambda t: OVERLAY_NOTE.format("mine"))
     git(bundle, "add", "-f", "okf/wiki/tooling/mine.md")
     code, lines = run(okf.main, [*stub, "okf/wiki/tooling/mine.md"], capsys)
     assert code == 1 and [line.partition(":")[0] for line in lines] == ["okf/wiki/tooling/mine.md"], lines
