@@ -1647,9 +1647,9 @@ _OWNED = (r"\s+(?:repo(?:sitory)?|project|codebase|org(?:ani[sz]ation)?)\b"
           r"(?=\s*[,;:.!\u2014\u2013]|\s+-\s|\s+(?:so|and|here)\b)")
 _YOU_OWN = lazy.Pattern(rf"you\s+(?:own|maintain|administer)\s+(?:this|the|our){_OWNED}")
 # "this is your repository": opens with its literal, "this is" looked for before it (``_IT_IS``)
-_YOURS = lazy.Pattern(rf"your(?:\s+own)?{_OWNED}")
+_IS_YOURS = lazy.Pattern(rf"your(?:\s+own)?{_OWNED}")
 _IT_IS = lazy.Pattern(r"\b(?:this|it)\s*(?:'s|\s+is)\s+\Z")
-_OWNING = (_YOU_OWN.pattern, _YOURS.pattern)
+_OWNING = (_YOU_OWN.pattern, _IS_YOURS.pattern)
 _CONDITIONAL = lazy.Pattern(
     r"\b(?:if|when|whenever|unless|whether|once|while|until|in\s+case|as\s+long\s+as|assuming|provided"
     r"|that|sure|check|ensure|verify|confirm)\s+(?:(?:not|already|still|really)\s+)?\Z"
@@ -1723,17 +1723,17 @@ def authority_personas(reading: str) -> int:
     personas = [m for m in _anchored(reading, _PERSONA_WORDS, _AUTHORITY_PERSONA, 60, 100) if starts_word(reading, m.start())]
     if "you" in reading or "free" in reading:
         covered = {m.start() for m in personas}
-        for pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _YOURS, *_AUTHORITY_CLAIMS):
+        for pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _IS_YOURS, *_AUTHORITY_CLAIMS):
             for m in pattern.finditer(reading):
                 at = m.start()
-                if pattern is _YOURS:
+                if pattern is _IS_YOURS:
                     lead = _IT_IS.search(reading, max(0, at - 16), at)
                     if lead is None:
                         continue
                     at = lead.start()
                 if not starts_word(reading, at) or at in covered:
                     continue
-                if pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _YOURS) and _CONDITIONAL.search(
+                if pattern in (_YOU_ARE_AUTHORITY, _YOU_OWN, _IS_YOURS) and _CONDITIONAL.search(
                         reading, max(0, at - 24), at) and not _PREMISE.search(reading, max(0, at - 24), at):
                     continue  # "if you are root, ..."
                 if _granted(m) and _GRANTED_TO_A_CLASS.match(reading, at) and _CAPABLE.match(
