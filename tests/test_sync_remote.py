@@ -1669,30 +1669,17 @@ def test_an_older_handle_saving_its_admissions_keeps_what_a_sync_admitted_since(
     whole copy back: the entry went back to the older tip and the anchor moved back with it, so
     the newer records were no longer held by the admission (a pruning fetch, and gc could erase
     them). A save writes only the entries its handle changed over the file as it is now."""
-    from gitstore.providers._admit import FETCHED, Admissions, anchor_ref
+    from gitstore.providers._admit import Admissions, anchor_ref
 
-    alice, bob, _, _ = team
-    sync(str(alice.workspace.root))
-    sync(str(bob.workspace.root))
-    state = Path(bob.workspace.repo.path) / "gitstore"
-    older = Admissions(state)  # a removal's handle, opened now
-    thread = Thread(alice, 7, "100")
-    thread.comment("101", "and jitter them", "2026-03-01T11:00:00.000000Z")
-    thread.save()
-    sync(str(alice.workspace.root))
-    sync(str(bob.workspace.root))  # admits alice's newer tip
-    repo = pygit2.Repository(str(bob.workspace.root))
-    now = Admissions(state)
-    moved = [ref for ref in now.known(FETCHED) if now.base(ref) != older.base(ref)]
-    assert moved, "the second sync admitted newer tips"
+    older, now, moved, repo, state, bob = _older_handle_then_a_sync(team)
     own = moved[0].rsplit("/", 1)[0] + "/own-change"  # the removal's own change, elsewhere
     read = older.base(moved[0])
     older.admitted(own, read, None)
     older.save(repo)
     after = Admissions(state)
-    for ref in moved:
-        assert after.base(ref) == now.base(ref), f"{ref} went back to the tip an older handle read"
-        assert repo.references[anchor_ref(ref)].target == now.base(ref)
+    for name in moved:
+        assert after.base(name) == now.base(name), f"{name} went back to the tip an older handle read"
+        assert repo.references[anchor_ref(name)].target == now.base(name)
     assert after.base(own) == read  # and the older handle's change is saved
     assert "and jitter them" in texts(bob)
 
@@ -1705,21 +1692,30 @@ def test_an_older_handle_anchoring_points_no_anchor_back_at_a_tip_a_sync_admitte
     Anchoring reads the file as it is now."""
     from gitstore.providers._admit import FETCHED, Admissions, anchor_ref
 
+    older, now, moved, repo, state, _ = _older_handle_then_a_sync(team)
+    assert older.anchor(repo) == []
+    for name in moved:
+        assert repo.references[anchor_ref(name)].target == now.base(name), f"{name}'s anchor went back"
+    assert Admissions(state).bases(FETCHED) == now.bases(FETCHED)  # the file as the sync left it
+
+
+def _older_handle_then_a_sync(team: tuple) -> tuple[Any, Any, list[str], pygit2.Repository, Path, Context]:
+    """bob's admissions opened by a handle (a removal's, a gc's), then alice's new comment synced
+    to bob, whose sync admits her newer tips: that handle, the admissions after the sync, the refs
+    whose admitted tip moved, bob's repository and state folder, and bob."""
+    from gitstore.providers._admit import FETCHED, Admissions
+
     alice, bob, _, _ = team
     sync(str(alice.workspace.root))
     sync(str(bob.workspace.root))
     state = Path(bob.workspace.repo.path) / "gitstore"
-    older = Admissions(state)  # a gc's handle, opened now
+    older = Admissions(state)
     thread = Thread(alice, 7, "100")
     thread.comment("101", "and jitter them", "2026-03-01T11:00:00.000000Z")
     thread.save()
     sync(str(alice.workspace.root))
-    sync(str(bob.workspace.root))  # admits alice's newer tips
-    repo = pygit2.Repository(str(bob.workspace.root))
+    sync(str(bob.workspace.root))
     now = Admissions(state)
     moved = [ref for ref in now.known(FETCHED) if now.base(ref) != older.base(ref)]
     assert moved, "the second sync admitted newer tips"
-    assert older.anchor(repo) == []
-    for ref in moved:
-        assert repo.references[anchor_ref(ref)].target == now.base(ref), f"{ref}'s anchor went back"
-    assert Admissions(state).bases(FETCHED) == now.bases(FETCHED)  # the file as the sync left it
+    return older, now, moved, pygit2.Repository(str(bob.workspace.root)), state, bob
